@@ -1,0 +1,123 @@
+//! Congestion control: the trait every TCP variant implements, and the variants.
+//!
+//! The sender owns loss detection and the recovery state machine (RFC 5681, RFC 6582); a
+//! controller only decides the congestion window and slow-start threshold at each event.
+//! The default methods are NewReno's, so a variant overrides only what its paper changes
+//! (Westwood+ its ssthresh after loss, CUBIC its window growth, ...).
+
+mod newreno;
+
+use core::fmt;
+use core::time::Duration;
+
+pub use newreno::NewReno;
+
+use crate::time::Instant;
+
+/// The window a controller manages, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub mss: u32,
+}
+
+impl Window {
+    pub fn new(initial_cwnd: u32, mss: u32) -> Self {
+        Window {
+            cwnd: initial_cwnd,
+            ssthresh: u32::MAX,
+            mss,
+        }
+    }
+
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// RFC 5681 eq. (4): half the flight, at least two segments.
+    pub fn halved_flight(&self, flight_size: u32) -> u32 {
+        (flight_size / 2).max(2 * self.mss)
+    }
+}
+
+/// A cumulative acknowledgement of new data, outside loss recovery.
+#[derive(Clone, Copy, Debug)]
+pub struct AckEvent {
+    pub now: Instant,
+    pub bytes_acked: u32,
+    /// Bytes outstanding before this ACK.
+    pub flight_size: u32,
+    pub rtt: Option<Duration>,
+}
+
+pub trait CongestionControl: fmt::Debug + Send {
+    fn name(&self) -> &'static str;
+    fn window(&self) -> &Window;
+    fn window_mut(&mut self) -> &mut Window;
+
+    /// New data acknowledged in the open state: slow start (RFC 5681 §3.1, byte counting
+    /// limited to one SMSS per ACK) or congestion avoidance (one SMSS per RTT).
+    fn on_ack(&mut self, ack: &AckEvent) {
+        let w = self.window_mut();
+        if w.in_slow_start() {
+            w.cwnd = w.cwnd.saturating_add(ack.bytes_acked.min(w.mss));
+        } else {
+            let increase = (u64::from(w.mss) * u64::from(w.mss) / u64::from(w.cwnd.max(1))).max(1);
+            w.cwnd = w.cwnd.saturating_add(increase as u32);
+        }
+    }
+
+    /// An RTT sample, taken under Karn's rule; delay-based variants use it.
+    fn on_rtt_sample(&mut self, _now: Instant, _rtt: Duration) {}
+
+    /// Fast retransmit: RFC 6582 §3.2 step 3 (ssthresh from eq. 4, cwnd = ssthresh + 3 SMSS).
+    fn on_enter_recovery(&mut self, _now: Instant, flight_size: u32) {
+        let w = self.window_mut();
+        w.ssthresh = w.halved_flight(flight_size);
+        w.cwnd = w.ssthresh + 3 * w.mss;
+    }
+
+    /// A further duplicate ACK in recovery inflates the window (RFC 6582 step 4).
+    fn on_dupack_in_recovery(&mut self) {
+        let w = self.window_mut();
+        w.cwnd = w.cwnd.saturating_add(w.mss);
+    }
+
+    /// A partial ACK deflates by the amount acknowledged, adding back one SMSS if at least
+    /// one SMSS was acknowledged (RFC 6582 step 5).
+    fn on_partial_ack(&mut self, bytes_acked: u32) {
+        let w = self.window_mut();
+        w.cwnd = w.cwnd.saturating_sub(bytes_acked);
+        if bytes_acked >= w.mss {
+            w.cwnd += w.mss;
+        }
+        w.cwnd = w.cwnd.max(w.mss);
+    }
+
+    /// A full ACK ends recovery: cwnd = min(ssthresh, FlightSize + SMSS) (RFC 6582 step 6,
+    /// option 1), where the flight is what remains after the ACK.
+    fn on_exit_recovery(&mut self, flight_size: u32) {
+        let w = self.window_mut();
+        w.cwnd = w.ssthresh.min(flight_size.saturating_add(w.mss)).max(w.mss);
+    }
+
+    /// Retransmission timeout: ssthresh from eq. 4, cwnd to the loss window of one segment
+    /// (RFC 5681 §3.1).
+    fn on_rto(&mut self, _now: Instant, flight_size: u32) {
+        let w = self.window_mut();
+        w.ssthresh = w.halved_flight(flight_size);
+        w.cwnd = w.mss;
+    }
+}
+
+/// The congestion controllers a scenario can name.
+pub const VARIANTS: &[&str] = &["newreno"];
+
+/// Builds the controller a scenario names, or `None` for an unknown name.
+pub fn by_name(name: &str, initial_cwnd: u32, mss: u32) -> Option<Box<dyn CongestionControl>> {
+    match name {
+        "newreno" => Some(Box::new(NewReno::new(initial_cwnd, mss))),
+        _ => None,
+    }
+}

@@ -1,0 +1,149 @@
+//! TCP parameters and the two profiles offered.
+//!
+//! Defaults follow the RFCs (`rfc`): initial window from RFC 3390 (min(4·MSS, max(2·MSS,
+//! 4380 B))), minimum RTO 1 s and initial RTO 1 s (RFC 6298 §2), delayed ACK every second
+//! full segment or after 200 ms (RFC 5681 §4.2 allows up to 500 ms), 64 KiB buffers.
+//! `linux` approximates a current Linux stack: initial window 10 segments (RFC 6928),
+//! minimum RTO 200 ms, delayed-ACK timer 40 ms, larger buffers (no autotuning is modelled).
+
+use core::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpProfile {
+    #[default]
+    Rfc,
+    Linux,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpConfig {
+    /// Maximum segment size: payload bytes per segment.
+    pub mss: u32,
+    /// Initial congestion window in segments; `None` applies the RFC 3390 formula.
+    pub initial_window: Option<u32>,
+    pub initial_rto: Duration,
+    pub min_rto: Duration,
+    pub max_rto: Duration,
+    /// Clock granularity G of RFC 6298 §2.
+    pub clock_granularity: Duration,
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout: Duration,
+    /// Acknowledge at least every this many full-sized segments (RFC 5681 says 2).
+    pub ack_every: u32,
+    pub send_buffer: u32,
+    pub receive_buffer: u32,
+    pub window_scaling: bool,
+    /// Nagle's algorithm (RFC 896): hold a short segment while data is unacknowledged.
+    pub nagle: bool,
+    pub dupack_threshold: u32,
+    /// How long TIME-WAIT lasts (2·MSL).
+    pub time_wait: Duration,
+    /// The largest persist (zero-window probe) interval.
+    pub max_persist: Duration,
+}
+
+impl TcpConfig {
+    pub fn profile(profile: TcpProfile) -> Self {
+        match profile {
+            TcpProfile::Rfc => Self::default(),
+            TcpProfile::Linux => TcpConfig {
+                initial_window: Some(10),
+                min_rto: Duration::from_millis(200),
+                delayed_ack_timeout: Duration::from_millis(40),
+                send_buffer: 4 << 20,
+                receive_buffer: 6 << 20,
+                ..Self::default()
+            },
+        }
+    }
+
+    /// Initial congestion window in bytes.
+    pub fn initial_cwnd(&self) -> u32 {
+        match self.initial_window {
+            Some(segments) => segments.max(1) * self.mss,
+            None => (4 * self.mss).min((2 * self.mss).max(4380)),
+        }
+    }
+
+    /// Window-scale shift that lets the 16-bit field express the whole receive buffer
+    /// (RFC 7323 §2.3: at most 14).
+    pub fn receive_window_shift(&self) -> u8 {
+        if !self.window_scaling {
+            return 0;
+        }
+        let mut shift = 0u8;
+        while shift < 14 && (self.receive_buffer >> shift) > u32::from(u16::MAX) {
+            shift += 1;
+        }
+        shift
+    }
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1460,
+            initial_window: None,
+            initial_rto: Duration::from_secs(1),
+            min_rto: Duration::from_secs(1),
+            max_rto: Duration::from_secs(60),
+            clock_granularity: Duration::from_millis(1),
+            delayed_ack: true,
+            delayed_ack_timeout: Duration::from_millis(200),
+            ack_every: 2,
+            send_buffer: 64 << 10,
+            receive_buffer: 64 << 10,
+            window_scaling: true,
+            nagle: true,
+            dupack_threshold: 3,
+            time_wait: Duration::from_secs(60),
+            max_persist: Duration::from_secs(60),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3390_initial_window() {
+        let with = |mss| {
+            TcpConfig {
+                mss,
+                ..TcpConfig::default()
+            }
+            .initial_cwnd()
+        };
+        assert_eq!(with(1460), 4380);
+        assert_eq!(with(1024), 4096);
+        assert_eq!(with(536), 2144);
+        assert_eq!(with(4000), 8000);
+        assert_eq!(TcpConfig::profile(TcpProfile::Linux).initial_cwnd(), 14600);
+    }
+
+    #[test]
+    fn window_shift_covers_the_buffer() {
+        let shift = |receive_buffer| {
+            TcpConfig {
+                receive_buffer,
+                ..TcpConfig::default()
+            }
+            .receive_window_shift()
+        };
+        assert_eq!(shift(16 << 10), 0);
+        assert_eq!(shift(64 << 10), 1);
+        assert_eq!(shift(2 << 20), 6);
+        assert_eq!(shift(u32::MAX), 14);
+        let off = TcpConfig {
+            window_scaling: false,
+            receive_buffer: 2 << 20,
+            ..TcpConfig::default()
+        };
+        assert_eq!(off.receive_window_shift(), 0);
+    }
+}

@@ -1,0 +1,17 @@
+//! A sans-IO TCP for the simulator: handshake, bulk data transfer, NewReno loss recovery,
+//! delayed ACKs, RFC 6298 retransmission timer, window scaling, persist timer and orderly close.
+//!
+//! Payload bytes are virtual: the sender's stream is a count of bytes, and segments carry
+//! lengths. Everything that matters to congestion control, ACK clocking and the AP agents is
+//! in the headers.
+
+pub mod cc;
+mod config;
+mod reassembly;
+mod rto;
+mod socket;
+
+pub use config::{TcpConfig, TcpProfile};
+pub use reassembly::Reassembly;
+pub use rto::RtoEstimator;
+pub use socket::{TcpSocket, TcpState, TcpStats};

@@ -1,0 +1,129 @@
+//! Retransmission timeout estimation, RFC 6298 §2 and §5, in integer nanoseconds so that runs
+//! are bit-reproducible.
+
+use core::time::Duration;
+
+use crate::time::duration_nanos;
+
+#[derive(Clone, Debug)]
+pub struct RtoEstimator {
+    srtt: Option<u64>,
+    rttvar: u64,
+    base_rto: u64,
+    /// Exponent of the exponential backoff (§5.5), reset by a new sample.
+    backoff: u32,
+    min_rto: u64,
+    max_rto: u64,
+    granularity: u64,
+}
+
+impl RtoEstimator {
+    pub fn new(initial: Duration, min: Duration, max: Duration, granularity: Duration) -> Self {
+        RtoEstimator {
+            srtt: None,
+            rttvar: 0,
+            base_rto: duration_nanos(initial),
+            backoff: 0,
+            min_rto: duration_nanos(min),
+            max_rto: duration_nanos(max),
+            granularity: duration_nanos(granularity),
+        }
+    }
+
+    /// Takes one RTT measurement (never from a retransmitted segment: Karn's rule is the
+    /// caller's).
+    pub fn on_sample(&mut self, rtt: Duration) {
+        let r = duration_nanos(rtt);
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2;
+            }
+            Some(srtt) => {
+                self.rttvar = (3 * self.rttvar + srtt.abs_diff(r)) / 4;
+                self.srtt = Some((7 * srtt + r) / 8);
+            }
+        }
+        let srtt = self.srtt.unwrap_or(r);
+        self.base_rto =
+            (srtt + self.granularity.max(4 * self.rttvar)).clamp(self.min_rto, self.max_rto);
+        self.backoff = 0;
+    }
+
+    /// Doubles the timeout after an expiry (§5.5).
+    pub fn back_off(&mut self) {
+        self.backoff = (self.backoff + 1).min(16);
+    }
+
+    pub fn rto(&self) -> Duration {
+        let backed_off = self.base_rto.saturating_mul(1u64 << self.backoff);
+        Duration::from_nanos(
+            backed_off
+                .min(self.max_rto)
+                .max(self.min_rto.min(self.base_rto)),
+        )
+    }
+
+    pub fn srtt(&self) -> Option<Duration> {
+        self.srtt.map(Duration::from_nanos)
+    }
+
+    pub fn rttvar(&self) -> Duration {
+        Duration::from_nanos(self.rttvar)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn estimator() -> RtoEstimator {
+        RtoEstimator::new(
+            Duration::from_secs(1),
+            Duration::from_millis(200),
+            Duration::from_secs(60),
+            Duration::from_millis(1),
+        )
+    }
+
+    #[test]
+    fn first_sample_sets_srtt_and_half_variance() {
+        let mut rto = estimator();
+        assert_eq!(rto.rto(), Duration::from_secs(1));
+        rto.on_sample(Duration::from_millis(100));
+        assert_eq!(rto.srtt(), Some(Duration::from_millis(100)));
+        assert_eq!(rto.rttvar(), Duration::from_millis(50));
+        assert_eq!(rto.rto(), Duration::from_millis(300));
+    }
+
+    #[test]
+    fn later_samples_use_rfc6298_gains() {
+        let mut rto = estimator();
+        rto.on_sample(Duration::from_millis(100));
+        rto.on_sample(Duration::from_millis(200));
+        // rttvar = 3/4·50 + 1/4·100 = 62.5 ms, srtt = 7/8·100 + 1/8·200 = 112.5 ms
+        assert_eq!(rto.rttvar(), Duration::from_micros(62_500));
+        assert_eq!(rto.srtt(), Some(Duration::from_micros(112_500)));
+        assert_eq!(rto.rto(), Duration::from_micros(362_500));
+    }
+
+    #[test]
+    fn minimum_and_backoff_are_applied() {
+        let mut rto = estimator();
+        rto.on_sample(Duration::from_millis(10));
+        assert_eq!(rto.rto(), Duration::from_millis(200), "clamped to min RTO");
+        rto.back_off();
+        rto.back_off();
+        assert_eq!(rto.rto(), Duration::from_millis(800));
+        for _ in 0..20 {
+            rto.back_off();
+        }
+        assert_eq!(rto.rto(), Duration::from_secs(60), "capped at max RTO");
+        rto.on_sample(Duration::from_millis(10));
+        assert_eq!(
+            rto.rto(),
+            Duration::from_millis(200),
+            "a new sample resets the backoff"
+        );
+    }
+}

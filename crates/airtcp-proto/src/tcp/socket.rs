@@ -1,0 +1,955 @@
+//! One TCP connection endpoint as a sans-IO state machine (RFC 9293).
+//!
+//! Inputs: [`TcpSocket::handle_segment`], [`TcpSocket::handle_timeout`], and the application
+//! calls `send`, `recv`, `close`. Outputs: [`TcpSocket::poll_transmit`] (segments to put on the
+//! wire) and [`TcpSocket::poll_timeout`] (when to call `handle_timeout` next).
+//!
+//! Loss recovery is NewReno (RFC 5681 §3.2, RFC 6582 with the "slow-but-steady" timer
+//! reset); the retransmission timer follows RFC 6298 with Karn's rule (one timed segment per
+//! round trip, as BSD does); delayed ACKs follow RFC 5681 §4.2; receiver and sender
+//! silly-window avoidance (with Nagle's algorithm, RFC 896) and the persist timer follow RFC 1122 §4.2.3.3, §4.2.3.4 and
+//! §4.2.2.17 (a zero-window probe carries one byte of new data).
+
+use core::time::Duration;
+
+use super::cc::{AckEvent, CongestionControl};
+use super::config::TcpConfig;
+use super::reassembly::Reassembly;
+use super::rto::RtoEstimator;
+use crate::seq::SeqNumber;
+use crate::time::Instant;
+use crate::wire::{TcpFlags, TcpRepr};
+
+/// Connection states of RFC 9293 §3.3.2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcpState {
+    Closed,
+    Listen,
+    SynSent,
+    SynReceived,
+    Established,
+    FinWait1,
+    FinWait2,
+    CloseWait,
+    Closing,
+    LastAck,
+    TimeWait,
+}
+
+impl TcpState {
+    fn is_synchronized(self) -> bool {
+        !matches!(
+            self,
+            TcpState::Closed | TcpState::Listen | TcpState::SynSent
+        )
+    }
+
+    fn accepts_data(self) -> bool {
+        matches!(
+            self,
+            TcpState::Established | TcpState::FinWait1 | TcpState::FinWait2
+        )
+    }
+}
+
+/// Counters a run reports per connection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpStats {
+    pub segments_sent: u64,
+    pub segments_received: u64,
+    /// Payload bytes put on the wire, retransmissions included.
+    pub bytes_sent: u64,
+    /// Segments sent again (fast retransmit, partial ACK, after a timeout).
+    pub retransmissions: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub duplicate_acks: u64,
+    pub zero_window_probes: u64,
+    /// Payload bytes the peer acknowledged.
+    pub bytes_acked: u64,
+    /// Payload bytes received in order (what the application can read).
+    pub bytes_received: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Persist {
+    deadline: Instant,
+    interval: Duration,
+}
+
+#[derive(Debug)]
+pub struct TcpSocket {
+    config: TcpConfig,
+    cc: Box<dyn CongestionControl>,
+    state: TcpState,
+    local_port: u16,
+    remote_port: u16,
+    mss: u32,
+
+    // Send side (RFC 9293 §3.3.1 names).
+    iss: SeqNumber,
+    snd_una: SeqNumber,
+    snd_nxt: SeqNumber,
+    /// Highest sequence number sent plus one: what is beyond `snd_nxt` after a timeout
+    /// rewound it is being sent again.
+    snd_max: SeqNumber,
+    snd_wnd: u32,
+    max_snd_wnd: u32,
+    snd_wl1: SeqNumber,
+    snd_wl2: SeqNumber,
+    snd_shift: u8,
+    peer_offered_scaling: bool,
+    /// Bytes the application wrote, and of those, bytes the peer acknowledged.
+    written: u64,
+    acked: u64,
+    close_requested: bool,
+    handshake_pending: bool,
+    retransmit_head: bool,
+    force_send: bool,
+    in_recovery: bool,
+    recover: SeqNumber,
+    dupacks: u32,
+    /// End of the timed segment and when it was sent (Karn: cleared on any retransmission).
+    timed: Option<(SeqNumber, Instant)>,
+    rto: RtoEstimator,
+    rtx_deadline: Option<Instant>,
+    persist: Option<Persist>,
+
+    // Receive side.
+    irs: SeqNumber,
+    rcv_nxt: SeqNumber,
+    /// Right edge of the window last advertised; never moves left.
+    rcv_adv: SeqNumber,
+    rcv_shift: u8,
+    /// Stream offset of `rcv_nxt` (bytes received in order).
+    received: u64,
+    unread: u64,
+    reassembly: Reassembly,
+    peer_fin_offset: Option<u64>,
+    fin_received: bool,
+    ack_now: bool,
+    unacked_segments: u32,
+    delack_deadline: Option<Instant>,
+    time_wait_deadline: Option<Instant>,
+
+    stats: TcpStats,
+}
+
+impl TcpSocket {
+    pub fn new(
+        config: TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        local_port: u16,
+        remote_port: u16,
+    ) -> Self {
+        let rto = RtoEstimator::new(
+            config.initial_rto,
+            config.min_rto,
+            config.max_rto,
+            config.clock_granularity,
+        );
+        TcpSocket {
+            mss: config.mss,
+            rcv_shift: config.receive_window_shift(),
+            config,
+            cc,
+            state: TcpState::Closed,
+            local_port,
+            remote_port,
+            iss: SeqNumber(0),
+            snd_una: SeqNumber(0),
+            snd_nxt: SeqNumber(0),
+            snd_max: SeqNumber(0),
+            snd_wnd: 0,
+            max_snd_wnd: 0,
+            snd_wl1: SeqNumber(0),
+            snd_wl2: SeqNumber(0),
+            snd_shift: 0,
+            peer_offered_scaling: false,
+            written: 0,
+            acked: 0,
+            close_requested: false,
+            handshake_pending: false,
+            retransmit_head: false,
+            force_send: false,
+            in_recovery: false,
+            recover: SeqNumber(0),
+            dupacks: 0,
+            timed: None,
+            rto,
+            rtx_deadline: None,
+            persist: None,
+            irs: SeqNumber(0),
+            rcv_nxt: SeqNumber(0),
+            rcv_adv: SeqNumber(0),
+            received: 0,
+            unread: 0,
+            reassembly: Reassembly::default(),
+            peer_fin_offset: None,
+            fin_received: false,
+            ack_now: false,
+            unacked_segments: 0,
+            delack_deadline: None,
+            time_wait_deadline: None,
+            stats: TcpStats::default(),
+        }
+    }
+
+    /// Active open: the SYN goes out at the next `poll_transmit`.
+    pub fn connect(&mut self, iss: SeqNumber) {
+        self.set_iss(iss);
+        self.state = TcpState::SynSent;
+        self.handshake_pending = true;
+    }
+
+    /// Passive open; `iss` is used for the SYN-ACK.
+    pub fn listen(&mut self, iss: SeqNumber) {
+        self.set_iss(iss);
+        self.state = TcpState::Listen;
+    }
+
+    fn set_iss(&mut self, iss: SeqNumber) {
+        self.iss = iss;
+        self.snd_una = iss;
+        self.snd_nxt = iss;
+        self.snd_max = iss;
+        self.recover = iss;
+    }
+
+    /// Queues up to `bytes` of (virtual) data; returns how many the send buffer took.
+    pub fn send(&mut self, bytes: u64) -> u64 {
+        if self.close_requested || matches!(self.state, TcpState::Closed | TcpState::Listen) {
+            return 0;
+        }
+        let buffered = self.written - self.acked;
+        let room = u64::from(self.config.send_buffer).saturating_sub(buffered);
+        let taken = bytes.min(room);
+        self.written += taken;
+        taken
+    }
+
+    /// Reads up to `max` in-order bytes; returns how many were read.
+    pub fn recv(&mut self, max: u64) -> u64 {
+        let n = self.unread.min(max);
+        self.unread -= n;
+        if n > 0 && self.state.is_synchronized() {
+            // Tell a sender that may be blocked that the window opened (RFC 1122 §4.2.3.3).
+            let edge = self.rcv_nxt + self.free_receive_space();
+            let growth = edge.diff(self.rcv_adv);
+            let threshold = (2 * self.mss).min(self.config.receive_buffer / 2);
+            if growth >= i64::from(threshold) {
+                self.ack_now = true;
+            }
+        }
+        n
+    }
+
+    /// The application is done writing: a FIN follows the data.
+    pub fn close(&mut self) {
+        match self.state {
+            TcpState::Closed | TcpState::Listen | TcpState::SynSent => self.enter_closed(),
+            _ => self.close_requested = true,
+        }
+    }
+
+    pub fn state(&self) -> TcpState {
+        self.state
+    }
+
+    pub fn stats(&self) -> &TcpStats {
+        &self.stats
+    }
+
+    pub fn cwnd(&self) -> u32 {
+        self.cc.window().cwnd
+    }
+
+    pub fn ssthresh(&self) -> u32 {
+        self.cc.window().ssthresh
+    }
+
+    pub fn srtt(&self) -> Option<Duration> {
+        self.rto.srtt()
+    }
+
+    pub fn rto(&self) -> Duration {
+        self.rto.rto()
+    }
+
+    /// The peer's advertised window, scaled, in bytes.
+    pub fn send_window(&self) -> u32 {
+        self.snd_wnd
+    }
+
+    pub fn bytes_in_flight(&self) -> u32 {
+        self.snd_nxt - self.snd_una
+    }
+
+    /// Bytes buffered for the application to read.
+    pub fn readable(&self) -> u64 {
+        self.unread
+    }
+
+    /// True once the peer's FIN was received in order (the stream has ended).
+    pub fn peer_closed(&self) -> bool {
+        self.fin_received
+    }
+
+    /// True when every byte written and the FIN have been acknowledged.
+    pub fn all_acknowledged(&self) -> bool {
+        self.close_requested && self.snd_una.diff(self.data_end()) > 0
+    }
+
+    pub fn local_port(&self) -> u16 {
+        self.local_port
+    }
+
+    pub fn remote_port(&self) -> u16 {
+        self.remote_port
+    }
+
+    /// Sequence number just past the application's data; the FIN takes this number.
+    fn data_end(&self) -> SeqNumber {
+        self.iss + 1 + self.written as u32
+    }
+
+    fn fin_sent(&self) -> bool {
+        self.close_requested && self.snd_max.diff(self.data_end()) > 0
+    }
+
+    fn free_receive_space(&self) -> u32 {
+        u64::from(self.config.receive_buffer).saturating_sub(self.unread) as u32
+    }
+
+    /// When `handle_timeout` must be called next.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        [
+            self.rtx_deadline,
+            self.persist.map(|p| p.deadline),
+            self.delack_deadline,
+            self.time_wait_deadline,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.time_wait_deadline.is_some_and(|t| t <= now) {
+            self.enter_closed();
+            return;
+        }
+        if self.delack_deadline.is_some_and(|t| t <= now) {
+            self.delack_deadline = None;
+            self.ack_now = true;
+        }
+        if let Some(persist) = self.persist.filter(|p| p.deadline <= now) {
+            self.force_send = true;
+            if self.snd_wnd == 0 {
+                self.stats.zero_window_probes += 1;
+            }
+            let interval = (persist.interval * 2).min(self.config.max_persist);
+            self.persist = Some(Persist {
+                deadline: now + interval,
+                interval,
+            });
+        }
+        if self.rtx_deadline.is_some_and(|t| t <= now) {
+            self.on_retransmission_timeout(now);
+        }
+    }
+
+    fn on_retransmission_timeout(&mut self, now: Instant) {
+        self.rtx_deadline = None;
+        match self.state {
+            TcpState::SynSent | TcpState::SynReceived => self.handshake_pending = true,
+            _ if self.snd_una != self.snd_max => {
+                // RFC 5681 §3.1 and RFC 6582 §3.2 step 1: collapse the window, forget the
+                // recovery episode, and go back to the first unacknowledged byte.
+                let flight = self.snd_max - self.snd_una;
+                self.cc.on_rto(now, flight);
+                self.recover = self.snd_max;
+                self.in_recovery = false;
+                self.dupacks = 0;
+                self.snd_nxt = self.snd_una;
+                self.retransmit_head = false;
+            }
+            _ => return,
+        }
+        self.stats.timeouts += 1;
+        self.timed = None;
+        self.rto.back_off();
+        self.rtx_deadline = Some(now + self.rto.rto());
+    }
+
+    pub fn handle_segment(&mut self, now: Instant, seg: &TcpRepr) {
+        self.stats.segments_received += 1;
+        if seg.flags.rst {
+            if self.state.is_synchronized() || self.state == TcpState::SynSent {
+                self.enter_closed();
+            }
+            return;
+        }
+        match self.state {
+            TcpState::Closed => {}
+            TcpState::Listen => {
+                if seg.flags.syn && !seg.flags.ack {
+                    self.accept_syn(seg);
+                    self.state = TcpState::SynReceived;
+                    self.handshake_pending = true;
+                }
+            }
+            TcpState::SynSent => {
+                if seg.flags.syn && seg.flags.ack && seg.ack == self.iss + 1 {
+                    self.accept_syn(seg);
+                    self.process_ack(now, seg);
+                    self.state = TcpState::Established;
+                    self.ack_now = true;
+                }
+            }
+            _ => self.handle_synchronized(now, seg),
+        }
+        self.update_persist(now);
+    }
+
+    /// Takes the peer's initial sequence number and options (RFC 7323 §2.2: scaling applies
+    /// only if both sides offer it; the SYN's own window is never scaled).
+    fn accept_syn(&mut self, seg: &TcpRepr) {
+        self.irs = seg.seq;
+        self.rcv_nxt = seg.seq + 1;
+        self.rcv_adv = self.rcv_nxt;
+        self.mss = self.config.mss.min(u32::from(seg.mss.unwrap_or(536)));
+        match seg.window_scale {
+            Some(shift) if self.config.window_scaling => {
+                self.snd_shift = shift.min(14);
+                self.peer_offered_scaling = true;
+            }
+            _ => {
+                self.snd_shift = 0;
+                self.rcv_shift = 0;
+            }
+        }
+        self.snd_wnd = u32::from(seg.window);
+        self.max_snd_wnd = self.snd_wnd;
+        self.snd_wl1 = seg.seq;
+        self.snd_wl2 = seg.ack;
+        let initial_cwnd = TcpConfig {
+            mss: self.mss,
+            ..self.config.clone()
+        }
+        .initial_cwnd();
+        let window = self.cc.window_mut();
+        window.mss = self.mss;
+        window.cwnd = initial_cwnd;
+    }
+
+    fn handle_synchronized(&mut self, now: Instant, seg: &TcpRepr) {
+        if seg.flags.syn {
+            // A retransmitted SYN (our SYN-ACK was lost) or SYN-ACK (our ACK was lost).
+            if self.state == TcpState::SynReceived {
+                self.handshake_pending = true;
+            } else {
+                self.ack_now = true;
+            }
+            return;
+        }
+        if !self.acceptable(seg) {
+            self.ack_now = true;
+            return;
+        }
+        if seg.flags.ack {
+            if self.state == TcpState::SynReceived {
+                if seg.ack.diff(self.snd_una) > 0 && seg.ack.diff(self.snd_max) <= 0 {
+                    self.state = TcpState::Established;
+                } else {
+                    return;
+                }
+            }
+            self.process_ack(now, seg);
+        }
+        if self.state.accepts_data() && seg.payload_len > 0 {
+            self.process_data(now, seg);
+        }
+        if seg.flags.fin {
+            let offset = self.offset_of(seg.seq) + i64::from(seg.payload_len);
+            if offset >= 0 && self.peer_fin_offset.is_none() {
+                self.peer_fin_offset = Some(offset as u64);
+            }
+            self.ack_now = true;
+        }
+        self.consume_fin(now);
+        self.advance_close_states(now);
+    }
+
+    /// RFC 9293 §3.10.7.4 segment acceptability test.
+    fn acceptable(&self, seg: &TcpRepr) -> bool {
+        let window = self.rcv_adv.diff(self.rcv_nxt).max(0);
+        let start = seg.seq.diff(self.rcv_nxt);
+        let len = i64::from(seg.seq_len());
+        match (len, window) {
+            (0, 0) => start == 0,
+            (0, _) => (0..window).contains(&start),
+            (_, 0) => false,
+            _ => start < window && start + len > 0,
+        }
+    }
+
+    /// Stream offset of a sequence number on the receive side.
+    fn offset_of(&self, seq: SeqNumber) -> i64 {
+        self.received as i64 + seq.diff(self.rcv_nxt)
+    }
+
+    fn process_ack(&mut self, now: Instant, seg: &TcpRepr) {
+        let ack = seg.ack;
+        if ack.diff(self.snd_max) > 0 {
+            self.ack_now = true; // acknowledges what was never sent (RFC 9293 §3.10.7.4)
+            return;
+        }
+        let old_window = self.snd_wnd;
+        let seg_window = u32::from(seg.window) << self.snd_shift;
+        if !seg.flags.syn
+            && (self.snd_wl1 < seg.seq || (self.snd_wl1 == seg.seq && self.snd_wl2 <= ack))
+        {
+            self.snd_wnd = seg_window;
+            self.max_snd_wnd = self.max_snd_wnd.max(seg_window);
+            self.snd_wl1 = seg.seq;
+            self.snd_wl2 = ack;
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(now, ack);
+        } else if ack == self.snd_una
+            && self.snd_una != self.snd_max
+            && seg.payload_len == 0
+            && !seg.flags.fin
+            && seg_window == old_window
+            && seg_window > 0
+        {
+            // A zero-window ACK answers a window probe; it says nothing about loss.
+            self.on_duplicate_ack(now);
+        }
+        if self.snd_wnd > 0 && self.persist.is_some() {
+            self.persist = None;
+        }
+    }
+
+    fn on_new_ack(&mut self, now: Instant, ack: SeqNumber) {
+        let acked = ack - self.snd_una;
+        let flight_before = self.snd_max - self.snd_una;
+        // Payload bytes exclude the SYN and FIN sequence numbers.
+        let data_start = self.iss + 1;
+        let payload_from = self.snd_una.max(data_start);
+        let payload_to = if ack > self.data_end() {
+            self.data_end()
+        } else {
+            ack
+        };
+        let payload_acked = if payload_to > payload_from {
+            payload_to - payload_from
+        } else {
+            0
+        };
+        self.acked += u64::from(payload_acked);
+        self.stats.bytes_acked += u64::from(payload_acked);
+
+        let mut rtt = None;
+        if let Some((end, sent_at)) = self.timed {
+            if ack >= end {
+                let sample = now - sent_at;
+                self.rto.on_sample(sample);
+                self.cc.on_rtt_sample(now, sample);
+                self.timed = None;
+                rtt = Some(sample);
+            }
+        }
+        self.snd_una = ack;
+        if self.snd_nxt < self.snd_una {
+            self.snd_nxt = self.snd_una;
+        }
+        if self.in_recovery {
+            if ack >= self.recover {
+                self.in_recovery = false;
+                self.dupacks = 0;
+                self.cc.on_exit_recovery(self.snd_max - self.snd_una);
+            } else {
+                self.cc.on_partial_ack(acked);
+                self.retransmit_head = true;
+                self.timed = None;
+            }
+        } else {
+            self.dupacks = 0;
+            self.cc.on_ack(&AckEvent {
+                now,
+                bytes_acked: acked,
+                flight_size: flight_before,
+                rtt,
+            });
+        }
+        // RFC 6298 §5.2 and §5.3.
+        self.rtx_deadline = if self.snd_una == self.snd_max {
+            None
+        } else {
+            Some(now + self.rto.rto())
+        };
+    }
+
+    fn on_duplicate_ack(&mut self, now: Instant) {
+        self.dupacks += 1;
+        self.stats.duplicate_acks += 1;
+        if self.in_recovery {
+            self.cc.on_dupack_in_recovery();
+        } else if self.dupacks == self.config.dupack_threshold && self.snd_una >= self.recover {
+            // RFC 6582 §3.2 step 2: only when the ACK covers more than the last recovery point,
+            // so that dupacks for data sent before a timeout do not trigger a second reduction.
+            self.in_recovery = true;
+            self.recover = self.snd_max;
+            self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
+            self.retransmit_head = true;
+            self.timed = None;
+            self.stats.fast_retransmits += 1;
+        }
+    }
+
+    fn process_data(&mut self, now: Instant, seg: &TcpRepr) {
+        let start = self.offset_of(seg.seq);
+        let end = start + i64::from(seg.payload_len);
+        let received = self.received as i64;
+        let window_end = received + self.rcv_adv.diff(self.rcv_nxt).max(0);
+        let (from, to) = (start.max(received), end.min(window_end));
+        if from >= to {
+            self.ack_now = true; // a duplicate, or wholly beyond the window
+            return;
+        }
+        if from > received {
+            // Out of order: hold it and send a duplicate ACK at once (RFC 5681 §4.2).
+            self.reassembly.insert(from as u64, to as u64);
+            self.ack_now = true;
+            return;
+        }
+        let had_gap = !self.reassembly.is_empty();
+        self.reassembly.insert(from as u64, to as u64);
+        let next = self.reassembly.take_contiguous(self.received);
+        let advanced = next - self.received;
+        self.received = next;
+        self.unread += advanced;
+        self.rcv_nxt = self.rcv_nxt + advanced as u32;
+        self.stats.bytes_received += advanced;
+        self.unacked_segments += 1;
+        if had_gap
+            || start < received
+            || end > window_end
+            || !self.config.delayed_ack
+            || self.unacked_segments >= self.config.ack_every
+        {
+            self.ack_now = true;
+        } else if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(now + self.config.delayed_ack_timeout);
+        }
+    }
+
+    fn consume_fin(&mut self, _now: Instant) {
+        if !self.fin_received && self.peer_fin_offset == Some(self.received) {
+            self.fin_received = true;
+            self.rcv_nxt = self.rcv_nxt + 1;
+            self.rcv_adv = self.rcv_adv.max(self.rcv_nxt);
+            self.ack_now = true;
+        }
+    }
+
+    fn advance_close_states(&mut self, now: Instant) {
+        let fin_acked = self.all_acknowledged();
+        self.state = match self.state {
+            TcpState::Established if self.fin_received => TcpState::CloseWait,
+            TcpState::FinWait1 if fin_acked && self.fin_received => TcpState::TimeWait,
+            TcpState::FinWait1 if fin_acked => TcpState::FinWait2,
+            TcpState::FinWait1 if self.fin_received => TcpState::Closing,
+            TcpState::FinWait2 | TcpState::Closing if self.fin_received && fin_acked => {
+                TcpState::TimeWait
+            }
+            TcpState::LastAck if fin_acked => {
+                self.enter_closed();
+                return;
+            }
+            state => state,
+        };
+        if self.state == TcpState::TimeWait && self.time_wait_deadline.is_none() {
+            self.time_wait_deadline = Some(now + self.config.time_wait);
+            self.rtx_deadline = None;
+            self.persist = None;
+        }
+    }
+
+    fn enter_closed(&mut self) {
+        self.state = TcpState::Closed;
+        self.rtx_deadline = None;
+        self.persist = None;
+        self.delack_deadline = None;
+        self.time_wait_deadline = None;
+        self.handshake_pending = false;
+        self.ack_now = false;
+    }
+
+    /// Payload bytes the windows and sender silly-window avoidance allow at `snd_nxt`.
+    fn sendable_len(&self) -> u32 {
+        let end = self.data_end();
+        if self.snd_nxt >= end {
+            return 0;
+        }
+        let unsent = end - self.snd_nxt;
+        let window = self.cc.window().cwnd.min(self.snd_wnd);
+        let in_flight = self.snd_nxt - self.snd_una;
+        let usable = window.saturating_sub(in_flight);
+        let len = self.mss.min(unsent).min(usable);
+        // RFC 1122 §4.2.3.4: a short segment only if it is the rest of the data (held back
+        // while data is in flight, by Nagle's rule, RFC 896, until the application closes) or
+        // at least half the largest window the peer has offered.
+        let nagle_allows = !self.config.nagle || in_flight == 0 || self.close_requested;
+        let full = len == self.mss || (len == unsent && nagle_allows);
+        let half_window = in_flight == 0 && len > 0 && len >= self.max_snd_wnd / 2;
+        if full || half_window {
+            len
+        } else {
+            0
+        }
+    }
+
+    /// Arms the persist timer when data waits, nothing is in flight and the window forbids
+    /// sending (a zero window, or one too small to avoid silly windows).
+    fn update_persist(&mut self, now: Instant) {
+        let blocked = matches!(self.state, TcpState::Established | TcpState::CloseWait)
+            && self.snd_nxt < self.data_end()
+            && self.snd_nxt == self.snd_una
+            && self.sendable_len() == 0;
+        if !blocked {
+            if self.snd_wnd > 0 {
+                self.persist = None;
+            }
+            return;
+        }
+        if self.persist.is_none() {
+            let interval = self.rto.rto().min(self.config.max_persist);
+            self.persist = Some(Persist {
+                deadline: now + interval,
+                interval,
+            });
+            if self.snd_una == self.snd_max {
+                self.rtx_deadline = None;
+            }
+        }
+    }
+
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<TcpRepr> {
+        let seg = self.next_segment(now)?;
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += u64::from(seg.payload_len);
+        if seg.flags.ack {
+            self.ack_now = false;
+            self.unacked_segments = 0;
+            self.delack_deadline = None;
+        }
+        Some(seg)
+    }
+
+    fn next_segment(&mut self, now: Instant) -> Option<TcpRepr> {
+        match self.state {
+            TcpState::Closed | TcpState::Listen => return None,
+            TcpState::SynSent | TcpState::SynReceived => return self.handshake_segment(now),
+            _ => {}
+        }
+        if self.force_send {
+            self.force_send = false;
+            if let Some(seg) = self.forced_segment(now) {
+                return Some(seg);
+            }
+        }
+        if self.retransmit_head {
+            self.retransmit_head = false;
+            if self.snd_una != self.snd_max {
+                let seq = self.snd_una;
+                let sent_end = if self.snd_max > self.data_end() {
+                    self.data_end()
+                } else {
+                    self.snd_max
+                };
+                let len = if sent_end > seq {
+                    (sent_end - seq).min(self.mss)
+                } else {
+                    0
+                };
+                return Some(self.data_segment(now, seq, len, true));
+            }
+        }
+        if let Some(seg) = self.new_data_segment(now) {
+            return Some(seg);
+        }
+        if self.ack_now {
+            let seq = self.snd_nxt;
+            return Some(self.segment(
+                seq,
+                0,
+                TcpFlags {
+                    ack: true,
+                    ..TcpFlags::default()
+                },
+            ));
+        }
+        None
+    }
+
+    fn handshake_segment(&mut self, now: Instant) -> Option<TcpRepr> {
+        if !self.handshake_pending {
+            return None;
+        }
+        self.handshake_pending = false;
+        let retransmission = self.snd_max != self.iss;
+        if retransmission {
+            self.stats.retransmissions += 1;
+        } else {
+            self.timed = Some((self.iss + 1, now));
+        }
+        self.snd_nxt = self.iss + 1;
+        self.snd_max = self.iss + 1;
+        self.rtx_deadline.get_or_insert(now + self.rto.rto());
+        let syn_ack = self.state == TcpState::SynReceived;
+        let mut seg = self.segment(
+            self.iss,
+            0,
+            TcpFlags {
+                syn: true,
+                ack: syn_ack,
+                ..TcpFlags::default()
+            },
+        );
+        seg.mss = Some(self.config.mss.min(u32::from(u16::MAX)) as u16);
+        // A SYN-ACK offers scaling only if the SYN did (RFC 7323 §1.3).
+        if self.config.window_scaling && (!syn_ack || self.peer_offered_scaling) {
+            seg.window_scale = Some(self.config.receive_window_shift());
+        }
+        seg.window = self.free_receive_space().min(u32::from(u16::MAX)) as u16;
+        if !syn_ack {
+            seg.ack = SeqNumber(0);
+        }
+        Some(seg)
+    }
+
+    /// A persist-timer transmission: one byte into a zero window, or a short segment into a
+    /// window too small for the silly-window rules.
+    fn forced_segment(&mut self, now: Instant) -> Option<TcpRepr> {
+        let end = self.data_end();
+        if self.snd_nxt >= end || self.snd_nxt != self.snd_una {
+            return None;
+        }
+        let len = (end - self.snd_nxt).min(self.mss).min(self.snd_wnd.max(1));
+        let seq = self.snd_nxt;
+        let seg = self.segment(
+            seq,
+            len,
+            TcpFlags {
+                ack: true,
+                ..TcpFlags::default()
+            },
+        );
+        if self.snd_wnd == 0 {
+            // The probe byte may be dropped: it does not advance snd_nxt, so it is sent again
+            // as ordinary data once the window opens.
+            self.snd_max = self.snd_max.max(seq + len);
+        } else {
+            self.snd_nxt = seq + len;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+            self.rtx_deadline.get_or_insert(now + self.rto.rto());
+        }
+        Some(seg)
+    }
+
+    fn new_data_segment(&mut self, now: Instant) -> Option<TcpRepr> {
+        if !matches!(
+            self.state,
+            TcpState::Established
+                | TcpState::CloseWait
+                | TcpState::FinWait1
+                | TcpState::Closing
+                | TcpState::LastAck
+        ) {
+            return None;
+        }
+        let len = self.sendable_len();
+        let fin_due = self.close_requested && self.snd_nxt + len == self.data_end();
+        if len == 0 && !fin_due {
+            return None;
+        }
+        let seq = self.snd_nxt;
+        Some(self.data_segment(now, seq, len, seq < self.snd_max))
+    }
+
+    /// A data (and possibly FIN) segment starting at `seq`, sent for the first time or again.
+    fn data_segment(
+        &mut self,
+        now: Instant,
+        seq: SeqNumber,
+        len: u32,
+        retransmission: bool,
+    ) -> TcpRepr {
+        let end = self.data_end();
+        // A FIN rides on the segment that ends the data: when it is due, or when it was sent
+        // before and this segment is sent again.
+        let fin =
+            self.close_requested && seq + len == end && (seq == self.snd_nxt || self.fin_sent());
+        let seg = self.segment(
+            seq,
+            len,
+            TcpFlags {
+                ack: true,
+                fin,
+                psh: fin,
+                ..TcpFlags::default()
+            },
+        );
+        let seg_end = seq + seg.seq_len();
+        if retransmission {
+            self.stats.retransmissions += 1;
+            self.timed = None;
+        } else if self.timed.is_none() {
+            self.timed = Some((seg_end, now));
+        }
+        if seq == self.snd_nxt {
+            self.snd_nxt = seg_end;
+        }
+        self.snd_max = self.snd_max.max(seg_end);
+        if self.rtx_deadline.is_none() {
+            self.rtx_deadline = Some(now + self.rto.rto());
+        }
+        if fin {
+            self.state = match self.state {
+                TcpState::Established => TcpState::FinWait1,
+                TcpState::CloseWait => TcpState::LastAck,
+                state => state,
+            };
+        }
+        seg
+    }
+
+    fn segment(&mut self, seq: SeqNumber, payload_len: u32, flags: TcpFlags) -> TcpRepr {
+        TcpRepr {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq,
+            ack: self.rcv_nxt,
+            flags,
+            window: self.advertise_window(),
+            mss: None,
+            window_scale: None,
+            payload_len,
+        }
+    }
+
+    /// The window field, applying receiver silly-window avoidance (RFC 1122 §4.2.3.3): the
+    /// right edge moves only by at least min(buffer/2, MSS), and never to the left.
+    fn advertise_window(&mut self) -> u16 {
+        let edge = self.rcv_nxt + self.free_receive_space();
+        let threshold = self.mss.min(self.config.receive_buffer / 2);
+        if edge.diff(self.rcv_adv) >= i64::from(threshold) || self.rcv_adv < self.rcv_nxt {
+            self.rcv_adv = edge.max(self.rcv_nxt);
+        }
+        let window = self.rcv_adv - self.rcv_nxt;
+        (window >> self.rcv_shift).min(u32::from(u16::MAX)) as u16
+    }
+}

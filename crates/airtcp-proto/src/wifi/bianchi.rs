@@ -1,0 +1,240 @@
+//! Bianchi's saturation model of DCF (G. Bianchi, "Performance Analysis of the IEEE 802.11
+//! Distributed Coordination Function", IEEE JSAC 18(3), 2000).
+//!
+//! Each of `n` saturated stations transmits in a slot with probability τ; a transmission
+//! collides with probability p = 1 − (1 − τ)^(n−1). τ follows from the renewal form of his
+//! Markov chain: in backoff stage i a station spends (W_i + 1)/2 slots on average (W_i
+//! counter values, the transmission slot included) and reaches stage i with probability p^i,
+//! so τ = Σ p^i / Σ p^i (W_i + 1)/2 with W_i = min(2^i W, W_max). With unlimited retries this
+//! is exactly his eq. (7); with a retry limit it is the finite-retry chain (Wu et al. 2002).
+//! Throughput is eq. (13): S = Ps·Ptr·E[P] / ((1 − Ptr)σ + Ptr·Ps·Ts + Ptr·(1 − Ps)·Tc).
+
+use serde::Serialize;
+
+use super::Phy;
+
+/// Which collision time to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollisionTiming {
+    /// Bianchi's: frame + DIFS + δ (used to check his published curves).
+    Bianchi2000,
+    /// What the standard (and this simulator) does: frame + δ + EIFS.
+    Eifs,
+}
+
+/// Inputs of the model, times in seconds.
+#[derive(Clone, Debug)]
+pub struct Params {
+    pub payload_bits: f64,
+    pub slot: f64,
+    pub success_time: f64,
+    pub collision_time: f64,
+    /// W = CWmin + 1.
+    pub window: u32,
+    /// m: CWmax + 1 = 2^m · W.
+    pub stages: u32,
+    /// Attempts after the first before a frame is dropped; `None` retries forever.
+    pub retry_limit: Option<u32>,
+    pub bit_rate: f64,
+}
+
+impl Params {
+    pub fn from_phy(
+        phy: &Phy,
+        msdu_bytes: u32,
+        rts_cts: bool,
+        timing: CollisionTiming,
+        retry_limit: Option<u32>,
+    ) -> Self {
+        let collision = match timing {
+            CollisionTiming::Bianchi2000 => phy.bianchi_collision_time_ns(msdu_bytes, rts_cts),
+            CollisionTiming::Eifs => phy.collision_time_ns(msdu_bytes, rts_cts),
+        };
+        let window = phy.cw_min + 1;
+        let stages = ((phy.cw_max + 1) / window).max(1).ilog2();
+        Params {
+            payload_bits: 8.0 * f64::from(msdu_bytes),
+            slot: phy.slot_ns as f64 * 1e-9,
+            success_time: phy.success_time_ns(msdu_bytes, rts_cts) as f64 * 1e-9,
+            collision_time: collision as f64 * 1e-9,
+            window,
+            stages,
+            retry_limit,
+            bit_rate: phy.data_rate_bps as f64,
+        }
+    }
+
+    fn stage_window(&self, stage: u32) -> f64 {
+        f64::from(self.window) * 2f64.powi(stage.min(self.stages) as i32)
+    }
+
+    /// τ as a function of the conditional collision probability p.
+    pub fn tau_given_p(&self, p: f64) -> f64 {
+        let mut attempts = 0.0;
+        let mut slots = 0.0;
+        let mut reach = 1.0;
+        let last_explicit = match self.retry_limit {
+            Some(limit) => limit,
+            None => self.stages,
+        };
+        for stage in 0..=last_explicit {
+            let weight = if self.retry_limit.is_none() && stage == self.stages {
+                // Stages ≥ m share W_max: a geometric tail Σ_{i≥m} p^i = p^m / (1 − p).
+                reach / (1.0 - p)
+            } else {
+                reach
+            };
+            attempts += weight;
+            slots += weight * (self.stage_window(stage) + 1.0) / 2.0;
+            reach *= p;
+        }
+        attempts / slots
+    }
+}
+
+/// The model's answer for one number of stations.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Point {
+    pub stations: u32,
+    pub tau: f64,
+    pub p: f64,
+    /// Fraction of channel time carrying payload bits (Bianchi's S).
+    pub throughput: f64,
+    pub throughput_bps: f64,
+}
+
+/// Solves the fixed point τ = f(p(τ)) by bisection (f decreasing in p, p increasing in τ).
+pub fn solve(params: &Params, stations: u32) -> Point {
+    let n = f64::from(stations.max(1));
+    let collision = |tau: f64| 1.0 - (1.0 - tau).powf(n - 1.0);
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid - params.tau_given_p(collision(mid)) > 0.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let tau = 0.5 * (lo + hi);
+    let p = collision(tau);
+    let p_tr = 1.0 - (1.0 - tau).powf(n);
+    let p_s = n * tau * (1.0 - tau).powf(n - 1.0) / p_tr;
+    let denominator = (1.0 - p_tr) * params.slot
+        + p_tr * p_s * params.success_time
+        + p_tr * (1.0 - p_s) * params.collision_time;
+    let payload_rate = p_s * p_tr * params.payload_bits / denominator;
+    Point {
+        stations,
+        tau,
+        p,
+        throughput: payload_rate / params.bit_rate,
+        throughput_bps: payload_rate,
+    }
+}
+
+/// The number of contending stations in `range` that maximises throughput.
+pub fn optimal_stations(params: &Params, range: std::ops::RangeInclusive<u32>) -> Point {
+    range
+        .map(|n| solve(params, n))
+        .max_by(|a, b| a.throughput.total_cmp(&b.throughput))
+        .expect("range is not empty")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wifi::Preamble;
+
+    fn fhss(window: u32, stages: u32, rts: bool) -> Params {
+        Params::from_phy(
+            &Phy::bianchi2000(window - 1, stages),
+            1023,
+            rts,
+            CollisionTiming::Bianchi2000,
+            None,
+        )
+    }
+
+    #[test]
+    fn renewal_form_equals_bianchi_eq7() {
+        let params = fhss(32, 5, false);
+        for p in [0.01, 0.1, 0.3, 0.49, 0.51, 0.7] {
+            let (w, m) = (32.0f64, 5);
+            let closed = 2.0 * (1.0 - 2.0 * p)
+                / ((1.0 - 2.0 * p) * (w + 1.0) + p * w * (1.0 - (2.0 * p).powi(m)));
+            let ours = params.tau_given_p(p);
+            assert!((ours - closed).abs() < 1e-12, "p={p}: {ours} vs {closed}");
+        }
+    }
+
+    #[test]
+    fn single_station_never_collides() {
+        let point = solve(&fhss(32, 3, false), 1);
+        assert_eq!(point.p, 0.0);
+        assert!((point.tau - 2.0 / 33.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn published_fhss_curves() {
+        // Values read off Bianchi's Fig. 6 (basic access) and Fig. 9 (RTS/CTS), ±0.015.
+        let cases = [
+            (32, 3, false, 5, 0.81),
+            (32, 3, false, 50, 0.55),
+            (32, 5, false, 50, 0.61),
+            (128, 3, false, 50, 0.73),
+            (32, 3, true, 5, 0.835),
+            (32, 3, true, 50, 0.83),
+        ];
+        for (w, m, rts, n, expect) in cases {
+            let s = solve(&fhss(w, m, rts), n).throughput;
+            assert!(
+                (s - expect).abs() < 0.015,
+                "W={w} m={m} rts={rts} n={n}: S={s:.4}, figure {expect}"
+            );
+        }
+    }
+
+    #[test]
+    fn optimum_matches_bianchi_eq26_approximation() {
+        // τ_opt ≈ 1 / (n·sqrt(Tc*/2)), Tc* = Tc/σ, for large n (his eq. 26).
+        let params = fhss(32, 3, false);
+        let n = 50.0;
+        let tc_star = params.collision_time / params.slot;
+        let tau_opt = 1.0 / (n * (tc_star / 2.0).sqrt());
+        let best = (1..=20000)
+            .map(|k| k as f64 * 1e-6)
+            .max_by(|a, b| {
+                let s = |tau: f64| {
+                    let ptr = 1.0 - (1.0f64 - tau).powf(n);
+                    let ps = n * tau * (1.0 - tau).powf(n - 1.0) / ptr;
+                    ps * ptr
+                        / ((1.0 - ptr) * params.slot
+                            + ptr * ps * params.success_time
+                            + ptr * (1.0 - ps) * params.collision_time)
+                };
+                s(*a).total_cmp(&s(*b))
+            })
+            .unwrap();
+        assert!(
+            (best - tau_opt).abs() / tau_opt < 0.05,
+            "numeric {best} vs eq.26 {tau_opt}"
+        );
+    }
+
+    #[test]
+    fn paper000_optimal_contenders_for_1024_byte_packets() {
+        // Paper 000 Fig. 4: about 4 contenders are optimal for 1024-byte packets with basic
+        // access on 802.11b, and about 7 with RTS/CTS at any length.
+        let phy = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
+        let basic = Params::from_phy(&phy, 1024, false, CollisionTiming::Eifs, Some(7));
+        let rts = Params::from_phy(&phy, 1024, true, CollisionTiming::Eifs, Some(7));
+        let basic_best = optimal_stations(&basic, 1..=100).stations;
+        let rts_best = optimal_stations(&rts, 1..=100).stations;
+        assert!((2..=6).contains(&basic_best), "basic optimum {basic_best}");
+        assert!(
+            rts_best > basic_best,
+            "RTS/CTS optimum {rts_best} should exceed basic {basic_best}"
+        );
+    }
+}

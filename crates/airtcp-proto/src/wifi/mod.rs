@@ -1,0 +1,9 @@
+//! IEEE 802.11 timing shared by the simulated MAC and by analysis: PHY parameter sets and
+//! frame durations (IEEE 802.11-2020 clauses 15, 16 and 18), and Bianchi's saturation model.
+
+pub mod bianchi;
+mod phy;
+
+pub use phy::{
+    Modulation, Phy, PhyError, Preamble, FRAME_ACK_BYTES, FRAME_CTS_BYTES, FRAME_RTS_BYTES,
+};

@@ -1,0 +1,318 @@
+//! PHY parameter sets and frame airtime.
+//!
+//! - 802.11b DSSS/HR-DSSS (clauses 15, 16): slot 20 µs, SIFS 10 µs, CW 31..1023; PLCP
+//!   preamble and header 192 µs (long) or 96 µs (short; not at 1 Mbit/s); the PSDU length is
+//!   counted in whole microseconds.
+//! - 802.11g ERP-OFDM (clause 18 with the ERP rules of clause 19): 20 µs preamble and SIGNAL,
+//!   4 µs symbols carrying 16 service + 8·len + 6 tail bits, 6 µs signal extension; slot 9 µs
+//!   (short) or 20 µs (long), CWmin 15 (31 with long slots, as in a mixed b/g BSS).
+//! - Bianchi (JSAC 2000) FHSS parameter set: 1 Mbit/s, 128-bit PHY header, 272-bit MAC
+//!   header, slot 50 µs, SIFS 28 µs, DIFS 128 µs, 1 µs propagation delay.
+//!
+//! DIFS = SIFS + 2·slot; EIFS = SIFS + ACK airtime at the basic rate + DIFS.
+
+use core::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// ACK and CTS are 14 bytes, RTS 20 bytes, including the FCS.
+pub const FRAME_ACK_BYTES: u32 = 14;
+pub const FRAME_CTS_BYTES: u32 = 14;
+pub const FRAME_RTS_BYTES: u32 = 20;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Preamble {
+    Long,
+    Short,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Modulation {
+    /// 802.11b; the preamble choice applies to rates above 1 Mbit/s.
+    Dsss(Preamble),
+    ErpOfdm,
+    /// Bianchi's FHSS set: a fixed PHY header sent at the channel rate.
+    Fhss {
+        phy_header_bits: u32,
+    },
+}
+
+/// A PHY's timing and rates; all times in nanoseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Phy {
+    pub name: &'static str,
+    pub modulation: Modulation,
+    pub slot_ns: u64,
+    pub sifs_ns: u64,
+    pub propagation_ns: u64,
+    pub cw_min: u32,
+    pub cw_max: u32,
+    pub data_rate_bps: u64,
+    pub basic_rate_bps: u64,
+    /// MAC header plus FCS of a data frame.
+    pub mac_overhead_bytes: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PhyError(pub String);
+
+impl fmt::Display for PhyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PhyError {}
+
+const DSSS_RATES: [u64; 4] = [1_000_000, 2_000_000, 5_500_000, 11_000_000];
+const OFDM_RATES: [u64; 8] = [
+    6_000_000, 9_000_000, 12_000_000, 18_000_000, 24_000_000, 36_000_000, 48_000_000, 54_000_000,
+];
+const OFDM_MANDATORY_BASIC: [u64; 3] = [6_000_000, 12_000_000, 24_000_000];
+
+fn check_rate(rate: u64, allowed: &[u64], what: &str, phy: &str) -> Result<(), PhyError> {
+    if allowed.contains(&rate) {
+        Ok(())
+    } else {
+        let list: Vec<String> = allowed
+            .iter()
+            .map(|r| format!("{}", *r as f64 / 1e6))
+            .collect();
+        Err(PhyError(format!(
+            "{what} {} Mbit/s is not a {phy} rate; expected one of {} Mbit/s",
+            rate as f64 / 1e6,
+            list.join(", ")
+        )))
+    }
+}
+
+impl Phy {
+    /// 802.11b at `data_rate_bps`; control frames at `basic_rate_bps` (1 or 2 Mbit/s).
+    pub fn dsss(
+        data_rate_bps: u64,
+        basic_rate_bps: u64,
+        preamble: Preamble,
+    ) -> Result<Phy, PhyError> {
+        check_rate(data_rate_bps, &DSSS_RATES, "rate", "802.11b")?;
+        check_rate(
+            basic_rate_bps,
+            &DSSS_RATES[..2],
+            "basic rate",
+            "802.11b basic",
+        )?;
+        Ok(Phy {
+            name: "802.11b",
+            modulation: Modulation::Dsss(preamble),
+            slot_ns: 20_000,
+            sifs_ns: 10_000,
+            propagation_ns: 1_000,
+            cw_min: 31,
+            cw_max: 1023,
+            data_rate_bps,
+            basic_rate_bps,
+            mac_overhead_bytes: 28,
+        })
+    }
+
+    /// 802.11g ERP-OFDM; `basic_rate_bps` of `None` picks the highest mandatory rate (6, 12,
+    /// 24 Mbit/s) not above the data rate, as the standard's control-response rule does.
+    pub fn erp_ofdm(
+        data_rate_bps: u64,
+        basic_rate_bps: Option<u64>,
+        short_slot: bool,
+    ) -> Result<Phy, PhyError> {
+        check_rate(data_rate_bps, &OFDM_RATES, "rate", "802.11g")?;
+        let basic = match basic_rate_bps {
+            Some(rate) => {
+                check_rate(rate, &OFDM_RATES, "basic rate", "802.11g")?;
+                rate
+            }
+            None => OFDM_MANDATORY_BASIC
+                .iter()
+                .copied()
+                .filter(|r| *r <= data_rate_bps)
+                .max()
+                .unwrap_or(6_000_000),
+        };
+        Ok(Phy {
+            name: "802.11g",
+            modulation: Modulation::ErpOfdm,
+            slot_ns: if short_slot { 9_000 } else { 20_000 },
+            sifs_ns: 10_000,
+            propagation_ns: 1_000,
+            cw_min: if short_slot { 15 } else { 31 },
+            cw_max: 1023,
+            data_rate_bps,
+            basic_rate_bps: basic,
+            mac_overhead_bytes: 28,
+        })
+    }
+
+    /// Bianchi's FHSS parameters (JSAC 2000, Table I) with the given contention window.
+    pub fn bianchi2000(cw_min: u32, stages: u32) -> Phy {
+        Phy {
+            name: "bianchi2000",
+            modulation: Modulation::Fhss {
+                phy_header_bits: 128,
+            },
+            slot_ns: 50_000,
+            sifs_ns: 28_000,
+            propagation_ns: 1_000,
+            cw_min,
+            cw_max: ((cw_min + 1) << stages) - 1,
+            data_rate_bps: 1_000_000,
+            basic_rate_bps: 1_000_000,
+            mac_overhead_bytes: 34,
+        }
+    }
+
+    pub fn difs_ns(&self) -> u64 {
+        // Bianchi's DIFS (128 µs) is SIFS + 2 slots only for his own slot size; keep his value.
+        match self.modulation {
+            Modulation::Fhss { .. } => 128_000,
+            _ => self.sifs_ns + 2 * self.slot_ns,
+        }
+    }
+
+    /// Airtime of a frame of `bytes` (MAC header and FCS included) sent at `rate_bps`.
+    pub fn airtime_ns(&self, bytes: u32, rate_bps: u64) -> u64 {
+        let bits = 8 * u64::from(bytes);
+        match self.modulation {
+            Modulation::Dsss(preamble) => {
+                let plcp = if preamble == Preamble::Short && rate_bps > 1_000_000 {
+                    96_000
+                } else {
+                    192_000
+                };
+                let micros = (bits * 1_000_000).div_ceil(rate_bps);
+                plcp + micros * 1_000
+            }
+            Modulation::ErpOfdm => {
+                let bits_per_symbol = rate_bps * 4 / 1_000_000;
+                let symbols = (16 + bits + 6).div_ceil(bits_per_symbol);
+                20_000 + symbols * 4_000 + 6_000
+            }
+            Modulation::Fhss { phy_header_bits } => {
+                (u64::from(phy_header_bits) + bits) * 1_000_000_000 / rate_bps
+            }
+        }
+    }
+
+    /// Airtime of a data frame carrying an MSDU of `msdu_bytes`.
+    pub fn data_airtime_ns(&self, msdu_bytes: u32) -> u64 {
+        self.airtime_ns(self.mac_overhead_bytes + msdu_bytes, self.data_rate_bps)
+    }
+
+    pub fn ack_airtime_ns(&self) -> u64 {
+        self.airtime_ns(FRAME_ACK_BYTES, self.basic_rate_bps)
+    }
+
+    pub fn rts_airtime_ns(&self) -> u64 {
+        self.airtime_ns(FRAME_RTS_BYTES, self.basic_rate_bps)
+    }
+
+    pub fn cts_airtime_ns(&self) -> u64 {
+        self.airtime_ns(FRAME_CTS_BYTES, self.basic_rate_bps)
+    }
+
+    /// EIFS: what a station that saw a frame it could not decode waits instead of DIFS.
+    pub fn eifs_ns(&self) -> u64 {
+        self.sifs_ns + self.ack_airtime_ns() + self.difs_ns()
+    }
+
+    /// Channel time of a successful exchange of an MSDU, up to the end of the DIFS that
+    /// follows (Bianchi's Ts): [RTS, CTS,] DATA, ACK, each with SIFS and propagation delay.
+    pub fn success_time_ns(&self, msdu_bytes: u32, rts_cts: bool) -> u64 {
+        let d = self.propagation_ns;
+        let mut t = self.data_airtime_ns(msdu_bytes)
+            + d
+            + self.sifs_ns
+            + self.ack_airtime_ns()
+            + d
+            + self.difs_ns();
+        if rts_cts {
+            t +=
+                self.rts_airtime_ns() + d + self.sifs_ns + self.cts_airtime_ns() + d + self.sifs_ns;
+        }
+        t
+    }
+
+    /// Channel time of a collision as this simulator's MAC spends it: the longest colliding
+    /// frame (the data frame, or the RTS), then EIFS for every station, which equals the
+    /// colliders' ACK/CTS timeout followed by DIFS.
+    pub fn collision_time_ns(&self, msdu_bytes: u32, rts_cts: bool) -> u64 {
+        let frame = if rts_cts {
+            self.rts_airtime_ns()
+        } else {
+            self.data_airtime_ns(msdu_bytes)
+        };
+        frame + self.propagation_ns + self.eifs_ns()
+    }
+
+    /// Bianchi's own collision time (JSAC 2000, eqs. 14 and 15): frame, DIFS, propagation.
+    pub fn bianchi_collision_time_ns(&self, msdu_bytes: u32, rts_cts: bool) -> u64 {
+        let frame = if rts_cts {
+            self.rts_airtime_ns()
+        } else {
+            self.data_airtime_ns(msdu_bytes)
+        };
+        frame + self.difs_ns() + self.propagation_ns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dsss_airtime_counts_whole_microseconds() {
+        let b = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
+        // 1052 bytes = 8416 bits at 11 Mbit/s = 765.09 µs, rounded up, plus 192 µs PLCP
+        assert_eq!(b.data_airtime_ns(1024), 958_000);
+        assert_eq!(b.ack_airtime_ns(), 304_000);
+        assert_eq!(b.difs_ns(), 50_000);
+        assert_eq!(b.eifs_ns(), 364_000);
+        let short = Phy::dsss(11_000_000, 2_000_000, Preamble::Short).unwrap();
+        assert_eq!(short.data_airtime_ns(1024), 862_000);
+        assert_eq!(short.ack_airtime_ns(), 96_000 + 56_000);
+        assert_eq!(
+            short.airtime_ns(14, 1_000_000),
+            192_000 + 112_000,
+            "1 Mbit/s always long"
+        );
+    }
+
+    #[test]
+    fn ofdm_airtime_counts_symbols() {
+        let g = Phy::erp_ofdm(54_000_000, None, true).unwrap();
+        assert_eq!(g.basic_rate_bps, 24_000_000);
+        // 16 + 8·1052 + 6 = 8438 bits / 216 per symbol = 39.06 → 40 symbols
+        assert_eq!(g.data_airtime_ns(1024), 20_000 + 40 * 4_000 + 6_000);
+        // ACK at 24 Mbit/s: 16 + 112 + 6 = 134 bits / 96 → 2 symbols
+        assert_eq!(g.ack_airtime_ns(), 34_000);
+        assert_eq!(g.difs_ns(), 28_000);
+        assert_eq!(g.cw_min, 15);
+        let long = Phy::erp_ofdm(6_000_000, None, false).unwrap();
+        assert_eq!(long.difs_ns(), 50_000);
+        assert_eq!(long.basic_rate_bps, 6_000_000);
+    }
+
+    #[test]
+    fn bianchi_fhss_times_match_his_table() {
+        let phy = Phy::bianchi2000(31, 5);
+        assert_eq!(phy.cw_max, 1023);
+        // 8184-bit payload = 1023 bytes: H + P = 128 + 272 + 8184 bits = 8584 µs
+        assert_eq!(phy.data_airtime_ns(1023), 8_584_000);
+        assert_eq!(phy.ack_airtime_ns(), 240_000);
+        assert_eq!(phy.rts_airtime_ns(), 288_000);
+    }
+
+    #[test]
+    fn rejects_rates_a_phy_lacks() {
+        let err = Phy::dsss(54_000_000, 1_000_000, Preamble::Long).unwrap_err();
+        assert!(err.0.contains("not a 802.11b rate"), "{err}");
+        assert!(Phy::erp_ofdm(11_000_000, None, true).is_err());
+        assert!(Phy::dsss(11_000_000, 5_500_000, Preamble::Long).is_err());
+    }
+}

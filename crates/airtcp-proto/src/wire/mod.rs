@@ -1,0 +1,13 @@
+//! Packet representations (the smoltcp `Repr` idea): the header fields protocol code reads and
+//! writes, independent of any buffer. `emit` turns a representation into IPv4 bytes with valid
+//! checksums (for pcap and the emulator), `parse` reads real bytes back (fuzzed: it is fed
+//! packets from outside).
+//!
+//! Payloads are not carried: the simulator moves byte counts, not bytes. `emit` writes the
+//! payload as zero bytes, which is what a trace of a bulk transfer shows anyway.
+
+mod packet;
+mod tcp;
+
+pub use packet::{Ipv4Repr, PacketRepr, ParseError, TransportRepr, UdpRepr};
+pub use tcp::{TcpFlags, TcpRepr};

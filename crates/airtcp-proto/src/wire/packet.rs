@@ -1,0 +1,299 @@
+//! IPv4 packets carrying TCP or UDP, and their conversion to and from bytes via etherparse.
+
+use core::fmt;
+
+use etherparse::{
+    IpNumber, Ipv4Header, NetSlice, SlicedPacket, TcpHeader, TcpOptionElement, TransportSlice,
+    UdpHeader,
+};
+
+use super::tcp::{TcpFlags, TcpRepr};
+use crate::seq::SeqNumber;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ipv4Repr {
+    pub src: [u8; 4],
+    pub dst: [u8; 4],
+    pub ttl: u8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UdpRepr {
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub payload_len: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransportRepr {
+    Tcp(TcpRepr),
+    Udp(UdpRepr),
+}
+
+/// An IPv4 packet: header fields and transport header, payload as a length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PacketRepr {
+    pub ip: Ipv4Repr,
+    pub transport: TransportRepr,
+}
+
+/// Why bytes could not be read as a packet this stack understands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseError {
+    Malformed(String),
+    NotIpv4,
+    UnsupportedTransport,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::Malformed(why) => write!(f, "malformed packet: {why}"),
+            ParseError::NotIpv4 => f.write_str("not an IPv4 packet"),
+            ParseError::UnsupportedTransport => f.write_str("neither TCP nor UDP"),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+const IPV4_HEADER_LEN: u32 = 20;
+const UDP_HEADER_LEN: u32 = 8;
+
+impl PacketRepr {
+    /// Total IPv4 length in bytes: what a link serialises and a queue counts.
+    pub fn ip_len(&self) -> u32 {
+        IPV4_HEADER_LEN
+            + match &self.transport {
+                TransportRepr::Tcp(tcp) => tcp.header_len() + tcp.payload_len,
+                TransportRepr::Udp(udp) => UDP_HEADER_LEN + udp.payload_len,
+            }
+    }
+
+    pub fn tcp(&self) -> Option<&TcpRepr> {
+        match &self.transport {
+            TransportRepr::Tcp(tcp) => Some(tcp),
+            TransportRepr::Udp(_) => None,
+        }
+    }
+
+    /// Application payload length.
+    pub fn payload_len(&self) -> u32 {
+        match &self.transport {
+            TransportRepr::Tcp(tcp) => tcp.payload_len,
+            TransportRepr::Udp(udp) => udp.payload_len,
+        }
+    }
+
+    /// IPv4 bytes with valid IP and transport checksums; the payload is zero-filled.
+    pub fn emit(&self) -> Vec<u8> {
+        let payload = vec![0u8; self.payload_len() as usize];
+        let transport_len = self.ip_len() - IPV4_HEADER_LEN;
+        let protocol = match self.transport {
+            TransportRepr::Tcp(_) => IpNumber::TCP,
+            TransportRepr::Udp(_) => IpNumber::UDP,
+        };
+        // Lengths are bounded by u16 because ip_len() sums header sizes and MSS-bounded payloads.
+        let mut ip = Ipv4Header::new(
+            transport_len as u16,
+            self.ip.ttl,
+            protocol,
+            self.ip.src,
+            self.ip.dst,
+        )
+        .expect("IPv4 payload fits in 16 bits");
+        ip.header_checksum = ip.calc_header_checksum();
+        let mut out = Vec::with_capacity(self.ip_len() as usize);
+        ip.write(&mut out).expect("writing to a Vec cannot fail");
+        match &self.transport {
+            TransportRepr::Tcp(tcp) => {
+                let header = tcp_header(tcp);
+                let mut header = header;
+                header.checksum = header
+                    .calc_checksum_ipv4(&ip, &payload)
+                    .expect("TCP length fits");
+                header
+                    .write(&mut out)
+                    .expect("writing to a Vec cannot fail");
+            }
+            TransportRepr::Udp(udp) => {
+                let header =
+                    UdpHeader::with_ipv4_checksum(udp.src_port, udp.dst_port, &ip, &payload)
+                        .expect("UDP length fits");
+                header
+                    .write(&mut out)
+                    .expect("writing to a Vec cannot fail");
+            }
+        }
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    /// Reads an IPv4 packet carrying TCP or UDP.
+    pub fn parse(bytes: &[u8]) -> Result<PacketRepr, ParseError> {
+        let sliced =
+            SlicedPacket::from_ip(bytes).map_err(|e| ParseError::Malformed(e.to_string()))?;
+        let ip = match &sliced.net {
+            Some(NetSlice::Ipv4(v4)) => {
+                let header = v4.header();
+                Ipv4Repr {
+                    src: header.source(),
+                    dst: header.destination(),
+                    ttl: header.ttl(),
+                }
+            }
+            _ => return Err(ParseError::NotIpv4),
+        };
+        let transport = match &sliced.transport {
+            Some(TransportSlice::Tcp(tcp)) => {
+                let mut mss = None;
+                let mut window_scale = None;
+                for option in tcp.options_iterator() {
+                    match option.map_err(|e| ParseError::Malformed(e.to_string()))? {
+                        TcpOptionElement::MaximumSegmentSize(value) => mss = Some(value),
+                        TcpOptionElement::WindowScale(shift) => window_scale = Some(shift),
+                        _ => {}
+                    }
+                }
+                TransportRepr::Tcp(TcpRepr {
+                    src_port: tcp.source_port(),
+                    dst_port: tcp.destination_port(),
+                    seq: SeqNumber(tcp.sequence_number()),
+                    ack: SeqNumber(tcp.acknowledgment_number()),
+                    flags: TcpFlags {
+                        syn: tcp.syn(),
+                        ack: tcp.ack(),
+                        fin: tcp.fin(),
+                        rst: tcp.rst(),
+                        psh: tcp.psh(),
+                    },
+                    window: tcp.window_size(),
+                    mss,
+                    window_scale,
+                    payload_len: tcp.payload().len() as u32,
+                })
+            }
+            Some(TransportSlice::Udp(udp)) => TransportRepr::Udp(UdpRepr {
+                src_port: udp.source_port(),
+                dst_port: udp.destination_port(),
+                payload_len: udp.payload().len() as u32,
+            }),
+            _ => return Err(ParseError::UnsupportedTransport),
+        };
+        Ok(PacketRepr { ip, transport })
+    }
+}
+
+fn tcp_header(tcp: &TcpRepr) -> TcpHeader {
+    let mut header = TcpHeader::new(tcp.src_port, tcp.dst_port, tcp.seq.0, tcp.window);
+    header.acknowledgment_number = tcp.ack.0;
+    header.syn = tcp.flags.syn;
+    header.ack = tcp.flags.ack;
+    header.fin = tcp.flags.fin;
+    header.rst = tcp.flags.rst;
+    header.psh = tcp.flags.psh;
+    let mut options = Vec::with_capacity(3);
+    if let Some(mss) = tcp.mss {
+        options.push(TcpOptionElement::MaximumSegmentSize(mss));
+    }
+    if let Some(shift) = tcp.window_scale {
+        options.push(TcpOptionElement::Noop);
+        options.push(TcpOptionElement::WindowScale(shift));
+    }
+    header
+        .set_options(&options)
+        .expect("MSS and window scale fit in the option space");
+    header
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn sample_tcp() -> PacketRepr {
+        PacketRepr {
+            ip: Ipv4Repr {
+                src: [10, 0, 0, 1],
+                dst: [10, 0, 1, 2],
+                ttl: 64,
+            },
+            transport: TransportRepr::Tcp(TcpRepr {
+                src_port: 5001,
+                dst_port: 80,
+                seq: SeqNumber(1000),
+                ack: SeqNumber(77),
+                flags: TcpFlags {
+                    syn: true,
+                    ack: true,
+                    ..Default::default()
+                },
+                window: 65535,
+                mss: Some(1460),
+                window_scale: Some(7),
+                payload_len: 0,
+            }),
+        }
+    }
+
+    #[test]
+    fn tcp_round_trips_with_options_and_valid_checksums() {
+        let packet = sample_tcp();
+        let bytes = packet.emit();
+        assert_eq!(bytes.len() as u32, packet.ip_len());
+        assert_eq!(PacketRepr::parse(&bytes).unwrap(), packet);
+        let sliced = SlicedPacket::from_ip(&bytes).unwrap();
+        let Some(NetSlice::Ipv4(v4)) = sliced.net else {
+            panic!("not ipv4")
+        };
+        let ip = v4.header().to_header();
+        assert_eq!(ip.header_checksum, ip.calc_header_checksum());
+        let Some(TransportSlice::Tcp(tcp)) = sliced.transport else {
+            panic!("not tcp")
+        };
+        assert_eq!(
+            tcp.checksum(),
+            tcp.to_header()
+                .calc_checksum_ipv4(&ip, tcp.payload())
+                .unwrap()
+        );
+    }
+
+    #[test]
+    fn udp_round_trips() {
+        let packet = PacketRepr {
+            transport: TransportRepr::Udp(UdpRepr {
+                src_port: 9,
+                dst_port: 9,
+                payload_len: 988,
+            }),
+            ..sample_tcp()
+        };
+        let bytes = packet.emit();
+        assert_eq!(bytes.len(), 1016);
+        assert_eq!(PacketRepr::parse(&bytes).unwrap(), packet);
+    }
+
+    #[test]
+    fn rejects_non_ipv4() {
+        assert!(PacketRepr::parse(&[0x60, 0, 0]).is_err());
+        assert!(PacketRepr::parse(&[]).is_err());
+    }
+
+    proptest! {
+        // The parser takes packets from outside (the emulator's TUN device): any bytes must give
+        // a packet or an error, never a panic.
+        #[test]
+        fn parse_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let _ = PacketRepr::parse(&bytes);
+        }
+
+        #[test]
+        fn parse_never_panics_on_mutated_valid_packets(index in 0usize..48, value in any::<u8>()) {
+            let mut bytes = sample_tcp().emit();
+            let i = index % bytes.len();
+            bytes[i] = value;
+            let _ = PacketRepr::parse(&bytes);
+        }
+    }
+}
