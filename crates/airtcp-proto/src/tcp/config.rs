@@ -44,6 +44,9 @@ pub struct TcpConfig {
     pub time_wait: Duration,
     /// The largest persist (zero-window probe) interval.
     pub max_persist: Duration,
+    /// Consecutive retransmission timeouts before the connection is abandoned (R2 of
+    /// RFC 1122 §4.2.3.5; Linux's tcp_retries2 is 15).
+    pub max_retransmissions: u32,
 }
 
 impl TcpConfig {
@@ -102,6 +105,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             time_wait: Duration::from_secs(60),
             max_persist: Duration::from_secs(60),
+            max_retransmissions: 15,
         }
     }
 }

@@ -69,6 +69,8 @@ pub struct TcpStats {
     pub bytes_acked: u64,
     /// Payload bytes received in order (what the application can read).
     pub bytes_received: u64,
+    /// The connection gave up after too many consecutive timeouts.
+    pub aborted: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -131,6 +133,10 @@ pub struct TcpSocket {
     unacked_segments: u32,
     delack_deadline: Option<Instant>,
     time_wait_deadline: Option<Instant>,
+    /// A reset to send in answer to a segment for a closed connection (seq, ack, ACK flag).
+    reset: Option<(SeqNumber, SeqNumber, bool)>,
+    /// Timeouts since the last acknowledgement of new data (RFC 1122 §4.2.3.5, R2).
+    consecutive_timeouts: u32,
 
     stats: TcpStats,
 }
@@ -191,6 +197,8 @@ impl TcpSocket {
             unacked_segments: 0,
             delack_deadline: None,
             time_wait_deadline: None,
+            reset: None,
+            consecutive_timeouts: 0,
             stats: TcpStats::default(),
         }
     }
@@ -377,6 +385,12 @@ impl TcpSocket {
             _ => return,
         }
         self.stats.timeouts += 1;
+        self.consecutive_timeouts += 1;
+        if self.consecutive_timeouts > self.config.max_retransmissions {
+            self.stats.aborted = true;
+            self.enter_closed();
+            return;
+        }
         self.timed = None;
         self.rto.back_off();
         self.rtx_deadline = Some(now + self.rto.rto());
@@ -391,7 +405,15 @@ impl TcpSocket {
             return;
         }
         match self.state {
-            TcpState::Closed => {}
+            // RFC 9293 §3.10.7.1: answer anything but a reset with a reset, so that a peer
+            // still retransmitting (its last ACK was lost) does not wait forever.
+            TcpState::Closed => {
+                self.reset = Some(if seg.flags.ack {
+                    (seg.ack, SeqNumber(0), false)
+                } else {
+                    (SeqNumber(0), seg.seq + seg.seq_len(), true)
+                });
+            }
             TcpState::Listen => {
                 if seg.flags.syn && !seg.flags.ack {
                     self.accept_syn(seg);
@@ -534,6 +556,7 @@ impl TcpSocket {
 
     fn on_new_ack(&mut self, now: Instant, ack: SeqNumber) {
         let acked = ack - self.snd_una;
+        self.consecutive_timeouts = 0;
         let flight_before = self.snd_max - self.snd_una;
         // Payload bytes exclude the SYN and FIN sequence numbers.
         let data_start = self.iss + 1;
@@ -738,6 +761,18 @@ impl TcpSocket {
     }
 
     pub fn poll_transmit(&mut self, now: Instant) -> Option<TcpRepr> {
+        if let Some((seq, ack, with_ack)) = self.reset.take() {
+            let flags = TcpFlags {
+                rst: true,
+                ack: with_ack,
+                ..TcpFlags::default()
+            };
+            let mut seg = self.segment(seq, 0, flags);
+            seg.ack = ack;
+            seg.window = 0;
+            self.stats.segments_sent += 1;
+            return Some(seg);
+        }
         let seg = self.next_segment(now)?;
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += u64::from(seg.payload_len);

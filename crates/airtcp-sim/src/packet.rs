@@ -1,0 +1,68 @@
+//! A packet in flight through the simulator: its IPv4/TCP/UDP representation and a unique id
+//! for traces. Agents and MACs classify packets from the headers only.
+
+use airtcp_proto::wire::PacketRepr;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    pub uid: u64,
+    pub repr: PacketRepr,
+}
+
+impl Packet {
+    /// IPv4 length in bytes.
+    pub fn len(&self) -> u32 {
+        self.repr.ip_len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+/// IPv4 address of a node: 10.x.y.z from the node index, so that the simulator can route by
+/// address without a lookup table.
+pub fn node_address(node: usize) -> [u8; 4] {
+    let id = node as u32 + 1;
+    [10, (id >> 16) as u8, (id >> 8) as u8, id as u8]
+}
+
+pub fn address_node(addr: [u8; 4]) -> Option<usize> {
+    if addr[0] != 10 {
+        return None;
+    }
+    let id = (u32::from(addr[1]) << 16) | (u32::from(addr[2]) << 8) | u32::from(addr[3]);
+    id.checked_sub(1).map(|n| n as usize)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use airtcp_proto::wire::{Ipv4Repr, TransportRepr, UdpRepr};
+
+    pub fn udp_packet(payload_len: u32) -> Packet {
+        Packet {
+            uid: 0,
+            repr: PacketRepr {
+                ip: Ipv4Repr {
+                    src: node_address(0),
+                    dst: node_address(1),
+                    ttl: 64,
+                },
+                transport: TransportRepr::Udp(UdpRepr {
+                    src_port: 1,
+                    dst_port: 2,
+                    payload_len,
+                }),
+            },
+        }
+    }
+
+    #[test]
+    fn addresses_round_trip() {
+        for node in [0, 1, 254, 255, 70_000] {
+            assert_eq!(address_node(node_address(node)), Some(node));
+        }
+        assert_eq!(address_node([192, 168, 0, 1]), None);
+    }
+}

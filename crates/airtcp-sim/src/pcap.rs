@@ -1,0 +1,83 @@
+//! Per-node packet traces in pcap format (Ethernet/IPv4/TCP or UDP, valid checksums,
+//! nanosecond timestamps), readable by Wireshark's TCP analysis. A node's trace holds what
+//! it sends from its own stack and everything it receives, like `tcpdump -i any` would.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use airtcp_proto::Instant;
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+use pcap_file::{DataLink, TsResolution};
+
+use crate::packet::{address_node, Packet};
+
+pub struct PcapSet {
+    writers: Vec<PcapWriter<BufWriter<File>>>,
+    buffer: Vec<u8>,
+}
+
+/// Locally administered MAC address of a node.
+fn mac_of(node: usize) -> [u8; 6] {
+    let n = node as u32;
+    [
+        0x02,
+        0x00,
+        (n >> 24) as u8,
+        (n >> 16) as u8,
+        (n >> 8) as u8,
+        n as u8,
+    ]
+}
+
+impl PcapSet {
+    /// Creates `<dir>/<node>.pcap` for every node.
+    pub fn create(dir: &Path, node_names: &[String]) -> std::io::Result<PcapSet> {
+        std::fs::create_dir_all(dir)?;
+        let header = PcapHeader {
+            datalink: DataLink::ETHERNET,
+            ts_resolution: TsResolution::NanoSecond,
+            ..PcapHeader::default()
+        };
+        let writers = node_names
+            .iter()
+            .map(|name| {
+                let path: PathBuf = dir.join(format!("{name}.pcap"));
+                let file = BufWriter::new(File::create(path)?);
+                PcapWriter::with_header(file, header).map_err(std::io::Error::other)
+            })
+            .collect::<std::io::Result<Vec<_>>>()?;
+        Ok(PcapSet {
+            writers,
+            buffer: Vec::with_capacity(2048),
+        })
+    }
+
+    pub fn record(&mut self, node: usize, at: Instant, packet: &Packet) -> std::io::Result<()> {
+        let src = address_node(packet.repr.ip.src).unwrap_or(0);
+        let dst = address_node(packet.repr.ip.dst).unwrap_or(0);
+        self.buffer.clear();
+        self.buffer.extend_from_slice(&mac_of(dst));
+        self.buffer.extend_from_slice(&mac_of(src));
+        self.buffer.extend_from_slice(&[0x08, 0x00]);
+        self.buffer.extend_from_slice(&packet.repr.emit());
+        let record = PcapPacket::new(
+            Duration::from_nanos(at.as_nanos()),
+            self.buffer.len() as u32,
+            &self.buffer,
+        );
+        self.writers[node]
+            .write_packet(&record)
+            .map_err(std::io::Error::other)?;
+        Ok(())
+    }
+
+    pub fn finish(self) -> std::io::Result<()> {
+        for writer in self.writers {
+            use std::io::Write;
+            writer.into_writer().flush()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,110 @@
+//! DropTail FIFO limited in packets, in bytes, or both.
+
+use std::collections::VecDeque;
+
+use serde::Deserialize;
+
+use crate::packet::Packet;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueLimit {
+    pub packets: Option<u32>,
+    pub bytes: Option<u64>,
+}
+
+impl Default for QueueLimit {
+    fn default() -> Self {
+        QueueLimit {
+            packets: Some(100),
+            bytes: None,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct DropTailQueue {
+    limit: QueueLimit,
+    packets: VecDeque<Packet>,
+    bytes: u64,
+    pub drops: u64,
+}
+
+impl DropTailQueue {
+    pub fn new(limit: QueueLimit) -> Self {
+        DropTailQueue {
+            limit,
+            packets: VecDeque::new(),
+            bytes: 0,
+            drops: 0,
+        }
+    }
+
+    /// Appends `packet`, or drops it (returning false) when a limit would be exceeded.
+    pub fn push(&mut self, packet: Packet) -> bool {
+        let size = u64::from(packet.len());
+        let full_packets = self
+            .limit
+            .packets
+            .is_some_and(|max| self.packets.len() as u64 >= u64::from(max));
+        let full_bytes = self.limit.bytes.is_some_and(|max| self.bytes + size > max);
+        if full_packets || full_bytes {
+            self.drops += 1;
+            return false;
+        }
+        self.bytes += size;
+        self.packets.push_back(packet);
+        true
+    }
+
+    pub fn pop(&mut self) -> Option<Packet> {
+        let packet = self.packets.pop_front()?;
+        self.bytes -= u64::from(packet.len());
+        Some(packet)
+    }
+
+    pub fn front(&self) -> Option<&Packet> {
+        self.packets.front()
+    }
+
+    pub fn len(&self) -> usize {
+        self.packets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.packets.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::tests::udp_packet;
+
+    #[test]
+    fn drops_at_packet_limit() {
+        let mut q = DropTailQueue::new(QueueLimit {
+            packets: Some(2),
+            bytes: None,
+        });
+        assert!(q.push(udp_packet(100)));
+        assert!(q.push(udp_packet(100)));
+        assert!(!q.push(udp_packet(100)));
+        assert_eq!((q.len(), q.drops), (2, 1));
+        q.pop();
+        assert!(q.push(udp_packet(100)));
+    }
+
+    #[test]
+    fn drops_at_byte_limit() {
+        let mut q = DropTailQueue::new(QueueLimit {
+            packets: None,
+            bytes: Some(300),
+        });
+        assert!(q.push(udp_packet(100 - 28)));
+        assert!(q.push(udp_packet(200 - 28)));
+        assert!(!q.push(udp_packet(1)), "301 bytes would exceed 300");
+        assert_eq!(q.pop().unwrap().len(), 100);
+        assert!(q.push(udp_packet(100 - 28)));
+    }
+}

@@ -1,0 +1,97 @@
+//! What a run reports: a summary (per flow, per BSS, per link) and per-flow time series.
+
+use serde::Serialize;
+
+use crate::wlan::MacCounters;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub scenario: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    pub measure_from_s: f64,
+    pub flows: Vec<FlowSummary>,
+    pub aggregate_goodput_bps: f64,
+    /// Jain's index over the flows' goodput: 1 is perfectly fair.
+    pub jain_fairness: f64,
+    pub wlans: Vec<WlanSummary>,
+    pub links: Vec<LinkSummary>,
+    pub events: u64,
+    /// Excluded from reproducibility checks: it depends on the machine.
+    pub wall_time_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowSummary {
+    pub name: String,
+    pub kind: &'static str,
+    pub src: String,
+    pub dst: String,
+    /// Application bytes delivered in the measurement window, per second, in bits.
+    pub goodput_bps: f64,
+    /// Application bytes delivered over the whole run.
+    pub bytes_delivered: u64,
+    pub retransmissions: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub packets_sent: u64,
+    /// TCP only: connection states at the end, and whether a finite transfer completed.
+    pub sender_state: Option<String>,
+    pub receiver_state: Option<String>,
+    pub completed: Option<bool>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct WlanSummary {
+    pub ap: String,
+    pub stations: usize,
+    #[serde(flatten)]
+    pub counters: MacCounters,
+    /// Failed attempts over attempts.
+    pub collision_probability: f64,
+    pub mean_contenders: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkSummary {
+    pub from: String,
+    pub to: String,
+    pub delivered: u64,
+    pub queue_drops: u64,
+    pub lost: u64,
+}
+
+/// Column-wise per-flow samples, cheap to hand to Arrow.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TimeSeries {
+    pub flow: Vec<String>,
+    pub time_s: Vec<f64>,
+    pub cwnd_bytes: Vec<u64>,
+    /// NaN while ssthresh is still "infinite".
+    pub ssthresh_bytes: Vec<f64>,
+    /// NaN before the first RTT sample.
+    pub srtt_ms: Vec<f64>,
+    pub bytes_acked: Vec<u64>,
+    pub goodput_bps: Vec<f64>,
+}
+
+pub fn jain_index(values: &[f64]) -> f64 {
+    let sum: f64 = values.iter().sum();
+    let squares: f64 = values.iter().map(|v| v * v).sum();
+    if squares == 0.0 {
+        return 1.0;
+    }
+    sum * sum / (values.len() as f64 * squares)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_bounds() {
+        assert!((jain_index(&[5.0, 5.0, 5.0]) - 1.0).abs() < 1e-12);
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        assert_eq!(jain_index(&[]), 1.0);
+    }
+}

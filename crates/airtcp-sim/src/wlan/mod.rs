@@ -1,0 +1,5 @@
+//! Wireless LAN: the 802.11 MAC of one infrastructure BSS.
+
+pub mod dcf;
+
+pub use dcf::{Actions, Bss, Frame, MacCounters, MacParams};

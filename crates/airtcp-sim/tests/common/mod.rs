@@ -1,0 +1,58 @@
+//! Scenario builders shared by the integration tests.
+#![allow(dead_code)]
+
+use airtcp_sim::{run_json, RunOptions, RunResult};
+use serde_json::{json, Value};
+
+pub const MS: u64 = 1_000_000;
+pub const S: u64 = 1_000_000_000;
+
+pub fn run(scenario: &Value) -> RunResult {
+    run_json(&scenario.to_string(), &RunOptions::default()).expect("scenario runs")
+}
+
+/// `n` stations saturating an 802.11b BSS with UDP towards the AP.
+pub fn saturation(n: usize, msdu: u32, rts: bool, seed: u64, duration_s: u64) -> Value {
+    let mut nodes = vec!["ap".to_string()];
+    nodes.extend((1..=n).map(|i| format!("sta{i}")));
+    let payload = msdu - 8 - 20 - 8; // LLC/SNAP, IPv4, UDP
+                                     // Offer twice the channel's capacity so that every queue stays backlogged.
+    let rate = 2 * 11_000_000 / n as u64 + 1_000_000;
+    let flows: Vec<Value> = (1..=n)
+        .map(|i| {
+            json!({"name": format!("udp{i}"), "src": i, "dst": 0,
+            "app": {"kind": "udp_cbr", "rate_bps": rate, "payload_bytes": payload}})
+        })
+        .collect();
+    json!({
+        "name": "saturation", "seed": seed, "duration_ns": duration_s * S, "measure_from_ns": 2 * S,
+        "nodes": nodes,
+        "wlans": [{"ap": 0, "stations": (1..=n).collect::<Vec<_>>(),
+                   "phy": {"standard": "802.11b", "rate_bps": 11_000_000, "basic_rate_bps": 1_000_000},
+                   "rts_threshold": if rts { Some(0) } else { None }, "queue_packets": 50}],
+        "flows": flows,
+    })
+}
+
+/// One TCP flow from `a` to `b` over a single wired link.
+pub fn wired_tcp(
+    rate_bps: u64,
+    delay_ms: u64,
+    queue_packets: u32,
+    loss: f64,
+    bytes: Option<u64>,
+    seed: u64,
+    duration_s: u64,
+) -> Value {
+    let direction = json!({"rate_bps": rate_bps, "delay_ns": delay_ms * MS,
+                           "queue": {"packets": queue_packets}, "errors": {"loss": loss}});
+    let reverse = json!({"rate_bps": rate_bps, "delay_ns": delay_ms * MS, "queue": {"packets": queue_packets}});
+    json!({
+        "name": "wired", "seed": seed, "duration_ns": duration_s * S, "measure_from_ns": 5 * S,
+        "sample_interval_ns": 10 * MS,
+        "nodes": ["a", "b"],
+        "links": [{"a": 0, "b": 1, "a_to_b": direction, "b_to_a": reverse}],
+        "flows": [{"name": "tcp", "src": 0, "dst": 1, "app": {"kind": "tcp_bulk", "bytes": bytes,
+                   "tcp": {"send_buffer": 1 << 20, "receive_buffer": 1 << 20, "time_wait_ns": S}}}],
+    })
+}
