@@ -1,0 +1,36 @@
+# The two commands of the README's quick start, and what they need.
+#   make demo   install, then run the headline experiment
+#   make test   install, then run every check and test (Rust and Python)
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+
+.PHONY: install demo test bench system-deps
+
+system-deps:
+	bash scripts/install-system-deps.sh
+
+$(VENV)/.deps: pyproject.toml | system-deps
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip maturin
+	$(PY) -m pip install -q -e ".[test]"
+	touch $@
+
+# Rebuilds the Rust extension incrementally after source changes.
+install: $(VENV)/.deps
+	$(BIN)/maturin develop --release -q
+
+demo: install
+	$(BIN)/airtcp demo
+
+test: install
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	cargo test --workspace
+	$(BIN)/ruff format --check python tests bench
+	$(BIN)/ruff check python tests bench
+	$(PY) -m pytest -q
+
+bench: install
+	$(PY) bench/sim_speed.py

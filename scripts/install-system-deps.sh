@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what the build needs from the system: a Python with venv, a C linker, and the
+# Rust components the checks use. Does nothing that is already there.
+set -euo pipefail
+
+need_apt=()
+python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv)
+command -v cc >/dev/null || need_apt+=(build-essential)
+if ((${#need_apt[@]})); then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "error: missing ${need_apt[*]}; install them (as root: apt-get install ${need_apt[*]})" >&2
+        exit 1
+    fi
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+fi
+if ! command -v cargo >/dev/null; then
+    echo "error: Rust (cargo) is required: https://rustup.rs" >&2
+    exit 1
+fi
+if command -v rustup >/dev/null; then
+    rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
+    rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
+fi

@@ -1,0 +1,107 @@
+"""The Python API and scenario resolution."""
+
+import math
+
+import airtcp
+import pandas as pd
+import pytest
+from airtcp.scenario import ScenarioError, parse
+from airtcp.units import parse_duration, parse_rate, parse_size
+from conftest import SCENARIOS
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+def test_run_returns_summary_and_dataframe():
+    result = airtcp.run(
+        SCENARIOS / "ryu-upload.toml",
+        seed=5,
+        overrides={"wlan.stations": 3, "simulation.duration": "22s"},
+    )
+    assert result.summary["seed"] == 5
+    assert isinstance(result.timeseries, pd.DataFrame)
+    assert set(result.timeseries["flow"]) == {"up1", "up2", "up3"}
+    assert result.summary["aggregate_goodput_bps"] > 1e6
+
+
+def test_same_seed_same_summary_other_seed_differs():
+    def summary(seed):
+        s = airtcp.run(
+            SCENARIOS / "wlan-saturation.toml", seed=seed, overrides={"simulation.duration": "4s"}
+        ).summary
+        s.pop("wall_time_s")
+        return s
+
+    assert summary(1) == summary(1)
+    assert summary(1) != summary(2)
+
+
+def test_per_station_templates_scale_with_station_count():
+    resolved = airtcp.prepare(SCENARIOS / "ryu-upload.toml", overrides=["wlan.stations=40"])
+    assert len(resolved["flows"]) == 40
+    assert len(resolved["nodes"]) == 1 + 40 + 1 + 40
+    assert resolved["flows"][39]["name"] == "up40"
+    assert resolved["flows"][0]["app"]["tcp"]["mss"] == 1024
+
+
+def test_units():
+    assert parse_rate("11Mbps") == 11_000_000
+    assert parse_rate("5.5 Mbit/s") == 5_500_000
+    assert parse_rate("16kbps") == 16_000
+    assert parse_duration("5ms") == 5_000_000
+    assert parse_duration("1.5s") == 1_500_000_000
+    assert parse_size("64KiB") == 65536
+    assert parse_size("1MB") == 1_000_000
+    assert parse_size(1500) == 1500
+    for bad in ("", "ms", "5 lightyears", "1e999s", True, None):
+        with pytest.raises(ValueError):
+            parse_duration(bad)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=20))
+def test_unit_parsers_fail_cleanly(text):
+    for parser in (parse_rate, parse_duration, parse_size):
+        try:
+            value = parser(text)
+        except ValueError:
+            continue
+        assert isinstance(value, int) and not math.isnan(value)
+
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-10, 10**6),
+    st.floats(allow_nan=True),
+    st.text(max_size=8),
+)
+toml_like = st.recursive(
+    scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.dictionaries(
+            st.sampled_from(["a", "b", "rate", "delay", "src", "dst", "stations", "duration", "x"]),
+            children,
+            max_size=4,
+        ),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["simulation", "tcp", "wlan", "links", "flows", "other"]),
+        toml_like,
+        max_size=4,
+    )
+)
+def test_scenario_parser_never_crashes(data):
+    """Fuzzing the parser of outside input: any document is accepted or a ScenarioError."""
+    try:
+        scenario = parse(data, "fuzz.toml")
+        airtcp.prepare(scenario)
+    except ScenarioError as error:
+        assert error.source == "fuzz.toml" or error.source == "<scenario>"
