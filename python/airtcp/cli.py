@@ -216,9 +216,13 @@ def demo(
     ),
 ) -> None:
     """The headline job: TCP uploads from 802.11b stations (paper 000's setup)."""
-    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "ryu-upload.toml"
-    if not scenario.exists():
-        raise fail(f"{scenario}: scenario not found (run from a source checkout)")
+    candidates = [
+        Path.cwd() / "scenarios" / "ryu-upload.toml",
+        Path(__file__).resolve().parents[2] / "scenarios" / "ryu-upload.toml",
+    ]
+    scenario = next((path for path in candidates if path.exists()), None)
+    if scenario is None:
+        raise fail("scenarios/ryu-upload.toml not found: run from the airtcp source directory")
     run(scenario, None, [f"wlan.stations={stations}"], out_dir, False, False)
 
 

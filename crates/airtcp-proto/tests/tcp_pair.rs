@@ -434,3 +434,40 @@ fn window_scaling_lets_large_buffers_fill_a_long_fat_pipe() {
         "scaled {scaled} s vs unscaled {unscaled} s"
     );
 }
+
+#[test]
+fn closed_socket_answers_with_reset() {
+    let config = config(1000);
+    let controller = cc::by_name("newreno", config.initial_cwnd(), config.mss).unwrap();
+    let mut closed = TcpSocket::new(config, controller, 80, 40000);
+    let mut fin = TcpRepr {
+        src_port: 40000,
+        dst_port: 80,
+        seq: SeqNumber(500),
+        ack: SeqNumber(900),
+        flags: airtcp_proto::wire::TcpFlags {
+            fin: true,
+            ack: true,
+            ..Default::default()
+        },
+        window: 100,
+        mss: None,
+        window_scale: None,
+        payload_len: 0,
+    };
+    closed.handle_segment(Instant::ZERO, &fin);
+    let reset = closed.poll_transmit(Instant::ZERO).expect("a reset");
+    assert!(reset.flags.rst && !reset.flags.ack);
+    assert_eq!(
+        reset.seq,
+        SeqNumber(900),
+        "RFC 9293: seq = the segment's ACK"
+    );
+    assert!(closed.poll_transmit(Instant::ZERO).is_none());
+    fin.flags.rst = true;
+    closed.handle_segment(Instant::ZERO, &fin);
+    assert!(
+        closed.poll_transmit(Instant::ZERO).is_none(),
+        "never answer a reset"
+    );
+}

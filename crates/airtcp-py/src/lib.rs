@@ -12,12 +12,21 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-create_exception!(_core, ScenarioError, PyValueError, "A resolved scenario the simulator rejects: args are (key, message).");
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A resolved scenario the simulator rejects: args are (key, message)."
+);
 
 /// Runs a resolved scenario (JSON); returns (summary JSON, time-series columns).
 #[pyfunction]
 #[pyo3(signature = (scenario_json, pcap_dir=None))]
-fn run<'py>(py: Python<'py>, scenario_json: String, pcap_dir: Option<PathBuf>) -> PyResult<(String, Bound<'py, PyDict>)> {
+fn run<'py>(
+    py: Python<'py>,
+    scenario_json: String,
+    pcap_dir: Option<PathBuf>,
+) -> PyResult<(String, Bound<'py, PyDict>)> {
     let options = RunOptions { pcap_dir };
     let result = py.detach(|| run_json(&scenario_json, &options));
     let result = match result {
@@ -25,7 +34,8 @@ fn run<'py>(py: Python<'py>, scenario_json: String, pcap_dir: Option<PathBuf>) -
         Err(RunError::Config(e)) => return Err(ScenarioError::new_err((e.key, e.message))),
         Err(RunError::Io(e)) => return Err(PyOSError::new_err(e.to_string())),
     };
-    let summary = serde_json::to_string(&result.summary).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let summary =
+        serde_json::to_string(&result.summary).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let series = PyDict::new(py);
     let s = result.series;
     series.set_item("flow", s.flow)?;
@@ -57,12 +67,22 @@ fn bianchi_model(
     let invalid = |e: airtcp_proto::wifi::PhyError| PyValueError::new_err(e.0);
     let (mut model_phy, timing) = match phy {
         "802.11b" => (
-            Phy::dsss(rate_bps.unwrap_or(11_000_000), basic_rate_bps.unwrap_or(1_000_000), Preamble::Long)
-                .map_err(invalid)?,
+            Phy::dsss(
+                rate_bps.unwrap_or(11_000_000),
+                basic_rate_bps.unwrap_or(1_000_000),
+                Preamble::Long,
+            )
+            .map_err(invalid)?,
             CollisionTiming::Eifs,
         ),
-        "802.11g" => (Phy::erp_ofdm(rate_bps.unwrap_or(54_000_000), basic_rate_bps, true).map_err(invalid)?, CollisionTiming::Eifs),
-        "bianchi2000" => (Phy::bianchi2000(cw_min.unwrap_or(31), stages.unwrap_or(5)), CollisionTiming::Bianchi2000),
+        "802.11g" => (
+            Phy::erp_ofdm(rate_bps.unwrap_or(54_000_000), basic_rate_bps, true).map_err(invalid)?,
+            CollisionTiming::Eifs,
+        ),
+        "bianchi2000" => (
+            Phy::bianchi2000(cw_min.unwrap_or(31), stages.unwrap_or(5)),
+            CollisionTiming::Bianchi2000,
+        ),
         other => return Err(PyValueError::new_err(format!("unknown PHY '{other}'"))),
     };
     if let Some(cw) = cw_min {

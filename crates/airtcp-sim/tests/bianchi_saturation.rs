@@ -43,3 +43,28 @@ fn basic_access_matches_bianchi() {
 fn rts_cts_matches_bianchi() {
     check(true);
 }
+
+#[test]
+fn erp_ofdm_matches_bianchi() {
+    let phy = Phy::erp_ofdm(54_000_000, None, true).unwrap();
+    let params = Params::from_phy(&phy, 1024, false, CollisionTiming::Eifs, Some(6));
+    for n in [1usize, 10, 30] {
+        let scenario = common::saturation_on(
+            serde_json::json!({"standard": "802.11g", "rate_bps": 54_000_000}),
+            54_000_000,
+            n,
+            1024,
+            false,
+            2,
+            12,
+        );
+        let result = common::run(&scenario);
+        let simulated = result.summary.aggregate_goodput_bps * 1024.0 / (1024.0 - 36.0);
+        let model = bianchi::solve(&params, n as u32).throughput_bps;
+        let error = (simulated - model) / model;
+        assert!(
+            error.abs() < 0.03,
+            "802.11g n={n}: sim {simulated:.0} vs model {model:.0} ({error:+.4})"
+        );
+    }
+}

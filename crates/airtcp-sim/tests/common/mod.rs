@@ -13,11 +13,25 @@ pub fn run(scenario: &Value) -> RunResult {
 
 /// `n` stations saturating an 802.11b BSS with UDP towards the AP.
 pub fn saturation(n: usize, msdu: u32, rts: bool, seed: u64, duration_s: u64) -> Value {
+    let phy = json!({"standard": "802.11b", "rate_bps": 11_000_000, "basic_rate_bps": 1_000_000});
+    saturation_on(phy, 11_000_000, n, msdu, rts, seed, duration_s)
+}
+
+/// `n` stations saturating a BSS with the given PHY (`rate_bps` is its data rate).
+pub fn saturation_on(
+    phy: Value,
+    rate_bps: u64,
+    n: usize,
+    msdu: u32,
+    rts: bool,
+    seed: u64,
+    duration_s: u64,
+) -> Value {
     let mut nodes = vec!["ap".to_string()];
     nodes.extend((1..=n).map(|i| format!("sta{i}")));
     let payload = msdu - 8 - 20 - 8; // LLC/SNAP, IPv4, UDP
                                      // Offer twice the channel's capacity so that every queue stays backlogged.
-    let rate = 2 * 11_000_000 / n as u64 + 1_000_000;
+    let rate = 2 * rate_bps / n as u64 + 1_000_000;
     let flows: Vec<Value> = (1..=n)
         .map(|i| {
             json!({"name": format!("udp{i}"), "src": i, "dst": 0,
@@ -28,7 +42,7 @@ pub fn saturation(n: usize, msdu: u32, rts: bool, seed: u64, duration_s: u64) ->
         "name": "saturation", "seed": seed, "duration_ns": duration_s * S, "measure_from_ns": 2 * S,
         "nodes": nodes,
         "wlans": [{"ap": 0, "stations": (1..=n).collect::<Vec<_>>(),
-                   "phy": {"standard": "802.11b", "rate_bps": 11_000_000, "basic_rate_bps": 1_000_000},
+                   "phy": phy,
                    "rts_threshold": if rts { Some(0) } else { None }, "queue_packets": 50}],
         "flows": flows,
     })
