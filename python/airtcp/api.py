@@ -62,12 +62,11 @@ def prepare(
         source = str(scenario)
         model = load(scenario, sets)
     elif isinstance(scenario, Scenario):
+        # A parsed scenario holds resolved integers, which are not re-parsed as units.
+        if sets:
+            raise TypeError("overrides apply to a scenario path or mapping, not a parsed Scenario")
         source = "<scenario>"
-        model = (
-            parse(scenario.model_dump(), source)
-            if not sets
-            else _reparse(scenario.model_dump(), sets, source)
-        )
+        model = scenario
     else:
         source = "<scenario>"
         model = _reparse(dict(scenario), sets, source)
