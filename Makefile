@@ -25,6 +25,7 @@ demo: install
 	$(BIN)/airtcp demo
 
 test: install
+	bash scripts/install-system-deps.sh --test
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo test --workspace

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the build needs from the system: a Python with venv, a C linker, and the
-# Rust components the checks use. Does nothing that is already there.
+# Rust components the checks use; with --test also tshark, which the tests use to check
+# that Wireshark's TCP analysis reads airtcp's pcap traces. Does nothing already there.
 set -euo pipefail
 
 need_apt=()
+if [ "${1:-}" = "--test" ]; then
+    command -v tshark >/dev/null || need_apt+=(tshark)
+fi
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv)
 command -v cc >/dev/null || need_apt+=(build-essential)
 if ((${#need_apt[@]})); then

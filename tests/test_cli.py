@@ -1,9 +1,12 @@
 """The CLI contract: run (summary, --json, --out, --pcap), validate, schema, bianchi."""
 
 import json
+import shutil
 import struct
+import subprocess
 
 import pandas as pd
+import pytest
 from conftest import SCENARIOS, airtcp
 
 REQUIRED_SUMMARY_KEYS = {"seed", "flows", "aggregate_goodput_bps", "wlans", "events", "wall_time_s"}
@@ -137,3 +140,34 @@ def test_bianchi_json():
     model = json.loads(result.stdout)
     assert [p["stations"] for p in model["points"]] == list(range(1, 21))
     assert 2 <= model["optimal"]["stations"] <= 6
+
+
+def test_wireshark_reads_the_traces(tmp_path):
+    """Wireshark's TCP analysis validates every checksum and follows the sender's stream."""
+    tshark = shutil.which("tshark")
+    if tshark is None:
+        pytest.skip("tshark is not installed (make test installs it)")
+    result = airtcp(
+        "run", str(SCENARIOS / "wired-tcp.toml"), "--pcap", "--out", str(tmp_path),
+        "--set", "simulation.duration=3s", "--set", "simulation.measure_from=0s",
+        "--set", "links.0.loss=0.01",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    trace = str(tmp_path / "pcap" / "client.pcap")
+
+    def count(display_filter: str) -> int:
+        fields = subprocess.run(
+            [tshark, "-r", trace, "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
+             "-Y", display_filter, "-T", "fields", "-e", "frame.number"],
+            capture_output=True, text=True, check=True, timeout=120,
+        ).stdout  # fmt: skip
+        return len(fields.split())
+
+    total = count("tcp")
+    assert total > 500
+    assert count("tcp.checksum.status == 1 && ip.checksum.status == 1") == total, (
+        "all checksums good"
+    )
+    assert count("tcp.flags.syn == 1") >= 1
+    assert count("tcp.analysis.retransmission || tcp.analysis.fast_retransmission") > 0
+    assert count("tcp.analysis.ack_lost_segment") == 0, "the sender's trace misses nothing"
