@@ -8,7 +8,7 @@ use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
 use airtcp_proto::wifi::{Phy, Preamble};
 use airtcp_sim::{run_json, RunError, RunOptions};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -21,17 +21,25 @@ create_exception!(
 
 /// Runs a resolved scenario (JSON); returns (summary JSON, time-series columns).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, pcap_dir=None))]
+#[pyo3(signature = (scenario_json, pcap_dir=None, wall_limit_s=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: String,
     pcap_dir: Option<PathBuf>,
+    wall_limit_s: Option<f64>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
-    let options = RunOptions { pcap_dir };
+    let wall_limit = wall_limit_s.map(|s| std::time::Duration::from_secs_f64(s.max(0.0)));
+    let options = RunOptions {
+        pcap_dir,
+        wall_limit,
+    };
     let result = py.detach(|| run_json(&scenario_json, &options));
     let result = match result {
         Ok(result) => result,
         Err(RunError::Config(e)) => return Err(ScenarioError::new_err((e.key, e.message))),
+        Err(RunError::Io(e)) if e.kind() == std::io::ErrorKind::TimedOut => {
+            return Err(PyTimeoutError::new_err(e.to_string()))
+        }
         Err(RunError::Io(e)) => return Err(PyOSError::new_err(e.to_string())),
     };
     let summary =

@@ -88,10 +88,13 @@ struct Flow {
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     pub pcap_dir: Option<PathBuf>,
+    /// Give up once the run has taken this much wall-clock time (sweeps' per-run timeout).
+    pub wall_limit: Option<Duration>,
 }
 
 pub struct Simulation {
     scenario: Scenario,
+    wall_limit: Option<Duration>,
     events: EventQueue<Event>,
     routes: Vec<Vec<Hop>>,
     channels: Vec<Channel>,
@@ -231,6 +234,7 @@ impl Simulation {
             wlan_actions: Actions::default(),
             outgoing: Vec::new(),
             series: TimeSeries::default(),
+            wall_limit: options.wall_limit,
             scenario,
         };
         simulation.schedule_initial_events();
@@ -266,11 +270,25 @@ impl Simulation {
         self.run_with_clock(&mut VirtualClock)
     }
 
+    /// Runs to the end; an error of kind `TimedOut` if the wall-clock limit is reached.
     pub fn run_with_clock(mut self, clock: &mut impl Clock) -> std::io::Result<RunResult> {
         let started = std::time::Instant::now();
         let end = Instant::from_nanos(self.scenario.duration_ns);
         while let Some(event) = self.events.pop_until(end, clock) {
             self.handle(event)?;
+            // Reading the clock costs more than an event: look every 64k events.
+            if self.events.processed() % 65_536 == 0 {
+                if let Some(limit) = self.wall_limit.filter(|limit| started.elapsed() > *limit) {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!(
+                            "wall-clock limit of {:.1} s reached at simulated {:.3} s",
+                            limit.as_secs_f64(),
+                            self.now().as_secs_f64()
+                        ),
+                    ));
+                }
+            }
         }
         self.events.advance_to(end);
         let wall_time_s = started.elapsed().as_secs_f64();

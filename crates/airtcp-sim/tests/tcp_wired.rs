@@ -70,3 +70,20 @@ proptest! {
         prop_assert_eq!(flow.receiver_state.as_deref(), Some("Closed"));
     }
 }
+
+#[test]
+fn wall_clock_limit_stops_a_run() {
+    use airtcp_sim::{run_json, RunError, RunOptions};
+    let scenario = wired_tcp(100_000_000, 1, 1000, 0.0, None, 1, 100_000).to_string();
+    let options = RunOptions {
+        wall_limit: Some(std::time::Duration::from_millis(50)),
+        ..RunOptions::default()
+    };
+    match run_json(&scenario, &options) {
+        Err(RunError::Io(e)) => assert_eq!(e.kind(), std::io::ErrorKind::TimedOut, "{e}"),
+        other => panic!(
+            "expected a timeout, got {:?}",
+            other.map(|r| r.summary.events)
+        ),
+    }
+}
