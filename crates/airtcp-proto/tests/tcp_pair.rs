@@ -471,3 +471,51 @@ fn closed_socket_answers_with_reset() {
         "never answer a reset"
     );
 }
+
+#[test]
+fn receive_window_limited_flow_does_not_inflate_cwnd() {
+    let small = TcpConfig {
+        receive_buffer: 32 << 10,
+        ..config(1000)
+    };
+    let mut pair = Pair::new(config(1000), small, Duration::from_millis(20), 100_000_000);
+    pair.client_to_send = 50_000_000;
+    pair.client_closes = false;
+    pair.run_until(at(10.0));
+    assert!(pair.server.stats().bytes_received > 5_000_000);
+    let cwnd = pair.client.cwnd();
+    assert!(
+        cwnd <= 4 * (32 << 10),
+        "cwnd {cwnd} grew while the receive window was the limit"
+    );
+}
+
+#[test]
+fn mass_loss_recovery_ends_in_a_timeout_not_one_rtt_per_hole() {
+    let big = TcpConfig {
+        send_buffer: 4 << 20,
+        receive_buffer: 4 << 20,
+        ..config(1000)
+    };
+    let mut pair = Pair::new(big.clone(), big, Duration::from_millis(20), 100_000_000);
+    pair.client_to_send = 20_000_000;
+    // Every other data segment of a 400-segment stretch is lost: 200 holes.
+    let mut count = 0u32;
+    pair.drop = Box::new(move |_, dir, seg| {
+        if dir == Dir::ClientToServer && seg.payload_len > 0 {
+            count += 1;
+            return (1000..1400).contains(&count) && count % 2 == 0;
+        }
+        false
+    });
+    let mut t = 0.0;
+    while pair.server.stats().bytes_received < 20_000_000 {
+        t += 0.1;
+        pair.run_until(at(t));
+        assert!(
+            t < 8.0,
+            "200 holes still not repaired after {t} s (one per 40 ms RTT would take 8 s)"
+        );
+    }
+    assert!(pair.client.stats().timeouts >= 1);
+}

@@ -31,7 +31,10 @@ fn cwnd_halves_at_fast_retransmit_under_random_loss() {
     let mut halvings = 0;
     for i in 1..s.time_s.len() {
         let (before, after) = (s.ssthresh_bytes[i - 1], s.ssthresh_bytes[i]);
-        if after < before || (before.is_nan() && !after.is_nan()) {
+        // Timeouts (cwnd back to one segment) take ssthresh from the flight size, which after
+        // partial ACKs can exceed cwnd (RFC 5681 eq. 4): only fast retransmits are compared.
+        let timeout = s.cwnd_bytes[i] <= 1460;
+        if !timeout && (after < before || (before.is_nan() && !after.is_nan())) {
             let ratio = after / s.cwnd_bytes[i - 1] as f64;
             assert!(
                 (0.4..=0.6).contains(&ratio),

@@ -4,8 +4,11 @@
 //! calls `send`, `recv`, `close`. Outputs: [`TcpSocket::poll_transmit`] (segments to put on the
 //! wire) and [`TcpSocket::poll_timeout`] (when to call `handle_timeout` next).
 //!
-//! Loss recovery is NewReno (RFC 5681 §3.2, RFC 6582 with the "slow-but-steady" timer
-//! reset); the retransmission timer follows RFC 6298 with Karn's rule (one timed segment per
+//! Loss recovery is NewReno (RFC 5681 §3.2, RFC 6582: the timer is reset on the first partial
+//! ACK only, so a recovery from many losses ends in a timeout rather than lasting one round
+//! trip per hole); the window grows only while the sender is limited by it (RFC 7661 §4.2,
+//! as Linux does), so a receive-window-limited flow does not inflate cwnd without bound; the
+//! retransmission timer follows RFC 6298 with Karn's rule (one timed segment per
 //! round trip, as BSD does); delayed ACKs follow RFC 5681 §4.2; receiver and sender
 //! silly-window avoidance (with Nagle's algorithm, RFC 896) and the persist timer follow RFC 1122 §4.2.3.3, §4.2.3.4 and
 //! §4.2.2.17 (a zero-window probe carries one byte of new data).
@@ -109,6 +112,7 @@ pub struct TcpSocket {
     retransmit_head: bool,
     force_send: bool,
     in_recovery: bool,
+    partial_acks: u32,
     recover: SeqNumber,
     dupacks: u32,
     /// End of the timed segment and when it was sent (Karn: cleared on any retransmission).
@@ -179,6 +183,7 @@ impl TcpSocket {
             retransmit_head: false,
             force_send: false,
             in_recovery: false,
+            partial_acks: 0,
             recover: SeqNumber(0),
             dupacks: 0,
             timed: None,
@@ -597,22 +602,32 @@ impl TcpSocket {
                 self.cc.on_partial_ack(acked);
                 self.retransmit_head = true;
                 self.timed = None;
+                self.partial_acks += 1;
             }
         } else {
             self.dupacks = 0;
-            self.cc.on_ack(&AckEvent {
-                now,
-                bytes_acked: acked,
-                flight_size: flight_before,
-                rtt,
-            });
+            let window = self.cc.window();
+            let cwnd_limited = if window.in_slow_start() {
+                2 * u64::from(flight_before) >= u64::from(window.cwnd)
+            } else {
+                flight_before + window.mss > window.cwnd
+            };
+            if cwnd_limited {
+                self.cc.on_ack(&AckEvent {
+                    now,
+                    bytes_acked: acked,
+                    flight_size: flight_before,
+                    rtt,
+                });
+            }
         }
-        // RFC 6298 §5.2 and §5.3.
-        self.rtx_deadline = if self.snd_una == self.snd_max {
-            None
-        } else {
-            Some(now + self.rto.rto())
-        };
+        // RFC 6298 §5.2 and §5.3; in recovery only the first partial ACK restarts the timer.
+        let keep_timer = self.in_recovery && self.partial_acks > 1 && self.rtx_deadline.is_some();
+        if self.snd_una == self.snd_max {
+            self.rtx_deadline = None;
+        } else if !keep_timer {
+            self.rtx_deadline = Some(now + self.rto.rto());
+        }
     }
 
     fn on_duplicate_ack(&mut self, now: Instant) {
@@ -624,6 +639,7 @@ impl TcpSocket {
             // RFC 6582 §3.2 step 2: only when the ACK covers more than the last recovery point,
             // so that dupacks for data sent before a timeout do not trigger a second reduction.
             self.in_recovery = true;
+            self.partial_acks = 0;
             self.recover = self.snd_max;
             self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
             self.retransmit_head = true;
