@@ -35,3 +35,4 @@ test: install
 
 bench: install
 	$(PY) bench/sim_speed.py
+	$(PY) bench/sweep_speed.py

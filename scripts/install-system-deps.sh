@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the build needs from the system: a Python with venv, a C linker, and the
-# Rust components the checks use; with --test also tshark, which the tests use to check
-# that Wireshark's TCP analysis reads airtcp's pcap traces. Does nothing already there.
+# Rust components the checks use; with --test also tshark (the tests check that
+# Wireshark's TCP analysis reads airtcp's pcap traces) and chromium (the tests render the
+# HTML report headless). Does nothing that is already there.
 set -euo pipefail
 
 need_apt=()
 if [ "${1:-}" = "--test" ]; then
     command -v tshark >/dev/null || need_apt+=(tshark)
+    command -v chromium >/dev/null || need_apt+=(chromium)
 fi
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv)
 command -v cc >/dev/null || need_apt+=(build-essential)

@@ -226,6 +226,107 @@ def demo(
     run(scenario, None, [f"wlan.stations={stations}"], out_dir, False, False)
 
 
+@app.command()
+def sweep(
+    experiment_file: Annotated[Path, typer.Argument(help="Experiment TOML file.")],
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Results directory (default results/NAME).")
+    ] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", help="Local workers (default: all cores).")
+    ] = None,
+    dask: Annotated[
+        str | None, typer.Option(help="Run on a dask.distributed scheduler, e.g. tcp://host:8786.")
+    ] = None,
+    threads: Annotated[
+        bool, typer.Option("--threads", help="Local threads instead of processes.")
+    ] = False,
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="Run failed runs again.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run an experiment's parameter sweep with replications; re-run to resume."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from .experiment import load as load_experiment
+    from .sweeper import run_experiment
+
+    if jobs is not None and jobs < 1:
+        raise fail(f"--jobs: must be at least 1, got {jobs}")
+    if dask is not None and (jobs is not None or threads):
+        raise fail("--dask: the cluster decides the workers; drop --jobs/--threads")
+    try:
+        experiment = load_experiment(experiment_file)
+    except ScenarioError as error:
+        raise fail(str(error)) from None
+    out_dir = out_dir or Path("results") / experiment.settings.name
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]} failed"),
+        TimeRemainingColumn(),
+        console=err,
+        disable=quiet,
+    )
+    bar = progress.add_task(experiment.settings.name, total=None, failed=0)
+    failed = 0
+
+    def started(total: int, skipped: int) -> None:
+        progress.update(bar, total=total, completed=skipped)
+        if skipped and not quiet:
+            err.print(f"resuming: {skipped} of {total} runs already done")
+
+    def finished(record: dict) -> None:
+        nonlocal failed
+        if record["row"]["status"] != "ok":
+            failed += 1
+        progress.update(bar, advance=1, failed=failed)
+
+    with progress:
+        try:
+            outcome = run_experiment(
+                experiment, out_dir, jobs, dask, threads, retry_failed, started, finished
+            )
+        except OSError as error:
+            raise fail(f"--dask {dask}: {error}" if dask else str(error), 1) from None
+    done = outcome.skipped + outcome.completed
+    summary = (
+        f"{done} of {outcome.total} runs done ({outcome.completed} now, {outcome.failed} failed), "
+        f"results in {out_dir}"
+    )
+    if outcome.interrupted:
+        err.print(f"interrupted: {summary}; run the same command again to resume")
+        raise typer.Exit(130)
+    out.print(summary)
+
+
+@app.command()
+def report(
+    results_dir: Annotated[Path, typer.Argument(help="A sweep's results directory.")],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="HTML file (default DIR/report.html).")
+    ] = None,
+) -> None:
+    """Aggregate a sweep (mean, 95 % CI), draw figures, write report.html and CSVs."""
+    from .reporting import write_report
+
+    if not results_dir.is_dir():
+        raise fail(f"{results_dir}: no such results directory")
+    try:
+        target = write_report(results_dir, output)
+    except ValueError as error:
+        raise fail(str(error)) from None
+    out.print(f"report: {target}")
+
+
 def main() -> None:
     try:
         app()

@@ -22,32 +22,38 @@ def apply_overrides(data: dict[str, Any], overrides: list[str] | tuple[str, ...]
     """Applies each ``key=value`` to ``data`` in place; raises ValueError naming the override."""
     for override in overrides:
         key, sep, text = override.partition("=")
-        parts = key.strip().split(".")
-        if not sep or not all(parts):
+        if not sep:
             raise ValueError(
                 f"{override!r}: expected KEY=VALUE with a dotted key, like wlan.stations=10"
             )
-        target: Any = data
-        for depth, part in enumerate(parts[:-1]):
-            target = _step(target, part, override, parts[: depth + 1])
-        last = parts[-1]
+        try:
+            set_key(data, key.strip(), parse_value(text.strip()))
+        except ValueError as error:
+            raise ValueError(f"{override!r}: {error}") from None
+
+
+def set_key(data: dict[str, Any], key: str, value: Any) -> None:
+    """Sets the dotted ``key`` (list items by index) to ``value``, creating tables on the way."""
+    parts = key.split(".")
+    if not all(parts):
+        raise ValueError(f"{key!r} is not a dotted key like wlan.stations")
+    target: Any = data
+    for depth, part in enumerate(parts[:-1]):
         if isinstance(target, list):
-            target[_index(target, last, override)] = parse_value(text.strip())
+            target = target[_index(target, part)]
         elif isinstance(target, dict):
-            target[last] = parse_value(text.strip())
+            target = target.setdefault(part, {})
         else:
-            raise ValueError(f"{override!r}: {'.'.join(parts[:-1])} is not a table")
-
-
-def _step(target: Any, part: str, override: str, path: list[str]) -> Any:
+            raise ValueError(f"{'.'.join(parts[:depth])} is not a table")
     if isinstance(target, list):
-        return target[_index(target, part, override)]
-    if not isinstance(target, dict):
-        raise ValueError(f"{override!r}: {'.'.join(path[:-1])} is not a table")
-    return target.setdefault(part, {})
+        target[_index(target, parts[-1])] = value
+    elif isinstance(target, dict):
+        target[parts[-1]] = value
+    else:
+        raise ValueError(f"{'.'.join(parts[:-1])} is not a table")
 
 
-def _index(items: list[Any], part: str, override: str) -> int:
+def _index(items: list[Any], part: str) -> int:
     if not part.isdigit() or int(part) >= len(items):
-        raise ValueError(f"{override!r}: {part!r} is not an index into a list of {len(items)}")
+        raise ValueError(f"{part!r} is not an index into a list of {len(items)}")
     return int(part)

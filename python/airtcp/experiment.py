@@ -1,0 +1,241 @@
+"""Experiment files: a base scenario, parameters to vary, replications and metrics; and their
+expansion into runs, each keyed by a hash of its resolved scenario and seed.
+
+```toml
+[experiment]
+name = "flows"
+scenario = "../scenarios/ryu-upload.toml"   # relative to this file
+replications = 10
+seed = 1                                     # base seed
+seeds = "per-point"                          # or "common" (common random numbers)
+timeout = "10min"                            # per run, wall clock
+metrics = ["aggregate_goodput_bps", "wlans[0].mean_contenders"]
+timeseries = false                           # keep each run's per-flow time series
+
+[set]                                        # fixed overrides
+"simulation.duration" = "50s"
+
+[grid]                                       # cartesian product
+"wlan.stations" = { start = 1, stop = 40, step = 1 }
+"tcp.profile" = ["rfc", "linux"]
+
+[zip]                                        # varied together, one dimension of the grid
+"links.0.rate" = ["8kbps", "16kbps", "24kbps"]
+"links.0.ber" = [0, 1e-7, 1e-6]
+```
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from .overrides import set_key
+from .scenario import ScenarioError, _key, _message, parse, resolve_checked
+from .units import parse_duration
+
+DEFAULT_METRICS = (
+    "aggregate_goodput_bps",
+    "jain_fairness",
+    "wlans[0].collision_probability",
+    "wlans[0].mean_contenders",
+)
+_METRIC = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?)*")
+
+
+class Range(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    start: float
+    stop: float
+    step: float = 1.0
+
+    def values(self) -> list[int | float]:
+        if self.step <= 0:
+            raise ValueError(f"step must be positive, got {self.step:g}")
+        count = int((self.stop - self.start) / self.step + 1e-9) + 1
+        if count <= 0:
+            raise ValueError(f"empty range: start {self.start:g} is after stop {self.stop:g}")
+        if count > 100_000:
+            raise ValueError(f"range has {count} values; at most 100000")
+        values = [self.start + i * self.step for i in range(count)]
+        if all(float(v).is_integer() for v in (self.start, self.step)):
+            return [int(v) for v in values]
+        return [round(v, 12) for v in values]
+
+
+def _values(value: object) -> list[Any]:
+    if isinstance(value, dict):
+        return Range.model_validate(value).values()
+    if isinstance(value, list):
+        if not value:
+            raise ValueError("empty list of values")
+        return value
+    raise ValueError("expected a list of values or a range {start, stop, step}")
+
+
+Values = Annotated[list[Any], BeforeValidator(_values)]
+
+
+def _timeout(value: object) -> float:
+    return parse_duration(value) / 1e9
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = "experiment"
+    scenario: str
+    replications: Annotated[int, Field(ge=1, le=100_000)] = 1
+    seed: Annotated[int, Field(ge=0, lt=2**63)] = 1
+    seeds: Literal["per-point", "common"] = "per-point"
+    timeout: Annotated[float, BeforeValidator(_timeout)] = 3600.0
+    metrics: list[str] = list(DEFAULT_METRICS)
+    timeseries: bool = False
+
+
+class ExperimentFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    experiment: Settings
+    set: dict[str, Any] = {}
+    grid: dict[str, Values] = {}
+    zip: dict[str, Values] = {}
+
+
+@dataclass(frozen=True)
+class Task:
+    """One run: everything a worker needs, picklable."""
+
+    run_id: str
+    point: int
+    replication: int
+    seed: int
+    params: dict[str, Any]
+    scenario: dict[str, Any]
+    metrics: tuple[str, ...]
+    timeout_s: float
+    timeseries: bool
+
+
+@dataclass
+class Experiment:
+    path: Path
+    text: str
+    settings: Settings
+    fixed: dict[str, Any]
+    grid: dict[str, list[Any]]
+    zipped: dict[str, list[Any]]
+    tasks: list[Task] = field(default_factory=list)
+
+    @property
+    def parameters(self) -> list[str]:
+        return [*self.grid, *self.zipped]
+
+
+def _derive_seed(*parts: object) -> int:
+    digest = hashlib.sha256("/".join(str(p) for p in parts).encode()).hexdigest()
+    return int(digest[:15], 16)
+
+
+def run_id(resolved: dict[str, Any]) -> str:
+    canonical = json.dumps(resolved, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:20]
+
+
+def points(grid: dict[str, list[Any]], zipped: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """The cartesian product of the grid with the zipped lists as one more dimension."""
+    zip_rows = [
+        dict(zip(zipped, row, strict=True)) for row in zip(*zipped.values(), strict=True)
+    ] or [{}]
+    grid_rows = [dict(zip(grid, combo, strict=True)) for combo in itertools.product(*grid.values())]
+    return [{**g, **z} for g in grid_rows for z in zip_rows]
+
+
+def load(path: str | Path) -> Experiment:
+    """Reads and expands an experiment file; every point is validated before anything runs."""
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except FileNotFoundError:
+        raise ScenarioError(source, "", "no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ScenarioError(source, "", f"cannot read: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ScenarioError(source, "", f"invalid TOML: {error}") from None
+    try:
+        parsed = ExperimentFile.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise ScenarioError(source, _key(first["loc"]), _message(first)) from None
+    settings = parsed.experiment
+    for metric in settings.metrics:
+        if not _METRIC.fullmatch(metric):
+            raise ScenarioError(
+                source,
+                "experiment.metrics",
+                f"{metric!r} is not a path like wlans[0].mean_contenders",
+            )
+    lengths = {len(v) for v in parsed.zip.values()}
+    if len(lengths) > 1:
+        raise ScenarioError(
+            source, "zip", f"lists must have the same length, got {sorted(lengths)}"
+        )
+    overlap = set(parsed.grid) & set(parsed.zip) | (
+        set(parsed.set) & (set(parsed.grid) | set(parsed.zip))
+    )
+    if overlap:
+        raise ScenarioError(
+            source, sorted(overlap)[0], "is set in more than one of set, grid and zip"
+        )
+    scenario_path = (path.parent / settings.scenario).resolve()
+    try:
+        base = tomllib.loads(scenario_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ScenarioError(
+            source, "experiment.scenario", f"no such file: {scenario_path}"
+        ) from None
+    except tomllib.TOMLDecodeError as error:
+        raise ScenarioError(str(scenario_path), "", f"invalid TOML: {error}") from None
+    experiment = Experiment(path, text, settings, parsed.set, parsed.grid, parsed.zip)
+    for index, point in enumerate(points(parsed.grid, parsed.zip)):
+        data = copy.deepcopy(base)
+        label = ", ".join(f"{k}={v}" for k, v in point.items()) or "base"
+        try:
+            for key, value in {**parsed.set, **point}.items():
+                set_key(data, key, value)
+        except ValueError as error:
+            raise ScenarioError(source, "", f"point {label}: {error}") from None
+        try:
+            scenario = parse(data, str(scenario_path))
+        except ScenarioError as error:
+            raise ScenarioError(source, error.key, f"{error.message} (point {label})") from None
+        point_key = json.dumps(point, sort_keys=True)
+        for replication in range(settings.replications):
+            if settings.seeds == "common":
+                seed = _derive_seed(settings.seed, replication)
+            else:
+                seed = _derive_seed(settings.seed, point_key, replication)
+            resolved = resolve_checked(scenario, source, seed)
+            experiment.tasks.append(
+                Task(
+                    run_id=run_id(resolved),
+                    point=index,
+                    replication=replication,
+                    seed=seed,
+                    params=point,
+                    scenario=resolved,
+                    metrics=tuple(settings.metrics),
+                    timeout_s=settings.timeout,
+                    timeseries=settings.timeseries,
+                )
+            )
+    return experiment

@@ -1,0 +1,310 @@
+"""Analysis of a sweep: per-point aggregates with Student-t confidence intervals, matplotlib
+figures, CSV, and one self-contained HTML report (figures embedded as PNG, tables, the
+experiment file, versions and seeds).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .results import ResultStore, atomic_write, load_results
+
+RESERVED = {"run_id", "point", "replication", "seed", "status", "error", "wall_time_s"}
+
+
+def confidence_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """Mean and half-width of the Student-t interval; NaN half-width for fewer than 2 values."""
+    values = values[~np.isnan(values)]
+    if len(values) == 0:
+        return math.nan, math.nan
+    mean = float(values.mean())
+    if len(values) < 2:
+        return mean, math.nan
+    sem = float(values.std(ddof=1)) / math.sqrt(len(values))
+    return mean, float(stats.t.ppf(0.5 + level / 2, len(values) - 1)) * sem
+
+
+def split_columns(
+    frame: pd.DataFrame, experiment_text: str | None = None
+) -> tuple[list[str], list[str]]:
+    """Parameter and metric columns of a results frame."""
+    params: list[str] = []
+    if experiment_text:
+        import tomllib
+
+        data = tomllib.loads(experiment_text)
+        params = [*data.get("grid", {}), *data.get("zip", {})]
+        metrics = data.get("experiment", {}).get("metrics")
+    else:
+        metrics = None
+    if metrics is None:
+        metrics = [
+            c
+            for c in frame.columns
+            if c not in RESERVED and c not in params and pd.api.types.is_numeric_dtype(frame[c])
+        ]
+    return [p for p in params if p in frame.columns], [m for m in metrics if m in frame.columns]
+
+
+def aggregate(frame: pd.DataFrame, params: list[str], metrics: list[str]) -> pd.DataFrame:
+    ok = frame[frame["status"] == "ok"]
+    keys = params or ["point"]
+    rows = []
+    for key, group in ok.groupby(keys, sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        row = dict(zip(keys, key, strict=True))
+        row["runs"] = len(group)
+        for metric in metrics:
+            mean, half = confidence_interval(group[metric].to_numpy(dtype=float))
+            row[f"{metric} mean"] = mean
+            row[f"{metric} ci95"] = half
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    if not table.empty:
+        table = table.sort_values(keys, key=_sort_key, kind="stable").reset_index(drop=True)
+    return table
+
+
+def _sort_key(series: pd.Series) -> pd.Series:
+    """Orders unit strings by their value ("16KiB" before "128KiB")."""
+    from .units import parse_duration, parse_rate, parse_size
+
+    def value(v):
+        if isinstance(v, int | float):
+            return float(v)
+        for parser in (parse_size, parse_duration, parse_rate):
+            try:
+                return float(parser(v))
+            except (ValueError, TypeError):
+                continue
+        return math.inf
+
+    numeric = series.map(value)
+    return numeric if numeric.notna().all() and not np.isinf(numeric).all() else series.astype(str)
+
+
+def _png(figure) -> str:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(figure)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+@dataclass
+class Figure:
+    title: str
+    png_base64: str
+
+
+def _numeric(values: pd.Series) -> np.ndarray | None:
+    keys = _sort_key(values)
+    if pd.api.types.is_numeric_dtype(keys) and not np.isinf(keys).any():
+        return keys.to_numpy(dtype=float)
+    return None
+
+
+def figures(
+    frame: pd.DataFrame, table: pd.DataFrame, params: list[str], metrics: list[str], out: Path
+) -> list[Figure]:
+    made: list[Figure] = []
+    if table.empty:
+        return made
+    x = params[0] if params else "point"
+    others = params[1:]
+    groups = list(table.groupby(others, sort=False)) if others else [((), table)]
+    for metric in metrics:
+        figure, axes = plt.subplots(figsize=(6.4, 3.8))
+        positions = _numeric(table[x])
+        if positions is not None:
+            for key, group in groups:
+                xs = _numeric(group[x])
+                mean = group[f"{metric} mean"].to_numpy(dtype=float)
+                half = np.nan_to_num(group[f"{metric} ci95"].to_numpy(dtype=float))
+                label = ", ".join(
+                    f"{k}={v}"
+                    for k, v in zip(others, key if isinstance(key, tuple) else (key,), strict=True)
+                )
+                axes.plot(xs, mean, marker="o", label=label or None)
+                axes.fill_between(xs, mean - half, mean + half, alpha=0.2)
+            axes.set_xlabel(x)
+        else:
+            width = 0.8 / max(len(groups), 1)
+            labels = list(dict.fromkeys(table[x].astype(str)))
+            for i, (key, group) in enumerate(groups):
+                index = [labels.index(str(v)) for v in group[x]]
+                label = ", ".join(
+                    f"{k}={v}"
+                    for k, v in zip(others, key if isinstance(key, tuple) else (key,), strict=True)
+                )
+                axes.bar(
+                    np.array(index) + i * width,
+                    group[f"{metric} mean"],
+                    width,
+                    yerr=np.nan_to_num(group[f"{metric} ci95"].to_numpy(dtype=float)),
+                    capsize=3,
+                    label=label or None,
+                )
+            axes.set_xticks(np.arange(len(labels)) + width * (len(groups) - 1) / 2, labels)
+            axes.set_xlabel(x)
+        axes.set_ylabel(metric)
+        axes.set_title(f"{metric} (mean, 95 % CI)")
+        axes.grid(alpha=0.3)
+        if any(axes.get_legend_handles_labels()[1]):
+            axes.legend(fontsize="small")
+        made.append(Figure(f"{metric} vs {x}", _png(figure)))
+    if metrics:
+        ok = frame[frame["status"] == "ok"]
+        figure, axes = plt.subplots(figsize=(6.4, 3.8))
+        axes.hist(ok[metrics[0]].dropna(), bins=min(30, max(5, len(ok) // 3)))
+        axes.set_xlabel(metrics[0])
+        axes.set_ylabel("runs")
+        axes.set_title(f"distribution of {metrics[0]} over all runs")
+        made.append(Figure(f"histogram of {metrics[0]}", _png(figure)))
+    series_dir = out / "timeseries"
+    if series_dir.exists():
+        figure, axes = plt.subplots(figsize=(6.4, 3.8))
+        first = frame[(frame["replication"] == 0) & (frame["status"] == "ok")].head(6)
+        for _, row in first.iterrows():
+            path = series_dir / f"{row['run_id']}.parquet"
+            if path.exists():
+                series = pd.read_parquet(path)
+                flow = series[series["flow"] == series["flow"].iloc[0]]
+                label = ", ".join(f"{p}={row[p]}" for p in params) or f"point {row['point']}"
+                axes.plot(flow["time_s"], flow["cwnd_bytes"] / 1024, label=label)
+        axes.set_xlabel("time (s)")
+        axes.set_ylabel("cwnd (KiB), first flow")
+        axes.set_title("congestion window, first replication")
+        axes.legend(fontsize="small")
+        made.append(Figure("cwnd time series", _png(figure)))
+    return made
+
+
+def _versions() -> dict[str, str]:
+    from . import __version__
+
+    return {
+        "airtcp": __version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "matplotlib": matplotlib.__version__,
+    }
+
+
+def _table_html(frame: pd.DataFrame) -> str:
+    return frame.to_html(
+        index=False, na_rep="", float_format=lambda v: f"{v:.6g}", border=0, classes="data"
+    )
+
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }}
+table.data {{ border-collapse: collapse; font-size: 0.85em; }}
+table.data td, table.data th {{
+  padding: 0.2em 0.6em; border-bottom: 1px solid #ddd; text-align: right;
+}}
+pre {{ background: #f6f6f6; padding: 1em; overflow-x: auto; }}
+figure {{ display: inline-block; margin: 0.5em; }}
+</style></head>
+<body data-figures="{figure_count}">
+<h1>{title}</h1>
+<p>{summary}</p>
+<h2>Figures</h2>
+{figures}
+<h2>Aggregates (mean and 95 % Student-t half-width per point)</h2>
+{aggregates}
+{failures}
+<h2>Experiment</h2>
+<pre>{experiment}</pre>
+<h2>Versions</h2>
+{versions}
+<h2>Runs and seeds</h2>
+{runs}
+<script>
+// Marks the page once every figure has decoded, so a headless check can tell.
+window.addEventListener("load", () => {{
+  const images = Array.from(document.images);
+  const decoded = images.filter((img) => img.complete && img.naturalWidth > 0).length;
+  document.body.dataset.figuresLoaded = String(decoded);
+}});
+</script>
+</body></html>
+"""
+
+
+def write_report(results: str | Path, output: str | Path | None = None) -> Path:
+    """Writes report.html, aggregates.csv and results.csv into the results directory."""
+    results = Path(results)
+    frame = (
+        load_results(results)
+        if (results / "results.parquet").exists()
+        else ResultStore(results).frame()
+    )
+    if frame.empty:
+        raise ValueError(f"{results}: no runs to report (run `airtcp sweep` first)")
+    experiment_path = results / "experiment.toml"
+    experiment_text = experiment_path.read_text() if experiment_path.exists() else ""
+    params, metrics = split_columns(frame, experiment_text or None)
+    table = aggregate(frame, params, metrics)
+    atomic_write(results / "aggregates.csv", table.to_csv(index=False).encode())
+    atomic_write(results / "results.csv", frame.to_csv(index=False).encode())
+    made = figures(frame, table, params, metrics, results)
+    failed = frame[frame["status"] != "ok"]
+    failures = ""
+    if not failed.empty:
+        failures = "<h2>Failed runs</h2>" + _table_html(
+            failed[["run_id", "point", "replication", "status", "error"]]
+        )
+    name = "experiment"
+    if experiment_text:
+        import tomllib
+
+        name = tomllib.loads(experiment_text).get("experiment", {}).get("name", name)
+    page = PAGE.format(
+        title=html.escape(f"airtcp report: {name}"),
+        summary=html.escape(
+            f"{len(frame)} runs, {len(frame) - len(failed)} ok, {len(failed)} failed; "
+            f"parameters: {', '.join(params) or 'none'}; metrics: {', '.join(metrics)}"
+        ),
+        figure_count=len(made),
+        figures="\n".join(
+            f'<figure><img alt="{html.escape(f.title)}" src="data:image/png;base64,{f.png_base64}">'
+            f"<figcaption>{html.escape(f.title)}</figcaption></figure>"
+            for f in made
+        ),
+        aggregates=_table_html(table),
+        failures=failures,
+        experiment=html.escape(experiment_text),
+        versions=_table_html(pd.DataFrame([_versions()])),
+        runs=_table_html(
+            frame[
+                [
+                    c
+                    for c in ("run_id", "point", "replication", "seed", *params, "status")
+                    if c in frame
+                ]
+            ]
+        ),
+    )
+    target = Path(output) if output else results / "report.html"
+    atomic_write(target, page.encode())
+    atomic_write(results / "figures.json", json.dumps([f.title for f in made]).encode())
+    return target

@@ -1,0 +1,100 @@
+"""Sweep results on disk.
+
+``runs/<run_id>.json`` holds one finished run (its row and full summary), written atomically:
+it is the source of truth, so an interrupted sweep leaves only complete runs and a re-run
+skips them. ``results.parquet`` (one row per run) is rebuilt from those files, also
+atomically. Optional per-run time series go to ``timeseries/<run_id>.parquet``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+ROW_COLUMNS = ("run_id", "point", "replication", "seed", "status", "error", "wall_time_s")
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
+    ) as tmp:
+        tmp.write(data)
+        tmp.flush()
+        os.fsync(tmp.fileno())
+    os.replace(tmp.name, path)
+
+
+class ResultStore:
+    def __init__(self, out: str | Path):
+        self.out = Path(out)
+        self.runs = self.out / "runs"
+        self.runs.mkdir(parents=True, exist_ok=True)
+
+    def done(self, include_failed: bool = True) -> set[str]:
+        """Ids of stored runs; without the failed ones if ``include_failed`` is false."""
+        if include_failed:
+            return {p.stem for p in self.runs.glob("*.json")}
+        return {r["row"]["run_id"] for r in self.records() if r["row"]["status"] == "ok"}
+
+    def save(self, record: dict[str, Any], replace_failed: bool = False) -> bool:
+        """Stores a finished run; returns False if that run was already stored (a failed one
+        is replaced when ``replace_failed``)."""
+        path = self.runs / f"{record['row']['run_id']}.json"
+        if path.exists():
+            previous = json.loads(path.read_text())
+            if not (replace_failed and previous["row"]["status"] != "ok"):
+                return False
+        series = record.pop("timeseries", None)
+        if series is not None:
+            target = self.out / "timeseries" / f"{record['row']['run_id']}.parquet"
+            target.parent.mkdir(exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=target.parent, suffix=".tmp", delete=False) as tmp:
+                pd.DataFrame(series).to_parquet(tmp.name, index=False)
+            os.replace(tmp.name, target)
+        atomic_write(path, json.dumps(record).encode())
+        return True
+
+    def records(self) -> list[dict[str, Any]]:
+        records = []
+        for path in sorted(self.runs.glob("*.json")):
+            records.append(json.loads(path.read_text()))
+        return records
+
+    def frame(self) -> pd.DataFrame:
+        rows = [r["row"] for r in self.records()]
+        frame = pd.DataFrame(rows)
+        if frame.empty:
+            return pd.DataFrame(columns=list(ROW_COLUMNS))
+        for column in frame.columns:
+            kinds = {type(v) for v in frame[column] if v is not None}
+            if len(kinds) > 1 and not kinds <= {int, float}:
+                frame[column] = frame[column].map(lambda v: None if v is None else str(v))
+        return frame.sort_values(["point", "replication"], kind="stable").reset_index(drop=True)
+
+    def write_parquet(self) -> Path:
+        target = self.out / "results.parquet"
+        frame = self.frame()
+        with tempfile.NamedTemporaryFile(dir=self.out, suffix=".parquet.tmp", delete=False) as tmp:
+            frame.to_parquet(tmp.name, index=False)
+        os.replace(tmp.name, target)
+        return target
+
+
+def load_results(out: str | Path, backend: str = "pandas"):
+    """One row per run, as a pandas (default) or polars DataFrame."""
+    out = Path(out)
+    parquet = out / "results.parquet"
+    frame = pd.read_parquet(parquet) if parquet.exists() else ResultStore(out).frame()
+    if backend == "polars":
+        import polars as pl
+
+        return pl.from_pandas(frame)
+    if backend != "pandas":
+        raise ValueError(f"backend must be 'pandas' or 'polars', got {backend!r}")
+    return frame

@@ -1,0 +1,321 @@
+"""The experiment layer: expansion, bad files, executors, exactly-once under failures."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import airtcp as api
+import pandas as pd
+import pytest
+from airtcp.experiment import load as load_experiment
+from airtcp.scenario import ScenarioError
+from airtcp.sweeper import run_experiment
+from conftest import SCENARIOS, airtcp
+
+WIRED = (SCENARIOS / "wired-tcp.toml").as_posix()
+
+FAST = f"""
+[experiment]
+name = "fast"
+scenario = "{WIRED}"
+replications = 2
+metrics = ["aggregate_goodput_bps", "flows[0].retransmissions"]
+
+[set]
+"simulation.duration" = "8s"
+"links.0.loss" = 0.001
+
+[grid]
+"links.0.delay" = ["5ms", "10ms", "20ms"]
+"""
+
+# Each run takes a few tenths of a second: long enough to kill or interrupt mid-sweep.
+SLOW = f"""
+[experiment]
+name = "slow"
+scenario = "{WIRED}"
+replications = 4
+metrics = ["aggregate_goodput_bps"]
+
+[set]
+"links.0.rate" = "1Gbps"
+"links.0.queue" = 3000
+"tcp.send_buffer" = "4MiB"
+"tcp.receive_buffer" = "4MiB"
+"simulation.duration" = "10s"
+
+[grid]
+"links.0.delay" = ["5ms", "10ms", "15ms", "20ms", "25ms", "30ms"]
+"""
+
+
+@pytest.fixture
+def experiment_file(tmp_path):
+    def write(text: str) -> Path:
+        path = tmp_path / "experiment.toml"
+        path.write_text(text)
+        return path
+
+    return write
+
+
+def assert_exactly_once(out: Path, expected: int) -> pd.DataFrame:
+    frame = pd.read_parquet(out / "results.parquet")
+    assert len(frame) == expected, frame
+    assert frame["run_id"].is_unique
+    assert len(list((out / "runs").glob("*.json"))) == expected
+    assert not list(out.rglob("*.tmp"))
+    return frame
+
+
+def test_expansion_grid_zip_range_and_seeds(experiment_file):
+    path = experiment_file(
+        f"""
+[experiment]
+scenario = "{WIRED}"
+replications = 2
+[grid]
+"links.0.delay" = ["5ms", "10ms"]
+"tcp.mss" = {{ start = 500, stop = 1500, step = 500 }}
+[zip]
+"links.0.rate" = ["1Mbps", "2Mbps"]
+"links.0.loss" = [0.0, 0.01]
+"""
+    )
+    experiment = load_experiment(path)
+    assert len(experiment.tasks) == 2 * 3 * 2 * 2
+    assert {t.params["tcp.mss"] for t in experiment.tasks} == {500, 1000, 1500}
+    assert {(t.params["links.0.rate"], t.params["links.0.loss"]) for t in experiment.tasks} == {
+        ("1Mbps", 0.0),
+        ("2Mbps", 0.01),
+    }
+    assert len({t.run_id for t in experiment.tasks}) == len(experiment.tasks)
+    assert len({t.seed for t in experiment.tasks}) == len(experiment.tasks), (
+        "per point and replication"
+    )
+    again = load_experiment(path)
+    assert [t.run_id for t in again.tasks] == [t.run_id for t in experiment.tasks], "deterministic"
+    common = load_experiment(
+        experiment_file(
+            path.read_text().replace("replications = 2", 'replications = 2\nseeds = "common"')
+        )
+    )
+    assert {t.seed for t in common.tasks if t.replication == 0} == {common.tasks[0].seed}
+
+
+@pytest.mark.parametrize(
+    ("change", "fragments"),
+    [
+        (('name = "fast"', 'name = "fast"\ncolour = 1'), ("experiment.colour", "unknown key")),
+        (('["5ms", "10ms", "20ms"]', "{ start = 5, stop = 1 }"), ("grid", "empty range")),
+        (('["5ms", "10ms", "20ms"]', "[]"), ("grid", "empty list")),
+        (
+            ('"links.0.loss" = 0.001', '"links.0.rate" = "fast"'),
+            ("links[0].rate", "expected a rate"),
+        ),
+        (('["5ms", "10ms", "20ms"]', '["5ms", "5 parsecs"]'), ("links[0].delay", "5 parsecs")),
+        (("replications = 2", "replications = 0"), ("experiment.replications",)),
+        ((WIRED, "/no/such.toml"), ("experiment.scenario", "no such file")),
+        (
+            (
+                '"links.0.loss" = 0.001',
+                '"links.0.loss" = 0.001\n[zip]\n"a.b" = [1]\n"c.d" = [1, 2]',
+            ),
+            ("zip", "same length"),
+        ),
+    ],
+)
+def test_bad_experiment_files(experiment_file, change, fragments):
+    old, new = change
+    assert old in FAST
+    path = experiment_file(FAST.replace(old, new, 1))
+    result = airtcp("sweep", str(path), "--out", str(path.parent / "out"), "-q")
+    assert result.returncode == 2, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    for fragment in (str(path), *fragments):
+        assert fragment in lines[0], (fragment, lines[0])
+    assert not (path.parent / "out" / "runs").exists() or not list(
+        (path.parent / "out" / "runs").iterdir()
+    )
+
+
+def test_local_sweep_then_rerun_skips_everything(experiment_file, tmp_path):
+    path = experiment_file(FAST)
+    out = tmp_path / "out"
+    first = airtcp("sweep", str(path), "--out", str(out), "-j", "2", "-q")
+    assert first.returncode == 0, first.stderr
+    assert "6 of 6 runs done (6 now, 0 failed)" in first.stdout
+    frame = assert_exactly_once(out, 6)
+    assert (frame["status"] == "ok").all()
+    assert set(frame["links.0.delay"]) == {"5ms", "10ms", "20ms"}
+    assert (frame["aggregate_goodput_bps"] > 1e6).all()
+    second = airtcp("sweep", str(path), "--out", str(out), "-q")
+    assert "6 of 6 runs done (0 now, 0 failed)" in second.stdout
+    pd.testing.assert_frame_equal(assert_exactly_once(out, 6), frame)
+
+
+def test_failed_runs_are_recorded_and_the_sweep_goes_on(experiment_file, tmp_path):
+    path = experiment_file(
+        SLOW.replace(
+            'metrics = ["aggregate_goodput_bps"]', 'timeout = "1us"\nmetrics = []'
+        ).replace("replications = 4", "replications = 1")
+    )
+    out = tmp_path / "out"
+    result = airtcp("sweep", str(path), "--out", str(out), "-q")
+    assert result.returncode == 0, result.stderr
+    frame = assert_exactly_once(out, 6)
+    assert (frame["status"] == "timeout").all()
+    assert frame["error"].str.contains("wall-clock limit").all()
+
+
+def test_threads_give_the_same_rows_as_processes(experiment_file, tmp_path):
+    experiment = load_experiment(experiment_file(FAST))
+    run_experiment(experiment, tmp_path / "p", jobs=2)
+    run_experiment(experiment, tmp_path / "t", jobs=2, threads=True)
+    metrics = ["run_id", "seed", "aggregate_goodput_bps", "flows[0].retransmissions"]
+    processes = pd.read_parquet(tmp_path / "p" / "results.parquet")[metrics]
+    threads = pd.read_parquet(tmp_path / "t" / "results.parquet")[metrics]
+    pd.testing.assert_frame_equal(processes, threads)
+
+
+def test_dask_local_cluster_gives_the_same_rows(experiment_file, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    experiment = load_experiment(experiment_file(FAST))
+    run_experiment(experiment, tmp_path / "local", jobs=1)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        outcome = run_experiment(experiment, tmp_path / "dask", dask=cluster.scheduler_address)
+    assert outcome.completed == 6 and outcome.failed == 0
+    columns = [
+        "run_id",
+        "point",
+        "replication",
+        "seed",
+        "links.0.delay",
+        "aggregate_goodput_bps",
+        "flows[0].retransmissions",
+        "status",
+    ]
+    local = pd.read_parquet(tmp_path / "local" / "results.parquet")[columns]
+    remote = pd.read_parquet(tmp_path / "dask" / "results.parquet")[columns]
+    pd.testing.assert_frame_equal(local, remote)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children = (task / "children").read_text().split()
+        for child in map(int, children):
+            found.append(child)
+            found.extend(_children(child))
+    return found
+
+
+def _start_sweep(path: Path, out: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "airtcp.cli",
+            "sweep",
+            str(path),
+            "--out",
+            str(out),
+            "-j",
+            "2",
+            "-q",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_for_runs(out: Path, count: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 120
+    while len(list((out / "runs").glob("*.json"))) < count:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "sweep made no progress"
+        time.sleep(0.02)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_killed_worker_still_gives_every_run_exactly_once(experiment_file, tmp_path):
+    path, out = experiment_file(SLOW), tmp_path / "out"
+    process = _start_sweep(path, out)
+    _wait_for_runs(out, 3, process)
+    workers = [
+        pid
+        for pid in _children(process.pid)
+        if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        and "resource_tracker"
+        not in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    ]
+    assert workers, "no worker processes found"
+    os.kill(workers[0], signal.SIGKILL)
+    stdout, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    assert re.search(r"24 of 24 runs done \(\d+ now, 0 failed\)", stdout), stdout
+    assert_exactly_once(out, 24)
+
+
+def test_interrupted_driver_resumes_to_every_run_exactly_once(experiment_file, tmp_path):
+    path, out = experiment_file(SLOW), tmp_path / "out"
+    process = _start_sweep(path, out)
+    _wait_for_runs(out, 3, process)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    partial = pd.read_parquet(out / "results.parquet")
+    assert 3 <= len(partial) < 24 and partial["run_id"].is_unique
+    assert (partial["status"] == "ok").all(), "only complete rows"
+    again = airtcp("sweep", str(path), "--out", str(out), "-q")
+    assert again.returncode == 0, again.stderr
+    assert f"24 of 24 runs done ({24 - len(partial)} now, 0 failed)" in again.stdout
+    assert_exactly_once(out, 24)
+
+
+def test_report_renders_in_headless_chromium(experiment_file, tmp_path):
+    out = tmp_path / "out"
+    frame = api.sweep(experiment_file(FAST), out, jobs=2)
+    assert len(frame) == 6
+    assert len(api.load_results(out, backend="polars")) == 6
+    result = airtcp("report", str(out))
+    assert result.returncode == 0, result.stderr
+    aggregates = pd.read_csv(out / "aggregates.csv")
+    assert list(aggregates["runs"]) == [2, 2, 2]
+    assert (aggregates["aggregate_goodput_bps ci95"] >= 0).all()
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed (make test installs it)")
+    flags = [
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        f"--user-data-dir={tmp_path / 'chromium'}", "--virtual-time-budget=5000", "--dump-dom",
+    ]  # fmt: skip
+    command = [chromium, *flags, (out / "report.html").as_uri()]
+    dom = subprocess.run(command, capture_output=True, text=True, timeout=120).stdout
+    expected = re.search(r'data-figures="(\d+)"', dom)
+    loaded = re.search(r'data-figures-loaded="(\d+)"', dom)
+    assert expected and loaded, dom[:500]
+    assert int(expected.group(1)) >= 3
+    assert loaded.group(1) == expected.group(1), "every figure decoded"
+
+
+def test_report_of_an_empty_directory_is_one_line(tmp_path):
+    (tmp_path / "runs").mkdir()
+    result = airtcp("report", str(tmp_path))
+    assert result.returncode == 2 and "no runs" in result.stderr
+
+
+def test_api_rejects_bad_experiment(experiment_file):
+    with pytest.raises(ScenarioError):
+        api.sweep(experiment_file(FAST.replace("replications = 2", "replications = -1")))
