@@ -5,6 +5,7 @@
 //! quinn-proto). The same code runs inside the discrete-event simulator and, later, against
 //! real packets in the emulator.
 
+pub mod agent;
 pub mod seq;
 pub mod tcp;
 pub mod time;
