@@ -132,6 +132,28 @@ class Link(Strict):
     per_station: bool = False
 
 
+class Agent(Strict):
+    """The AP's agent (docs/agents.md): ``agent = "ack_priority"`` or a table with settings."""
+
+    kind: Literal["dcf", "ack_priority", "txop_burst", "ack_aggregation", "adaptive"] = "dcf"
+    txop_limit: PositiveDuration | None = None
+    max_aggregate: Annotated[int, Field(gt=0, le=256)] | None = None
+    target_stations: Annotated[float, Field(ge=1.0, le=1000.0)] | None = None
+
+
+def _agent(value: object) -> object:
+    return {"kind": value} if isinstance(value, str) else value
+
+
+AgentSpec = Annotated[
+    Agent,
+    BeforeValidator(_agent),
+    WithJsonSchema(
+        {"type": ["string", "object"], "description": "agent name, or a table with kind"}
+    ),
+]
+
+
 class Wlan(Strict):
     ap: str = "ap"
     stations: Annotated[int, Field(ge=0)] | list[str] = 1
@@ -149,6 +171,7 @@ class Wlan(Strict):
     cw_max: int | None = None
     loss: Probability = 0.0
     ber: Probability = 0.0
+    agent: AgentSpec | None = None
 
     def station_names(self) -> list[str]:
         if isinstance(self.stations, list):
@@ -319,6 +342,14 @@ def resolve(scenario: Scenario, seed: int | None = None) -> dict[str, Any]:
                 "short_retry_limit": w.short_retry_limit,
                 "long_retry_limit": w.long_retry_limit,
                 "errors": {"loss": w.loss, "ber": w.ber},
+                "agent": None
+                if w.agent is None
+                else {
+                    "kind": w.agent.kind,
+                    "txop_limit_ns": w.agent.txop_limit,
+                    "max_aggregate": w.agent.max_aggregate,
+                    "target_stations": w.agent.target_stations,
+                },
             }
         )
     return {

@@ -140,6 +140,25 @@ pub struct WlanConfig {
     pub long_retry_limit: u32,
     #[serde(default)]
     pub errors: ErrorModel,
+    /// The AP's agent; `None` is plain DCF without an agent.
+    #[serde(default)]
+    pub agent: Option<AgentConfig>,
+}
+
+/// An access-point agent of `airtcp_proto::agent` and its settings (defaults in docs/agents.md).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentConfig {
+    pub kind: String,
+    /// TXOP limit of `txop_burst`; default: the EDCA AC_VO limit of the PHY.
+    #[serde(default)]
+    pub txop_limit_ns: Option<u64>,
+    /// Most frames per aggregate of `ack_aggregation` (default 16).
+    #[serde(default)]
+    pub max_aggregate: Option<u32>,
+    /// Contending stations `adaptive` aims for; default: Bianchi's optimum minus the AP.
+    #[serde(default)]
+    pub target_stations: Option<f64>,
 }
 
 fn default_mac_queue() -> u32 {
@@ -341,6 +360,33 @@ impl Scenario {
                 );
             }
             check_errors(&format!("wlans[{i}]"), &wlan.errors)?;
+            if let Some(agent) = &wlan.agent {
+                if !airtcp_proto::agent::AGENTS.contains(&agent.kind.as_str()) {
+                    return fail(
+                        format!("wlans[{i}].agent"),
+                        format!(
+                            "unknown '{}'; expected one of {}",
+                            agent.kind,
+                            airtcp_proto::agent::AGENTS.join(", ")
+                        ),
+                    );
+                }
+                if agent.max_aggregate == Some(0) || agent.txop_limit_ns == Some(0) {
+                    return fail(
+                        format!("wlans[{i}].agent"),
+                        "txop_limit and max_aggregate must be positive",
+                    );
+                }
+                if agent
+                    .target_stations
+                    .is_some_and(|t| !(t.is_finite() && t >= 1.0))
+                {
+                    return fail(
+                        format!("wlans[{i}].agent.target_stations"),
+                        "must be at least 1",
+                    );
+                }
+            }
         }
         if self.flows.len() > MAX_FLOWS {
             return fail("flows", format!("at most {MAX_FLOWS} flows"));

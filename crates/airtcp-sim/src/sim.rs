@@ -8,7 +8,10 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use airtcp_proto::agent::{self, AgentSettings, ApAgent, DSSS_AC_VO_TXOP_NS, OFDM_AC_VO_TXOP_NS};
 use airtcp_proto::tcp::{cc, TcpSocket, TcpState};
+use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
+use airtcp_proto::wifi::{Modulation, Phy};
 use airtcp_proto::wire::{Ipv4Repr, PacketRepr, TcpRepr, TransportRepr, UdpRepr};
 use airtcp_proto::{Instant, SeqNumber};
 use rand::Rng;
@@ -191,7 +194,8 @@ impl Simulation {
                 queue_packets: wlan.queue_packets,
             };
             let channel_rng = stream(seed, StreamId::WlanChannel { bss: b as u32 });
-            bsses.push(Bss::new(phy, params, wlan.errors, channel_rng, macs));
+            let agent = build_agent(&scenario, b, &phy);
+            bsses.push(Bss::new(phy, params, wlan.errors, channel_rng, macs, agent));
         }
         let routes = (0..node_count)
             .map(|source| first_hops(source, &adjacency))
@@ -787,6 +791,50 @@ fn build_flow(index: usize, config: &FlowConfig) -> Flow {
         delivered_at_sample: 0,
         packets_sent: 0,
     }
+}
+
+/// The AP agent of WLAN `index`, with defaults: the PHY's AC_VO TXOP limit, 16 frames per
+/// aggregate, and as target the optimal number of contenders of Bianchi's model for the
+/// stations' TCP data frames. The AP is not subtracted: with backoff 0 its short ACK frames
+/// rarely collide (paper 000's premise), so it is not a random-access contender.
+fn build_agent(scenario: &Scenario, index: usize, phy: &Phy) -> Option<Box<dyn ApAgent>> {
+    let wlan = &scenario.wlans[index];
+    let config = wlan.agent.as_ref()?;
+    let mss = scenario
+        .flows
+        .iter()
+        .find_map(|flow| match &flow.app {
+            AppConfig::TcpBulk { tcp, .. } if wlan.stations.contains(&flow.src) => {
+                Some(tcp.build().mss)
+            }
+            _ => None,
+        })
+        .unwrap_or(1460);
+    let msdu = crate::wlan::dcf::LLC_SNAP_BYTES + 40 + mss;
+    let rts = wlan
+        .rts_threshold
+        .is_some_and(|t| phy.mac_overhead_bytes + msdu > t);
+    let params = Params::from_phy(
+        phy,
+        msdu,
+        rts,
+        CollisionTiming::Eifs,
+        Some(wlan.short_retry_limit - 1),
+    );
+    let optimum = bianchi::optimal_stations(&params, 1..=100).stations;
+    let ofdm = matches!(phy.modulation, Modulation::ErpOfdm);
+    let settings = AgentSettings {
+        txop_ns: config.txop_limit_ns.unwrap_or(if ofdm {
+            OFDM_AC_VO_TXOP_NS
+        } else {
+            DSSS_AC_VO_TXOP_NS
+        }),
+        max_aggregate: config.max_aggregate.unwrap_or(16) as usize,
+        target_stations: config.target_stations.unwrap_or(f64::from(optimum)),
+        cw_min: phy.cw_min,
+        stages: ((phy.cw_max + 1) / (phy.cw_min + 1)).ilog2(),
+    };
+    agent::by_name(&config.kind, settings)
 }
 
 /// Breadth-first search from `source`: the hop to take towards every node.

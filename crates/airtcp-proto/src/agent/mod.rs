@@ -18,7 +18,7 @@ pub use ack_aggregation::AckAggregation;
 pub use ack_priority::AckPriority;
 pub use adaptive::AdaptivePriority;
 pub use dcf::PlainDcf;
-pub use txop_burst::TxopBurst;
+pub use txop_burst::{TxopBurst, DSSS_AC_VO_TXOP_NS, OFDM_AC_VO_TXOP_NS};
 
 use crate::time::Instant;
 use crate::wire::PacketRepr;

@@ -6,9 +6,11 @@
 //! keeps a global count of idle backoff slots; a station's backoff is stored as the absolute
 //! slot number at which it expires, in one heap. Counting down "only in idle slots, frozen
 //! while busy" is then implicit: the count does not advance while the medium is busy. The
-//! earliest expiry wins; equal expiries collide. After each busy period the count advances
-//! by one slot, the decrement the standard allows at the DIFS/AIFS slot boundary
-//! (§10.23.2.4), which is also the virtual-slot semantics of Bianchi's model.
+//! earliest expiry wins; equal expiries collide. After a busy period counting resumes one
+//! DIFS (or EIFS) later where it stopped, so a counter k transmits k idle slots after DIFS
+//! (§10.3.4.3). This is the rule paper 000 relies on: right after a transmission only a
+//! station that has just drawn 0 can access at DIFS. It agrees with Bianchi's model within
+//! about 1 % (tests/bianchi_saturation.rs).
 //!
 //! Modelled: DIFS/EIFS deferral, backoff in [0, CW], binary exponential CW growth, reset on
 //! success or drop, short/long retry limits, RTS/CTS above a threshold, post-backoff,
@@ -16,10 +18,16 @@
 //! ACKs (assumed error-free), per-frame errors. NAV is implicit: with one collision domain
 //! the reservation an RTS or data frame announces coincides with the medium being busy.
 //! Hidden terminals and capture are not modelled.
+//!
+//! The AP (MAC 0) may run an access-point agent (`airtcp_proto::agent`): it then keeps TCP
+//! pure ACKs in a queue of their own, and each channel access follows the agent's plan:
+//! backoff 0, a TXOP burst of SIFS-separated frames, or an A-MSDU of several frames.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use std::time::Duration;
 
+use airtcp_proto::agent::{AccessPlan, ApAgent, ApQueue, ApView, ChannelEvent};
 use airtcp_proto::wifi::Phy;
 use airtcp_proto::Instant;
 use rand::Rng;
@@ -67,6 +75,21 @@ pub struct MacCounters {
     pub contenders: Vec<u64>,
     /// Payload (MSDU) bytes delivered.
     pub delivered_msdu_bytes: u64,
+    /// MSDUs delivered (an aggregate counts each of its MSDUs).
+    pub delivered_msdus: u64,
+    /// AP transmissions (first frames of its accesses), and of those: ACK-headed ones,
+    /// ones made with backoff 0, and ones that were both.
+    pub ap_accesses: u64,
+    pub ap_ack_headed_accesses: u64,
+    pub ap_zero_backoff_accesses: u64,
+    pub ap_zero_backoff_ack_headed_accesses: u64,
+    /// TXOP bursts of two or more frames, their frames, and the longest one.
+    pub txop_bursts: u64,
+    pub txop_frames: u64,
+    pub max_txop_ns: u64,
+    /// Aggregated MAC frames and the MSDUs they carried.
+    pub aggregates: u64,
+    pub aggregated_msdus: u64,
 }
 
 #[derive(Debug)]
@@ -80,7 +103,10 @@ pub struct MacParams {
 #[derive(Debug)]
 struct Mac {
     node: usize,
-    queue: VecDeque<Frame>,
+    /// Indexed by `ApQueue`: stations use only the data queue.
+    queues: [VecDeque<Frame>; 2],
+    /// The current backoff was set to 0 by the agent's plan.
+    zero_backoff: bool,
     cw: u32,
     /// Attempts already made for the frame at the head of the queue.
     attempts: u32,
@@ -92,8 +118,15 @@ struct Mac {
 
 #[derive(Debug)]
 enum Outcome {
-    Success(u32),
-    Failure(Vec<u32>),
+    /// `delivered` frames of `queue` went through (more than one in a TXOP or aggregate);
+    /// if `failed_after`, the next frame of a TXOP burst was corrupted and stays queued.
+    Success {
+        mac: u32,
+        queue: usize,
+        delivered: usize,
+        failed_after: bool,
+    },
+    Failure(Vec<(u32, usize)>),
 }
 
 #[derive(Debug)]
@@ -130,6 +163,9 @@ pub struct Bss {
     access_generation: u64,
     scheduled_access: Option<Instant>,
     holding: usize,
+    agent: Option<Box<dyn ApAgent>>,
+    /// The plan of the AP's pending access.
+    ap_plan: AccessPlan,
     pub counters: MacCounters,
 }
 
@@ -141,12 +177,14 @@ impl Bss {
         errors: ErrorModel,
         channel_rng: Stream,
         nodes: Vec<(usize, Stream)>,
+        agent: Option<Box<dyn ApAgent>>,
     ) -> Self {
         let macs = nodes
             .into_iter()
             .map(|(node, rng)| Mac {
                 node,
-                queue: VecDeque::new(),
+                queues: [VecDeque::new(), VecDeque::new()],
+                zero_backoff: false,
                 cw: phy.cw_min,
                 attempts: 0,
                 expiry: None,
@@ -172,6 +210,8 @@ impl Bss {
             access_generation: 0,
             scheduled_access: None,
             holding: 0,
+            agent,
+            ap_plan: AccessPlan::plain(ApQueue::Data),
             counters,
         }
     }
@@ -180,57 +220,142 @@ impl Bss {
         &self.phy
     }
 
+    /// Frames queued at a MAC (both queues).
     pub fn queue_len(&self, mac: u32) -> usize {
-        self.macs[mac as usize].queue.len()
+        self.macs[mac as usize]
+            .queues
+            .iter()
+            .map(VecDeque::len)
+            .sum()
     }
 
-    /// Queues a frame at `mac`; starts its channel access if it was idle.
-    pub fn enqueue(&mut self, now: Instant, mac: u32, frame: Frame, actions: &mut Actions) {
-        let slot = self.phy.slot_ns;
-        let station = &mut self.macs[mac as usize];
-        if station.queue.len() >= self.params.queue_packets as usize {
-            self.counters.queue_drops += 1;
-            return;
+    fn ap_view(&self) -> ApView {
+        let ap = &self.macs[0];
+        ApView {
+            data_frames: ap.queues[0].len(),
+            ack_frames: ap.queues[1].len(),
         }
-        station.queue.push_back(frame);
-        if station.queue.len() > 1 {
-            return;
+    }
+
+    /// Asks the AP's agent for its next access plan (plain DCF without an agent).
+    fn replan(&mut self, now: Instant) -> AccessPlan {
+        let view = self.ap_view();
+        self.ap_plan = match &mut self.agent {
+            Some(agent) => agent.plan(now, &view),
+            None => AccessPlan::plain(ApQueue::Data),
+        };
+        if self.macs[0].queues[self.ap_plan.queue as usize].is_empty() {
+            // A plan for an empty queue serves the other one (an agent's choice of ACKs first
+            // is only a priority).
+            let other = if self.ap_plan.queue == ApQueue::Ack {
+                ApQueue::Data
+            } else {
+                ApQueue::Ack
+            };
+            self.ap_plan = AccessPlan {
+                queue: other,
+                zero_backoff: false,
+                ..self.ap_plan
+            };
         }
-        self.holding += 1;
-        if station.expiry.is_some() {
-            return; // a post-backoff is still counting down
-        }
-        let expiry = match &self.medium {
-            // Idle long enough: access at once, at the next slot boundary (backoff 0).
+        self.ap_plan
+    }
+
+    /// The slot count at which a station that may access at once would transmit.
+    fn immediate_slot(&self, now: Instant) -> u64 {
+        match &self.medium {
             Medium::Idle { origin, base } => {
                 if now <= *origin {
                     *base
                 } else {
-                    base + (now - *origin).as_nanos().div_ceil(u128::from(slot)) as u64
+                    base + (now - *origin)
+                        .as_nanos()
+                        .div_ceil(u128::from(self.phy.slot_ns)) as u64
                 }
             }
-            // Busy: defer, then back off.
-            Medium::Busy { next_base, .. } => {
-                next_base + u64::from(station.rng.random_range(0..=station.cw))
-            }
+            Medium::Busy { next_base, .. } => *next_base,
+        }
+    }
+
+    /// Queues a frame at `mac`; starts its channel access if it was idle.
+    pub fn enqueue(&mut self, now: Instant, mac: u32, frame: Frame, actions: &mut Actions) {
+        let queue = match (&self.agent, mac) {
+            (Some(agent), 0) => agent.classify(&frame.packet.repr) as usize,
+            _ => ApQueue::Data as usize,
         };
-        self.set_expiry(mac, expiry);
+        let station = &mut self.macs[mac as usize];
+        if station.queues[queue].len() >= self.params.queue_packets as usize {
+            self.counters.queue_drops += 1;
+            return;
+        }
+        let was_empty = station.queues.iter().all(VecDeque::is_empty);
+        let queue_was_empty = station.queues[queue].is_empty();
+        station.queues[queue].push_back(frame);
+        if was_empty {
+            self.holding += 1;
+        }
+        if mac == 0 && self.agent.is_some() {
+            if queue_was_empty && (was_empty || queue == ApQueue::Ack as usize) {
+                // The head of the AP changed: plan again; a zero backoff can only shorten
+                // a backoff already running.
+                let plan = self.replan(now);
+                let pending = self.macs[0].expiry;
+                if plan.zero_backoff {
+                    let at = self.immediate_slot(now);
+                    if pending.is_none_or(|e| at < e) || (pending == Some(at)) {
+                        self.set_expiry(0, at, true);
+                    }
+                } else if pending.is_none() {
+                    let expiry = self.fresh_expiry(now, 0);
+                    self.set_expiry(0, expiry, false);
+                }
+                self.schedule_access(actions);
+            }
+            return;
+        }
+        if !was_empty || self.macs[mac as usize].expiry.is_some() {
+            return; // already contending, or a post-backoff is counting down
+        }
+        let expiry = self.fresh_expiry(now, mac);
+        self.set_expiry(mac, expiry, false);
         self.schedule_access(actions);
     }
 
-    fn set_expiry(&mut self, mac: u32, expiry: u64) {
+    /// Expiry for a frame arriving at a MAC with no backoff pending: access at once if the
+    /// medium is idle, otherwise defer and back off.
+    fn fresh_expiry(&mut self, now: Instant, mac: u32) -> u64 {
+        match &self.medium {
+            Medium::Idle { .. } => self.immediate_slot(now),
+            Medium::Busy { next_base, .. } => {
+                let base = *next_base;
+                let station = &mut self.macs[mac as usize];
+                base + u64::from(station.rng.random_range(0..=station.cw))
+            }
+        }
+    }
+
+    fn set_expiry(&mut self, mac: u32, expiry: u64, zero_backoff: bool) {
         let station = &mut self.macs[mac as usize];
         station.generation += 1;
         station.expiry = Some(expiry);
+        station.zero_backoff = zero_backoff;
         self.expiries
             .push(Reverse((expiry, mac, station.generation)));
     }
 
-    /// Draws a fresh backoff in [0, CW] counted from `base`.
-    fn draw_backoff(&mut self, mac: u32, base: u64) {
+    /// Draws a fresh backoff in [0, CW] counted from `base`, or 0 if the AP's plan says so.
+    fn draw_backoff(&mut self, now: Instant, mac: u32, base: u64) {
+        if mac == 0
+            && self.agent.is_some()
+            && self.queue_len(0) > 0
+            && self.replan(now).zero_backoff
+        {
+            self.set_expiry(0, base, true);
+            return;
+        }
         let station = &mut self.macs[mac as usize];
         let slots = u64::from(station.rng.random_range(0..=station.cw));
-        self.set_expiry(mac, base + slots);
+        self.set_expiry(mac, base + slots, false);
     }
 
     fn is_current(&self, expiry: u64, mac: u32, generation: u64) -> bool {
@@ -256,8 +381,7 @@ impl Bss {
         let Some(expiry) = self.earliest_expiry() else {
             return;
         };
-        let at = origin
-            + core::time::Duration::from_nanos((expiry.saturating_sub(base)) * self.phy.slot_ns);
+        let at = origin + Duration::from_nanos((expiry.saturating_sub(base)) * self.phy.slot_ns);
         if self
             .scheduled_access
             .is_some_and(|scheduled| scheduled <= at)
@@ -287,7 +411,7 @@ impl Bss {
             let Reverse((_, mac, _)) = self.expiries.pop().expect("peeked");
             let station = &mut self.macs[mac as usize];
             station.expiry = None;
-            if !station.queue.is_empty() {
+            if station.queues.iter().any(|q| !q.is_empty()) {
                 transmitters.push(mac);
             }
         }
@@ -296,13 +420,50 @@ impl Bss {
             self.schedule_access(actions);
             return;
         }
+        if let Some(agent) = &mut self.agent {
+            agent.on_channel(now, ChannelEvent::IdleSlots(current - base));
+            if !transmitters.contains(&0) {
+                agent.on_channel(
+                    now,
+                    ChannelEvent::Busy {
+                        collision: transmitters.len() > 1,
+                    },
+                );
+            }
+        }
         self.start_transmission(now, current, transmitters, actions);
     }
 
-    fn uses_rts(&self, frame: &Frame) -> bool {
+    /// The queue a MAC transmits from, and how many of its frames form the first MAC frame.
+    fn selection(&self, mac: u32) -> (usize, usize) {
+        if mac != 0 || self.agent.is_none() {
+            return (ApQueue::Data as usize, 1);
+        }
+        let queue = self.ap_plan.queue as usize;
+        (
+            queue,
+            self.ap_plan
+                .aggregate
+                .clamp(1, self.macs[0].queues[queue].len().max(1)),
+        )
+    }
+
+    /// MSDU bytes of the first `count` frames of a queue sent as one MAC frame: one MSDU, or
+    /// an A-MSDU of subframes with 14-byte headers padded to 4 bytes.
+    fn payload_bytes(&self, mac: u32, queue: usize, count: usize) -> u32 {
+        let frames = self.macs[mac as usize].queues[queue].iter().take(count);
+        if count == 1 {
+            return frames.map(Frame::msdu_bytes).sum();
+        }
+        frames
+            .map(|f| (14 + f.msdu_bytes()).next_multiple_of(4))
+            .sum()
+    }
+
+    fn uses_rts(&self, payload_bytes: u32) -> bool {
         self.params
             .rts_threshold
-            .is_some_and(|threshold| self.phy.mac_overhead_bytes + frame.msdu_bytes() > threshold)
+            .is_some_and(|threshold| self.phy.mac_overhead_bytes + payload_bytes > threshold)
     }
 
     fn start_transmission(
@@ -314,6 +475,9 @@ impl Bss {
     ) {
         self.counters.contenders[self.holding] += 1;
         self.counters.attempts += transmitters.len() as u64;
+        if transmitters.contains(&0) {
+            self.count_ap_access();
+        }
         let phy = &self.phy;
         let delta = phy.propagation_ns;
         let handshake = |rts: bool| {
@@ -328,55 +492,134 @@ impl Bss {
                 0
             }
         };
+        let exchange_tail = delta + phy.sifs_ns + phy.ack_airtime_ns() + delta;
         let (busy_ns, ifs_ns, outcome) = if let [mac] = transmitters[..] {
-            let frame = *self.macs[mac as usize]
-                .queue
-                .front()
-                .expect("transmitter holds a frame");
-            let rts = self.uses_rts(&frame);
-            let data_end = handshake(rts) + phy.data_airtime_ns(frame.msdu_bytes());
-            let frame_bytes = phy.mac_overhead_bytes + frame.msdu_bytes();
-            if self.errors.corrupts(frame_bytes, &mut self.channel_rng) {
+            let (queue, count) = self.selection(mac);
+            let payload = self.payload_bytes(mac, queue, count);
+            let rts = self.uses_rts(payload);
+            let data_end = handshake(rts) + phy.data_airtime_ns(payload);
+            if self
+                .errors
+                .corrupts(phy.mac_overhead_bytes + payload, &mut self.channel_rng)
+            {
                 self.counters.channel_errors += 1;
-                (data_end + delta, phy.eifs_ns(), Outcome::Failure(vec![mac]))
+                (
+                    data_end + delta,
+                    phy.eifs_ns(),
+                    Outcome::Failure(vec![(mac, queue)]),
+                )
             } else {
-                let receiver = self.macs[frame.to as usize].node;
-                let delivered_at = now + core::time::Duration::from_nanos(data_end + delta);
-                actions
-                    .deliveries
-                    .push((delivered_at, receiver, frame.packet));
-                let busy = data_end + delta + phy.sifs_ns + phy.ack_airtime_ns() + delta;
-                (busy, phy.difs_ns(), Outcome::Success(mac))
+                let delivered_at = now + Duration::from_nanos(data_end + delta);
+                self.deliver(mac, queue, 0, count, delivered_at, actions);
+                let mut busy = data_end + exchange_tail;
+                let mut delivered = count;
+                let mut failed_after = false;
+                if let Some(txop) = (mac == 0 && count == 1)
+                    .then_some(self.ap_plan.txop_ns)
+                    .flatten()
+                {
+                    // Further frames SIFS apart while the whole exchange fits in the TXOP.
+                    while delivered < self.macs[0].queues[queue].len() {
+                        let next = self.macs[0].queues[queue][delivered].msdu_bytes();
+                        let exchange =
+                            self.phy.sifs_ns + self.phy.data_airtime_ns(next) + exchange_tail;
+                        if busy + exchange > txop {
+                            break;
+                        }
+                        let frame_bytes = self.phy.mac_overhead_bytes + next;
+                        if self.errors.corrupts(frame_bytes, &mut self.channel_rng) {
+                            self.counters.channel_errors += 1;
+                            busy += self.phy.sifs_ns + self.phy.data_airtime_ns(next) + delta;
+                            failed_after = true;
+                            break;
+                        }
+                        let at = now
+                            + Duration::from_nanos(
+                                busy + self.phy.sifs_ns + self.phy.data_airtime_ns(next) + delta,
+                            );
+                        self.deliver(0, queue, delivered, 1, at, actions);
+                        busy += exchange;
+                        delivered += 1;
+                    }
+                    if delivered > 1 {
+                        self.counters.txop_bursts += 1;
+                        self.counters.txop_frames += delivered as u64;
+                        self.counters.max_txop_ns = self.counters.max_txop_ns.max(busy);
+                    }
+                }
+                let ifs = if failed_after {
+                    self.phy.eifs_ns()
+                } else {
+                    self.phy.difs_ns()
+                };
+                (
+                    busy,
+                    ifs,
+                    Outcome::Success {
+                        mac,
+                        queue,
+                        delivered,
+                        failed_after,
+                    },
+                )
             }
         } else {
             self.counters.collisions += 1;
-            let longest = transmitters
-                .iter()
-                .map(|&mac| {
-                    let frame = self.macs[mac as usize]
-                        .queue
-                        .front()
-                        .expect("transmitter holds a frame");
-                    if self.uses_rts(frame) {
-                        phy.rts_airtime_ns()
-                    } else {
-                        phy.data_airtime_ns(frame.msdu_bytes())
-                    }
-                })
-                .max()
-                .unwrap_or(0);
-            (
-                longest + delta,
-                phy.eifs_ns(),
-                Outcome::Failure(transmitters),
-            )
+            let mut failed = Vec::with_capacity(transmitters.len());
+            let mut longest = 0;
+            for &mac in &transmitters {
+                let (queue, count) = self.selection(mac);
+                let payload = self.payload_bytes(mac, queue, count);
+                let airtime = if self.uses_rts(payload) {
+                    phy.rts_airtime_ns()
+                } else {
+                    phy.data_airtime_ns(payload)
+                };
+                longest = longest.max(airtime);
+                failed.push((mac, queue));
+            }
+            (longest + delta, phy.eifs_ns(), Outcome::Failure(failed))
         };
         self.medium = Medium::Busy {
             ifs_ns,
-            next_base: slot + 1,
+            next_base: slot,
             outcome,
         };
-        actions.busy_end = Some(now + core::time::Duration::from_nanos(busy_ns));
+        actions.busy_end = Some(now + Duration::from_nanos(busy_ns));
+    }
+
+    fn count_ap_access(&mut self) {
+        let ack_headed = self.agent.is_some() && self.ap_plan.queue == ApQueue::Ack;
+        let zero = self.macs[0].zero_backoff;
+        let c = &mut self.counters;
+        c.ap_accesses += 1;
+        c.ap_ack_headed_accesses += u64::from(ack_headed);
+        c.ap_zero_backoff_accesses += u64::from(zero);
+        c.ap_zero_backoff_ack_headed_accesses += u64::from(zero && ack_headed);
+    }
+
+    /// Hands `count` frames from position `from` of a queue to their receivers at `at`.
+    fn deliver(
+        &mut self,
+        mac: u32,
+        queue: usize,
+        from: usize,
+        count: usize,
+        at: Instant,
+        actions: &mut Actions,
+    ) {
+        if count > 1 {
+            self.counters.aggregates += 1;
+            self.counters.aggregated_msdus += count as u64;
+        }
+        for frame in self.macs[mac as usize].queues[queue]
+            .iter()
+            .skip(from)
+            .take(count)
+        {
+            let receiver = self.macs[frame.to as usize].node;
+            actions.deliveries.push((at, receiver, frame.packet));
+        }
     }
 
     /// The busy period ended: settle the outcome, then resume counting after DIFS or EIFS.
@@ -396,24 +639,33 @@ impl Bss {
             return;
         };
         self.medium = Medium::Idle {
-            origin: now + core::time::Duration::from_nanos(ifs_ns),
+            origin: now + Duration::from_nanos(ifs_ns),
             base: next_base,
         };
         match outcome {
-            Outcome::Success(mac) => {
-                let frame = self.pop_head(mac);
+            Outcome::Success {
+                mac,
+                queue,
+                delivered,
+                failed_after,
+            } => {
                 self.counters.successes += 1;
-                self.counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
-                self.draw_backoff(mac, next_base);
+                for _ in 0..delivered {
+                    let frame = self.pop_head(mac, queue);
+                    self.counters.delivered_msdus += 1;
+                    self.counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
+                }
+                if failed_after {
+                    self.counters.failed_attempts += 1;
+                    self.macs[mac as usize].attempts += 1;
+                }
+                self.draw_backoff(now, mac, next_base);
             }
             Outcome::Failure(macs) => {
-                for mac in macs {
+                for (mac, queue) in macs {
                     self.counters.failed_attempts += 1;
-                    let head = *self.macs[mac as usize]
-                        .queue
-                        .front()
-                        .expect("failed frame is queued");
-                    let limit = if self.uses_rts(&head) {
+                    let (_, count) = self.selection(mac);
+                    let limit = if self.uses_rts(self.payload_bytes(mac, queue, count)) {
                         self.params.long_retry_limit
                     } else {
                         self.params.short_retry_limit
@@ -421,27 +673,32 @@ impl Bss {
                     let station = &mut self.macs[mac as usize];
                     station.attempts += 1;
                     if station.attempts >= limit {
-                        self.counters.retry_drops += 1;
-                        self.pop_head(mac);
+                        // An aggregate is dropped whole.
+                        for _ in 0..count {
+                            self.counters.retry_drops += 1;
+                            self.pop_head(mac, queue);
+                        }
                     } else {
                         self.counters.retries += 1;
                         station.cw = (2 * station.cw + 1).min(self.phy.cw_max);
                     }
-                    self.draw_backoff(mac, next_base);
+                    self.draw_backoff(now, mac, next_base);
                 }
             }
         }
         self.schedule_access(actions);
     }
 
-    /// Removes the head frame after success or drop; the contention window resets.
-    fn pop_head(&mut self, mac: u32) -> Frame {
+    /// Removes the head frame of a queue after success or drop; the contention window resets.
+    fn pop_head(&mut self, mac: u32, queue: usize) -> Frame {
         let cw_min = self.phy.cw_min;
         let station = &mut self.macs[mac as usize];
-        let frame = station.queue.pop_front().expect("head frame exists");
+        let frame = station.queues[queue]
+            .pop_front()
+            .expect("head frame exists");
         station.attempts = 0;
         station.cw = cw_min;
-        if station.queue.is_empty() {
+        if station.queues.iter().all(VecDeque::is_empty) {
             self.holding -= 1;
         }
         frame

@@ -70,3 +70,30 @@ pub fn wired_tcp(
                    "tcp": {"send_buffer": 1 << 20, "receive_buffer": 1 << 20, "time_wait_ns": S}}}],
     })
 }
+
+/// Paper 000's upload setup: `n` 802.11b stations, each uploading over TCP (1024-byte
+/// segments) to its own server behind a router; wired links 100 Mbit/s, 5 ms.
+pub fn upload(n: usize, agent: Option<Value>, seed: u64, duration_s: u64) -> Value {
+    let mut nodes = vec!["ap".to_string(), "router".to_string()];
+    nodes.extend((1..=n).map(|i| format!("sta{i}")));
+    nodes.extend((1..=n).map(|i| format!("srv{i}")));
+    let wired = json!({"rate_bps": 100_000_000u64, "delay_ns": 5 * MS});
+    let mut links = vec![json!({"a": 0, "b": 1, "a_to_b": wired, "b_to_a": wired})];
+    links
+        .extend((1..=n).map(|i| json!({"a": 1, "b": 1 + n + i, "a_to_b": wired, "b_to_a": wired})));
+    let flows: Vec<Value> = (1..=n)
+        .map(|i| {
+            json!({"name": format!("up{i}"), "src": 1 + i, "dst": 1 + n + i,
+            "app": {"kind": "tcp_bulk", "tcp": {"mss": 1024}}})
+        })
+        .collect();
+    json!({
+        "name": "upload", "seed": seed, "duration_ns": duration_s * S, "measure_from_ns": 5 * S,
+        "nodes": nodes,
+        "links": links,
+        "wlans": [{"ap": 0, "stations": (2..2 + n).collect::<Vec<_>>(),
+                   "phy": {"standard": "802.11b", "rate_bps": 11_000_000, "basic_rate_bps": 1_000_000},
+                   "agent": agent}],
+        "flows": flows,
+    })
+}
