@@ -208,22 +208,99 @@ def bianchi(
     out.print(f"optimal number of contenders: {best['stations']} (S = {best['throughput']:.4f})")
 
 
+def _progress(description: str, quiet: bool):
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]} failed"),
+        TimeRemainingColumn(),
+        console=err,
+        disable=quiet,
+    )
+    bar = progress.add_task(description, total=None, failed=0)
+    failed = 0
+
+    def started(total: int, skipped: int) -> None:
+        progress.update(bar, total=total, completed=skipped)
+        if skipped and not quiet:
+            err.print(f"resuming: {skipped} of {total} runs already done")
+
+    def finished(record: dict) -> None:
+        nonlocal failed
+        if record["row"]["status"] != "ok":
+            failed += 1
+        progress.update(bar, advance=1, failed=failed)
+
+    return progress, started, finished
+
+
+@app.command()
+def reproduce(
+    name: Annotated[str, typer.Argument(help="Which paper's experiment: ryu-ack-priority.")],
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Fewer points, replications and seconds.")
+    ] = False,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Results directory (default results/NAME).")
+    ] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", help="Local workers (default: all cores).")
+    ] = None,
+    dask: Annotated[str | None, typer.Option(help="Run on a dask.distributed scheduler.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Reproduce a paper's experiment with one command; re-run to resume."""
+    from .reproductions import REPRODUCTIONS
+
+    module = REPRODUCTIONS.get(name)
+    if module is None:
+        raise fail(f"unknown reproduction {name!r}; expected one of {', '.join(REPRODUCTIONS)}")
+    if jobs is not None and jobs < 1:
+        raise fail(f"--jobs: must be at least 1, got {jobs}")
+    out_dir = out_dir or Path("results") / (name + ("-quick" if quick else ""))
+    progress, started, finished = _progress(name, quiet)
+    try:
+        with progress:
+            outcome, report, claims = module.reproduce(
+                out_dir, quick, jobs, dask, started, finished
+            )
+    except FileNotFoundError as error:
+        raise fail(str(error)) from None
+    if report is None:
+        err.print(f"interrupted: results so far in {out_dir}; run the same command again to resume")
+        raise typer.Exit(130)
+    table = Table(title="paper 000: claims", title_justify="left", show_lines=True)
+    for column in ("paper claims", "airtcp finds", "verdict"):
+        table.add_column(column, overflow="fold")
+    for row in claims.itertuples(index=False):
+        style = "green" if row.verdict == "agrees" else "yellow"
+        table.add_row(row[0], row[1], f"[{style}]{row.verdict}[/]")
+    out.print(table)
+    out.print(
+        f"{outcome.skipped + outcome.completed} runs ({outcome.failed} failed); report: {report}"
+    )
+
+
 @app.command()
 def demo(
-    stations: Annotated[int, typer.Option(help="Uploading stations.")] = 10,
     out_dir: Annotated[Path, typer.Option("--out", help="Where to write results.")] = Path(
         "results/demo"
     ),
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", help="Local workers (default: all cores).")
+    ] = None,
 ) -> None:
-    """The headline job: TCP uploads from 802.11b stations (paper 000's setup)."""
-    candidates = [
-        Path.cwd() / "scenarios" / "ryu-upload.toml",
-        Path(__file__).resolve().parents[2] / "scenarios" / "ryu-upload.toml",
-    ]
-    scenario = next((path for path in candidates if path.exists()), None)
-    if scenario is None:
-        raise fail("scenarios/ryu-upload.toml not found: run from the airtcp source directory")
-    run(scenario, None, [f"wlan.stations={stations}"], out_dir, False, False)
+    """The headline job: the quick reproduction of paper 000 (TCP-ACK priority at the AP)."""
+    reproduce("ryu-ack-priority", True, out_dir, jobs, None, False)
 
 
 @app.command()
@@ -247,14 +324,6 @@ def sweep(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run an experiment's parameter sweep with replications; re-run to resume."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
     from .experiment import load as load_experiment
     from .sweeper import run_experiment
 
@@ -267,29 +336,7 @@ def sweep(
     except ScenarioError as error:
         raise fail(str(error)) from None
     out_dir = out_dir or Path("results") / experiment.settings.name
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[failed]} failed"),
-        TimeRemainingColumn(),
-        console=err,
-        disable=quiet,
-    )
-    bar = progress.add_task(experiment.settings.name, total=None, failed=0)
-    failed = 0
-
-    def started(total: int, skipped: int) -> None:
-        progress.update(bar, total=total, completed=skipped)
-        if skipped and not quiet:
-            err.print(f"resuming: {skipped} of {total} runs already done")
-
-    def finished(record: dict) -> None:
-        nonlocal failed
-        if record["row"]["status"] != "ok":
-            failed += 1
-        progress.update(bar, advance=1, failed=failed)
-
+    progress, started, finished = _progress(experiment.settings.name, quiet)
     with progress:
         try:
             outcome = run_experiment(

@@ -6,13 +6,23 @@
 //! τ = τ(p) with p ≈ b (his eq. 7), so n ≈ ln(1 − b) / ln(1 − τ(b)) (the estimator of Bianchi
 //! and Tinnirello, INFOCOM 2003). b is an exponentially weighted average over slots.
 //!
+//! The estimate is capped by the number of stations the AP forwarded an ACK to in the last
+//! second: no more stations can be uploading, so with few flows priority stays fully on.
+//!
 //! Control: a fraction q of ACK-headed accesses get backoff 0 (released by a deterministic
 //! credit counter, not a random draw). Too few contenders: raise q, so ACKs reach stations
 //! sooner and open more windows. Too many: lower q, down to plain DCF. q moves by an
 //! integral step proportional to the error, once per AP access.
 
+use std::collections::BTreeMap;
+use std::time::Duration;
+
 use super::{AccessPlan, ApAgent, ApQueue, ApView, ChannelEvent};
 use crate::time::Instant;
+use crate::wire::PacketRepr;
+
+/// How long a station counts as uploading after the AP last forwarded it an ACK.
+const ACTIVE_FOR: Duration = Duration::from_secs(1);
 
 /// Weight of one slot in the busy-fraction average (a memory of ~1000 slots).
 const SLOT_WEIGHT: f64 = 1e-3;
@@ -27,6 +37,8 @@ pub struct AdaptivePriority {
     busy_fraction: f64,
     share: f64,
     credit: f64,
+    /// When the AP last queued an ACK for each station address.
+    last_ack: BTreeMap<[u8; 4], Instant>,
 }
 
 impl AdaptivePriority {
@@ -38,6 +50,7 @@ impl AdaptivePriority {
             busy_fraction: 0.0,
             share: 1.0,
             credit: 0.0,
+            last_ack: BTreeMap::new(),
         }
     }
 
@@ -77,12 +90,14 @@ impl ApAgent for AdaptivePriority {
         "adaptive"
     }
 
-    fn plan(&mut self, _now: Instant, view: &ApView) -> AccessPlan {
+    fn plan(&mut self, now: Instant, view: &ApView) -> AccessPlan {
         let queue = view.ack_first();
         if queue != ApQueue::Ack {
             return AccessPlan::plain(queue);
         }
-        let error = self.target - self.estimated_stations();
+        self.last_ack.retain(|_, seen| now - *seen <= ACTIVE_FOR);
+        let uploading = self.last_ack.len() as f64;
+        let error = self.target - self.estimated_stations().min(uploading);
         self.share = (self.share + GAIN * error).clamp(0.0, 1.0);
         self.credit += self.share;
         let zero_backoff = self.credit >= 1.0;
@@ -92,6 +107,12 @@ impl ApAgent for AdaptivePriority {
         AccessPlan {
             zero_backoff,
             ..AccessPlan::plain(queue)
+        }
+    }
+
+    fn on_packet(&mut self, now: Instant, packet: &PacketRepr, queue: ApQueue) {
+        if queue == ApQueue::Ack {
+            self.last_ack.insert(packet.ip.dst, now);
         }
     }
 
@@ -150,6 +171,25 @@ mod tests {
         }
     }
 
+    /// Makes the AP forward an ACK to each of `stations` stations.
+    fn uploaders(agent: &mut AdaptivePriority, stations: u8) {
+        for station in 0..stations {
+            let packet = PacketRepr {
+                ip: crate::wire::Ipv4Repr {
+                    src: [10, 0, 0, 1],
+                    dst: [10, 0, 1, station],
+                    ttl: 64,
+                },
+                transport: crate::wire::TransportRepr::Udp(crate::wire::UdpRepr {
+                    src_port: 1,
+                    dst_port: 2,
+                    payload_len: 0,
+                }),
+            };
+            agent.on_packet(Instant::ZERO, &packet, ApQueue::Ack);
+        }
+    }
+
     #[test]
     fn priority_share_falls_with_too_many_contenders_and_rises_with_too_few() {
         let view = ApView {
@@ -157,6 +197,7 @@ mod tests {
             ack_frames: 3,
         };
         let mut crowded = AdaptivePriority::new(3.0, 31, 5);
+        uploaders(&mut crowded, 15);
         feed(&mut crowded, 15.0, 20_000);
         let zero = (0..2000)
             .filter(|_| crowded.plan(Instant::ZERO, &view).zero_backoff)
@@ -169,6 +210,7 @@ mod tests {
         assert!(zero < 1000, "{zero} of 2000 accesses still prioritised");
         let mut sparse = AdaptivePriority::new(3.0, 31, 5);
         sparse.share = 0.0;
+        uploaders(&mut sparse, 15);
         feed(&mut sparse, 1.0, 20_000);
         for _ in 0..2000 {
             sparse.plan(Instant::ZERO, &view);
@@ -177,6 +219,31 @@ mod tests {
             sparse.priority_share() > 0.95,
             "share {}",
             sparse.priority_share()
+        );
+    }
+
+    #[test]
+    fn few_uploading_stations_keep_priority_on_whatever_the_estimate() {
+        let view = ApView {
+            data_frames: 0,
+            ack_frames: 3,
+        };
+        let mut agent = AdaptivePriority::new(3.0, 31, 5);
+        uploaders(&mut agent, 2);
+        feed(&mut agent, 15.0, 20_000);
+        assert!(agent.estimated_stations() > 10.0);
+        for _ in 0..2000 {
+            agent.plan(Instant::ZERO, &view);
+        }
+        assert_eq!(agent.priority_share(), 1.0);
+        // Stations that have not had an ACK for over a second no longer count.
+        let later = Instant::ZERO + Duration::from_secs(2);
+        for _ in 0..2000 {
+            agent.plan(later, &view);
+        }
+        assert!(
+            agent.priority_share() > 0.99,
+            "no uploader left: nothing to hold back"
         );
     }
 }

@@ -93,6 +93,9 @@ pub trait ApAgent: fmt::Debug + Send {
 
     fn plan(&mut self, now: Instant, view: &ApView) -> AccessPlan;
 
+    /// A packet the AP queued, and the queue it joined.
+    fn on_packet(&mut self, _now: Instant, _packet: &PacketRepr, _queue: ApQueue) {}
+
     fn on_channel(&mut self, _now: Instant, _event: ChannelEvent) {}
 }
 

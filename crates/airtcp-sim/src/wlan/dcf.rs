@@ -279,8 +279,12 @@ impl Bss {
 
     /// Queues a frame at `mac`; starts its channel access if it was idle.
     pub fn enqueue(&mut self, now: Instant, mac: u32, frame: Frame, actions: &mut Actions) {
-        let queue = match (&self.agent, mac) {
-            (Some(agent), 0) => agent.classify(&frame.packet.repr) as usize,
+        let queue = match (&mut self.agent, mac) {
+            (Some(agent), 0) => {
+                let queue = agent.classify(&frame.packet.repr);
+                agent.on_packet(now, &frame.packet.repr, queue);
+                queue as usize
+            }
             _ => ApQueue::Data as usize,
         };
         let station = &mut self.macs[mac as usize];
