@@ -33,6 +33,18 @@ SetOption = Annotated[
 ]
 
 
+OutOption = Annotated[
+    Path | None, typer.Option("--out", help="Results directory (default results/NAME).")
+]
+JobsOption = Annotated[
+    int | None, typer.Option("--jobs", "-j", help="Local workers (default: all cores).")
+]
+DaskOption = Annotated[
+    str | None, typer.Option(help="Run on a dask.distributed scheduler, e.g. tcp://host:8786.")
+]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
@@ -249,14 +261,10 @@ def reproduce(
     quick: Annotated[
         bool, typer.Option("--quick", help="Fewer points, replications and seconds.")
     ] = False,
-    out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Results directory (default results/NAME).")
-    ] = None,
-    jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", help="Local workers (default: all cores).")
-    ] = None,
-    dask: Annotated[str | None, typer.Option(help="Run on a dask.distributed scheduler.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    out_dir: OutOption = None,
+    jobs: JobsOption = None,
+    dask: DaskOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Reproduce a paper's experiment with one command; re-run to resume."""
     from .reproductions import REPRODUCTIONS
@@ -295,9 +303,7 @@ def demo(
     out_dir: Annotated[Path, typer.Option("--out", help="Where to write results.")] = Path(
         "results/demo"
     ),
-    jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", help="Local workers (default: all cores).")
-    ] = None,
+    jobs: JobsOption = None,
 ) -> None:
     """The headline job: the quick reproduction of paper 000 (TCP-ACK priority at the AP)."""
     reproduce("ryu-ack-priority", True, out_dir, jobs, None, False)
@@ -306,22 +312,16 @@ def demo(
 @app.command()
 def sweep(
     experiment_file: Annotated[Path, typer.Argument(help="Experiment TOML file.")],
-    out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Results directory (default results/NAME).")
-    ] = None,
-    jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", help="Local workers (default: all cores).")
-    ] = None,
-    dask: Annotated[
-        str | None, typer.Option(help="Run on a dask.distributed scheduler, e.g. tcp://host:8786.")
-    ] = None,
+    out_dir: OutOption = None,
+    jobs: JobsOption = None,
+    dask: DaskOption = None,
     threads: Annotated[
         bool, typer.Option("--threads", help="Local threads instead of processes.")
     ] = False,
     retry_failed: Annotated[
         bool, typer.Option("--retry-failed", help="Run failed runs again.")
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Run an experiment's parameter sweep with replications; re-run to resume."""
     from .experiment import load as load_experiment

@@ -32,7 +32,6 @@ import hashlib
 import itertools
 import json
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -40,7 +39,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from .overrides import set_key
-from .scenario import ScenarioError, _key, _message, parse, resolve_checked
+from .scenario import ScenarioError, parse, read_toml, resolve_checked, validation_error
 from .units import parse_duration
 
 DEFAULT_METRICS = (
@@ -162,20 +161,11 @@ def load(path: str | Path) -> Experiment:
     """Reads and expands an experiment file; every point is validated before anything runs."""
     path = Path(path)
     source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text)
-    except FileNotFoundError:
-        raise ScenarioError(source, "", "no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ScenarioError(source, "", f"cannot read: {error}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ScenarioError(source, "", f"invalid TOML: {error}") from None
+    text, data = read_toml(path)
     try:
         parsed = ExperimentFile.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        raise ScenarioError(source, _key(first["loc"]), _message(first)) from None
+        raise validation_error(source, error) from None
     settings = parsed.experiment
     for metric in settings.metrics:
         if not _METRIC.fullmatch(metric):
@@ -197,14 +187,9 @@ def load(path: str | Path) -> Experiment:
             source, sorted(overlap)[0], "is set in more than one of set, grid and zip"
         )
     scenario_path = (path.parent / settings.scenario).resolve()
-    try:
-        base = tomllib.loads(scenario_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ScenarioError(
-            source, "experiment.scenario", f"no such file: {scenario_path}"
-        ) from None
-    except tomllib.TOMLDecodeError as error:
-        raise ScenarioError(str(scenario_path), "", f"invalid TOML: {error}") from None
+    if not scenario_path.exists():
+        raise ScenarioError(source, "experiment.scenario", f"no such file: {scenario_path}")
+    _, base = read_toml(scenario_path)
     experiment = Experiment(path, text, settings, parsed.set, parsed.grid, parsed.zip)
     for index, point in enumerate(points(parsed.grid, parsed.zip)):
         data = copy.deepcopy(base)

@@ -409,27 +409,39 @@ def _message(error: dict[str, Any]) -> str:
     return message.removeprefix("Value error, ")
 
 
+def validation_error(source: str, error: ValidationError) -> ScenarioError:
+    """The first problem pydantic found, as a one-line error naming the key."""
+    first = error.errors()[0]
+    return ScenarioError(source, _key(first["loc"]), _message(first))
+
+
 def parse(data: dict[str, Any], source: str) -> Scenario:
     """Validates a scenario mapping, naming the first offending key on failure."""
     try:
         return Scenario.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        raise ScenarioError(source, _key(first["loc"]), _message(first)) from None
+        raise validation_error(source, error) from None
 
 
-def load(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> Scenario:
-    """Reads a TOML scenario and applies ``--set key=value`` overrides."""
-    path = Path(path)
+def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
+    """A TOML file's text and contents; a ScenarioError naming the file if it cannot be read."""
     source = str(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        return text, tomllib.loads(text)
     except FileNotFoundError:
         raise ScenarioError(source, "", "no such file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ScenarioError(source, "", f"cannot read: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ScenarioError(source, "", f"invalid TOML: {error}") from None
+
+
+def load(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> Scenario:
+    """Reads a TOML scenario and applies ``--set key=value`` overrides."""
+    path = Path(path)
+    source = str(path)
+    _, data = read_toml(path)
     try:
         apply_overrides(data, overrides)
     except ValueError as error:
