@@ -171,3 +171,29 @@ def test_wireshark_reads_the_traces(tmp_path):
     assert count("tcp.flags.syn == 1") >= 1
     assert count("tcp.analysis.retransmission || tcp.analysis.fast_retransmission") > 0
     assert count("tcp.analysis.ack_lost_segment") == 0, "the sender's trace misses nothing"
+
+
+def test_ctrl_c_stops_a_long_run_cleanly(tmp_path):
+    """A long single run stops within a second of SIGINT, exits 130, leaves no traces."""
+    import signal
+    import sys
+    import time
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "airtcp.cli", "run", str(SCENARIOS / "wired-tcp.toml"),
+         "--out", str(tmp_path / "out"), "--pcap",
+         "--set", "links.0.rate=1Gbps", "--set", "links.0.queue=3000",
+         "--set", "tcp.send_buffer=4MiB", "--set", "tcp.receive_buffer=4MiB",
+         "--set", "simulation.duration=3000s"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(2.0)
+    assert process.poll() is None, "the run should still be going"
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert time.monotonic() - sent < 1.5, "stopped promptly"
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert not (tmp_path / "out" / "summary.json").exists()
+    assert not list((tmp_path / "out").rglob("*.pcap")), "no half-written traces"

@@ -116,6 +116,8 @@ def run(
         result = run_resolved(resolved, pcap_dir)
     except ScenarioError as error:
         raise fail(str(error)) from None
+    except KeyboardInterrupt:
+        raise fail("interrupted: nothing was written", 130) from None
     if out_dir is not None:
         result.write(out_dir)
     if as_json:

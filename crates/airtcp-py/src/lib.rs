@@ -3,12 +3,13 @@
 //! while the simulator runs so that threads scale.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
 use airtcp_proto::wifi::{Phy, Preamble};
-use airtcp_sim::{run_json, RunError, RunOptions};
+use airtcp_sim::{run_json, RunError, RunOptions, StopCheck};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyTimeoutError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -29,14 +30,23 @@ fn run<'py>(
     wall_limit_s: Option<f64>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let wall_limit = wall_limit_s.map(|s| std::time::Duration::from_secs_f64(s.max(0.0)));
+    // Ctrl-C: Python's C-level handler only records the signal while Rust runs; asking it now
+    // and then lets a long run stop promptly (a no-op off the main thread).
+    let stop = StopCheck(Arc::new(|| {
+        Python::attach(|py| py.check_signals().is_err())
+    }));
     let options = RunOptions {
         pcap_dir,
         wall_limit,
+        stop: Some(stop),
     };
     let result = py.detach(|| run_json(&scenario_json, &options));
     let result = match result {
         Ok(result) => result,
         Err(RunError::Config(e)) => return Err(ScenarioError::new_err((e.key, e.message))),
+        Err(RunError::Io(e)) if e.kind() == std::io::ErrorKind::Interrupted => {
+            return Err(PyKeyboardInterrupt::new_err(e.to_string()))
+        }
         Err(RunError::Io(e)) if e.kind() == std::io::ErrorKind::TimedOut => {
             return Err(PyTimeoutError::new_err(e.to_string()))
         }

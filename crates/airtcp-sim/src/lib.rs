@@ -20,7 +20,7 @@ pub mod summary;
 pub mod wlan;
 
 pub use config::{ConfigError, Scenario};
-pub use sim::{RunOptions, RunResult, Simulation};
+pub use sim::{RunOptions, RunResult, Simulation, StopCheck};
 pub use summary::{Summary, TimeSeries};
 
 /// Parses, validates and runs a resolved scenario given as JSON.

@@ -15,6 +15,7 @@ use crate::packet::{address_node, Packet};
 
 pub struct PcapSet {
     writers: Vec<PcapWriter<BufWriter<File>>>,
+    paths: Vec<PathBuf>,
     buffer: Vec<u8>,
 }
 
@@ -40,16 +41,20 @@ impl PcapSet {
             ts_resolution: TsResolution::NanoSecond,
             ..PcapHeader::default()
         };
-        let writers = node_names
+        let paths: Vec<PathBuf> = node_names
             .iter()
-            .map(|name| {
-                let path: PathBuf = dir.join(format!("{name}.pcap"));
+            .map(|name| dir.join(format!("{name}.pcap")))
+            .collect();
+        let writers = paths
+            .iter()
+            .map(|path| {
                 let file = BufWriter::new(File::create(path)?);
                 PcapWriter::with_header(file, header).map_err(std::io::Error::other)
             })
             .collect::<std::io::Result<Vec<_>>>()?;
         Ok(PcapSet {
             writers,
+            paths,
             buffer: Vec::with_capacity(2048),
         })
     }
@@ -71,6 +76,14 @@ impl PcapSet {
             .write_packet(&record)
             .map_err(std::io::Error::other)?;
         Ok(())
+    }
+
+    /// A run that did not finish leaves no partial traces behind.
+    pub fn discard(self) {
+        drop(self.writers);
+        for path in &self.paths {
+            let _ = std::fs::remove_file(path);
+        }
     }
 
     pub fn finish(self) -> std::io::Result<()> {

@@ -93,11 +93,25 @@ pub struct RunOptions {
     pub pcap_dir: Option<PathBuf>,
     /// Give up once the run has taken this much wall-clock time (sweeps' per-run timeout).
     pub wall_limit: Option<Duration>,
+    /// Asked now and then whether to stop (Ctrl-C); a true answer ends the run with an
+    /// error of kind `Interrupted`.
+    pub stop: Option<StopCheck>,
+}
+
+/// A callback the event loop polls to learn that the user wants the run to stop.
+#[derive(Clone)]
+pub struct StopCheck(pub std::sync::Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl std::fmt::Debug for StopCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StopCheck")
+    }
 }
 
 pub struct Simulation {
     scenario: Scenario,
     wall_limit: Option<Duration>,
+    stop: Option<StopCheck>,
     events: EventQueue<Event>,
     routes: Vec<Vec<Hop>>,
     channels: Vec<Channel>,
@@ -239,6 +253,7 @@ impl Simulation {
             outgoing: Vec::new(),
             series: TimeSeries::default(),
             wall_limit: options.wall_limit,
+            stop: options.stop.clone(),
             scenario,
         };
         simulation.schedule_initial_events();
@@ -277,24 +292,14 @@ impl Simulation {
     /// Runs to the end; an error of kind `TimedOut` if the wall-clock limit is reached.
     pub fn run_with_clock(mut self, clock: &mut impl Clock) -> std::io::Result<RunResult> {
         let started = std::time::Instant::now();
-        let end = Instant::from_nanos(self.scenario.duration_ns);
-        while let Some(event) = self.events.pop_until(end, clock) {
-            self.handle(event)?;
-            // Reading the clock costs more than an event: look every 64k events.
-            if self.events.processed() % 65_536 == 0 {
-                if let Some(limit) = self.wall_limit.filter(|limit| started.elapsed() > *limit) {
-                    return Err(std::io::Error::new(
-                        std::io::ErrorKind::TimedOut,
-                        format!(
-                            "wall-clock limit of {:.1} s reached at simulated {:.3} s",
-                            limit.as_secs_f64(),
-                            self.now().as_secs_f64()
-                        ),
-                    ));
-                }
+        if let Err(error) = self.run_events(started, clock) {
+            if let Some(pcap) = self.pcap.take() {
+                pcap.discard();
             }
+            return Err(error);
         }
-        self.events.advance_to(end);
+        self.events
+            .advance_to(Instant::from_nanos(self.scenario.duration_ns));
         let wall_time_s = started.elapsed().as_secs_f64();
         if let Some(pcap) = self.pcap.take() {
             pcap.finish()?;
@@ -308,6 +313,42 @@ impl Simulation {
 
     fn now(&self) -> Instant {
         self.events.now()
+    }
+
+    fn run_events(
+        &mut self,
+        started: std::time::Instant,
+        clock: &mut impl Clock,
+    ) -> std::io::Result<()> {
+        let end = Instant::from_nanos(self.scenario.duration_ns);
+        while let Some(event) = self.events.pop_until(end, clock) {
+            self.handle(event)?;
+            // Reading the clock costs more than an event: look every 64k events.
+            if self.events.processed() % 65_536 == 0 {
+                self.check_limits(started)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_limits(&self, started: std::time::Instant) -> std::io::Result<()> {
+        if let Some(limit) = self.wall_limit.filter(|limit| started.elapsed() > *limit) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!(
+                    "wall-clock limit of {:.1} s reached at simulated {:.3} s",
+                    limit.as_secs_f64(),
+                    self.now().as_secs_f64()
+                ),
+            ));
+        }
+        if self.stop.as_ref().is_some_and(|stop| (stop.0)()) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                format!("interrupted at simulated {:.3} s", self.now().as_secs_f64()),
+            ));
+        }
+        Ok(())
     }
 
     fn handle(&mut self, event: Event) -> std::io::Result<()> {
