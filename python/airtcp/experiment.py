@@ -133,10 +133,6 @@ class Experiment:
     zipped: dict[str, list[Any]]
     tasks: list[Task] = field(default_factory=list)
 
-    @property
-    def parameters(self) -> list[str]:
-        return [*self.grid, *self.zipped]
-
 
 def _derive_seed(*parts: object) -> int:
     digest = hashlib.sha256("/".join(str(p) for p in parts).encode()).hexdigest()

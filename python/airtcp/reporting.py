@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 import math
 import platform
 from dataclasses import dataclass
@@ -306,5 +305,4 @@ def write_report(results: str | Path, output: str | Path | None = None) -> Path:
     )
     target = Path(output) if output else results / "report.html"
     atomic_write(target, page.encode())
-    atomic_write(results / "figures.json", json.dumps([f.title for f in made]).encode())
     return target

@@ -216,10 +216,6 @@ impl Bss {
         }
     }
 
-    pub fn phy(&self) -> &Phy {
-        &self.phy
-    }
-
     /// Frames queued at a MAC (both queues).
     pub fn queue_len(&self, mac: u32) -> usize {
         self.macs[mac as usize]
