@@ -126,7 +126,8 @@ enum Outcome {
         delivered: usize,
         failed_after: bool,
     },
-    Failure(Vec<(u32, usize)>),
+    /// Each failed MAC, the queue it sent from and how many frames the MAC frame carried.
+    Failure(Vec<(u32, usize, usize)>),
 }
 
 #[derive(Debug)]
@@ -295,14 +296,15 @@ impl Bss {
             self.holding += 1;
         }
         if mac == 0 && self.agent.is_some() {
-            if queue_was_empty && (was_empty || queue == ApQueue::Ack as usize) {
-                // The head of the AP changed: plan again; a zero backoff can only shorten
-                // a backoff already running.
+            // The head of the AP changed: plan again (unless the AP is sending now: the end of
+            // its busy period plans); a zero backoff can only shorten a backoff already running.
+            let head_changed = queue_was_empty && (was_empty || queue == ApQueue::Ack as usize);
+            if head_changed && !self.transmitting(0) {
                 let plan = self.replan(now);
                 let pending = self.macs[0].expiry;
                 if plan.zero_backoff {
                     let at = self.immediate_slot(now);
-                    if pending.is_none_or(|e| at < e) || (pending == Some(at)) {
+                    if pending.is_none_or(|e| at <= e) {
                         self.set_expiry(0, at, true);
                     }
                 } else if pending.is_none() {
@@ -326,11 +328,28 @@ impl Bss {
     fn fresh_expiry(&mut self, now: Instant, mac: u32) -> u64 {
         match &self.medium {
             Medium::Idle { .. } => self.immediate_slot(now),
-            Medium::Busy { next_base, .. } => {
-                let base = *next_base;
-                let station = &mut self.macs[mac as usize];
-                base + u64::from(station.rng.random_range(0..=station.cw))
-            }
+            Medium::Busy { next_base, .. } => *next_base + self.random_slots(mac),
+        }
+    }
+
+    /// A backoff drawn uniformly in [0, CW].
+    fn random_slots(&mut self, mac: u32) -> u64 {
+        let station = &mut self.macs[mac as usize];
+        u64::from(station.rng.random_range(0..=station.cw))
+    }
+
+    /// Whether `mac` is one of the transmitters of the current busy period.
+    fn transmitting(&self, mac: u32) -> bool {
+        match &self.medium {
+            Medium::Busy {
+                outcome: Outcome::Success { mac: sender, .. },
+                ..
+            } => *sender == mac,
+            Medium::Busy {
+                outcome: Outcome::Failure(failed),
+                ..
+            } => failed.iter().any(|f| f.0 == mac),
+            Medium::Idle { .. } => false,
         }
     }
 
@@ -353,8 +372,7 @@ impl Bss {
             self.set_expiry(0, base, true);
             return;
         }
-        let station = &mut self.macs[mac as usize];
-        let slots = u64::from(station.rng.random_range(0..=station.cw));
+        let slots = self.random_slots(mac);
         self.set_expiry(mac, base + slots, false);
     }
 
@@ -506,7 +524,7 @@ impl Bss {
                 (
                     data_end + delta,
                     phy.eifs_ns(),
-                    Outcome::Failure(vec![(mac, queue)]),
+                    Outcome::Failure(vec![(mac, queue, count)]),
                 )
             } else {
                 let delivered_at = now + Duration::from_nanos(data_end + delta);
@@ -576,7 +594,7 @@ impl Bss {
                     phy.data_airtime_ns(payload)
                 };
                 longest = longest.max(airtime);
-                failed.push((mac, queue));
+                failed.push((mac, queue, count));
             }
             (longest + delta, phy.eifs_ns(), Outcome::Failure(failed))
         };
@@ -662,9 +680,8 @@ impl Bss {
                 self.draw_backoff(now, mac, next_base);
             }
             Outcome::Failure(macs) => {
-                for (mac, queue) in macs {
+                for (mac, queue, count) in macs {
                     self.counters.failed_attempts += 1;
-                    let (_, count) = self.selection(mac);
                     let limit = if self.uses_rts(self.payload_bytes(mac, queue, count)) {
                         self.params.long_retry_limit
                     } else {
@@ -702,5 +719,98 @@ impl Bss {
             self.holding -= 1;
         }
         frame
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::tests::udp_packet;
+    use crate::rng::{stream, StreamId};
+    use airtcp_proto::agent::{self, AgentSettings};
+    use airtcp_proto::wifi::Preamble;
+    use airtcp_proto::wire::{TcpFlags, TcpRepr, TransportRepr};
+    use airtcp_proto::SeqNumber;
+
+    fn pure_ack() -> Packet {
+        let mut packet = udp_packet(0);
+        packet.repr.transport = TransportRepr::Tcp(TcpRepr {
+            src_port: 5001,
+            dst_port: 1024,
+            seq: SeqNumber(1),
+            ack: SeqNumber(1),
+            flags: TcpFlags {
+                ack: true,
+                ..TcpFlags::default()
+            },
+            window: 100,
+            mss: None,
+            window_scale: None,
+            payload_len: 0,
+        });
+        packet
+    }
+
+    #[test]
+    fn a_failed_frame_is_settled_as_it_was_sent_even_if_acks_arrive_meanwhile() {
+        let settings = AgentSettings {
+            txop_ns: 3_264_000,
+            max_aggregate: 16,
+            target_stations: 3.0,
+            cw_min: 31,
+            stages: 5,
+        };
+        let mut bss = Bss::new(
+            Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap(),
+            MacParams {
+                rts_threshold: None,
+                short_retry_limit: 1,
+                long_retry_limit: 1,
+                queue_packets: 50,
+            },
+            ErrorModel {
+                loss: 1.0,
+                ber: 0.0,
+            }, // every frame is corrupted: one attempt, then a drop
+            stream(1, StreamId::WlanChannel { bss: 0 }),
+            (0..2)
+                .map(|m| {
+                    (
+                        m,
+                        stream(
+                            1,
+                            StreamId::Mac {
+                                bss: 0,
+                                mac: m as u32,
+                            },
+                        ),
+                    )
+                })
+                .collect(),
+            agent::by_name("ack_aggregation", settings),
+        );
+        let mut actions = Actions::default();
+        let data = |packet| Frame { packet, to: 1 };
+        bss.enqueue(Instant::ZERO, 0, data(udp_packet(500)), &mut actions);
+        let (at, generation) = actions
+            .access
+            .take()
+            .expect("the AP accesses the idle medium");
+        bss.on_access(at, generation, &mut actions);
+        let busy_end = actions
+            .busy_end
+            .take()
+            .expect("the data frame is on the air");
+        for _ in 0..5 {
+            bss.enqueue(at, 0, data(pure_ack()), &mut actions);
+        }
+        bss.enqueue(at, 0, data(udp_packet(500)), &mut actions);
+        bss.on_busy_end(busy_end, &mut actions);
+        assert_eq!(
+            bss.counters.retry_drops, 1,
+            "only the frame that was sent is dropped"
+        );
+        let view = bss.ap_view();
+        assert_eq!((view.data_frames, view.ack_frames), (1, 5));
     }
 }
