@@ -104,7 +104,7 @@ fn bianchi_model(
         other => return Err(PyValueError::new_err(format!("unknown PHY '{other}'"))),
     };
     if let Some(cw) = cw_min {
-        let stages = stages.unwrap_or(((model_phy.cw_max + 1) / (model_phy.cw_min + 1)).ilog2());
+        let stages = stages.unwrap_or(model_phy.backoff_stages());
         model_phy.cw_min = cw;
         model_phy.cw_max = ((cw + 1) << stages) - 1;
     } else if let Some(stages) = stages {

@@ -873,7 +873,7 @@ fn build_agent(scenario: &Scenario, index: usize, phy: &Phy) -> Option<Box<dyn A
         max_aggregate: config.max_aggregate.unwrap_or(16) as usize,
         target_stations: config.target_stations.unwrap_or(f64::from(optimum)),
         cw_min: phy.cw_min,
-        stages: ((phy.cw_max + 1) / (phy.cw_min + 1)).ilog2(),
+        stages: phy.backoff_stages(),
     };
     agent::by_name(&config.kind, settings)
 }

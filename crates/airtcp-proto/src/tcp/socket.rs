@@ -504,7 +504,7 @@ impl TcpSocket {
             }
             self.ack_now = true;
         }
-        self.consume_fin(now);
+        self.consume_fin();
         self.advance_close_states(now);
     }
 
@@ -685,7 +685,7 @@ impl TcpSocket {
         }
     }
 
-    fn consume_fin(&mut self, _now: Instant) {
+    fn consume_fin(&mut self) {
         if !self.fin_received && self.peer_fin_offset == Some(self.received) {
             self.fin_received = true;
             self.rcv_nxt = self.rcv_nxt + 1;

@@ -51,14 +51,13 @@ impl Params {
             CollisionTiming::Eifs => phy.collision_time_ns(msdu_bytes, rts_cts),
         };
         let window = phy.cw_min + 1;
-        let stages = ((phy.cw_max + 1) / window).max(1).ilog2();
         Params {
             payload_bits: 8.0 * f64::from(msdu_bytes),
             slot: phy.slot_ns as f64 * 1e-9,
             success_time: phy.success_time_ns(msdu_bytes, rts_cts) as f64 * 1e-9,
             collision_time: collision as f64 * 1e-9,
             window,
-            stages,
+            stages: phy.backoff_stages(),
             retry_limit,
             bit_rate: phy.data_rate_bps as f64,
         }

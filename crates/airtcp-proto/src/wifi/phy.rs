@@ -167,6 +167,11 @@ impl Phy {
         }
     }
 
+    /// m: the number of times the contention window doubles, CWmax + 1 = 2^m (CWmin + 1).
+    pub fn backoff_stages(&self) -> u32 {
+        ((self.cw_max + 1) / (self.cw_min + 1)).max(1).ilog2()
+    }
+
     pub fn difs_ns(&self) -> u64 {
         // Bianchi's DIFS (128 µs) is SIFS + 2 slots only for his own slot size; keep his value.
         match self.modulation {
@@ -302,6 +307,8 @@ mod tests {
     fn bianchi_fhss_times_match_his_table() {
         let phy = Phy::bianchi2000(31, 5);
         assert_eq!(phy.cw_max, 1023);
+        assert_eq!(phy.backoff_stages(), 5);
+        assert_eq!(Phy::bianchi2000(127, 3).backoff_stages(), 3);
         // 8184-bit payload = 1023 bytes: H + P = 128 + 272 + 8184 bits = 8584 µs
         assert_eq!(phy.data_airtime_ns(1023), 8_584_000);
         assert_eq!(phy.ack_airtime_ns(), 240_000);
