@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from . import _core
+from .overrides import apply_overrides
 from .scenario import Scenario, ScenarioError, load, parse, resolve_checked
 
 
@@ -74,8 +75,6 @@ def prepare(
 
 
 def _reparse(data: dict[str, Any], sets: list[str], source: str) -> Scenario:
-    from .overrides import apply_overrides
-
     try:
         apply_overrides(data, sets)
     except ValueError as error:

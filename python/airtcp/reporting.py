@@ -10,8 +10,10 @@ import html
 import io
 import math
 import platform
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -21,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .results import ResultStore, atomic_write, load_results
+from .results import atomic_write, load_results
 
 RESERVED = {"run_id", "point", "replication", "seed", "status", "error", "wall_time_s"}
 
@@ -38,19 +40,11 @@ def confidence_interval(values: np.ndarray, level: float = 0.95) -> tuple[float,
     return mean, float(stats.t.ppf(0.5 + level / 2, len(values) - 1)) * sem
 
 
-def split_columns(
-    frame: pd.DataFrame, experiment_text: str | None = None
-) -> tuple[list[str], list[str]]:
-    """Parameter and metric columns of a results frame."""
-    params: list[str] = []
-    if experiment_text:
-        import tomllib
-
-        data = tomllib.loads(experiment_text)
-        params = [*data.get("grid", {}), *data.get("zip", {})]
-        metrics = data.get("experiment", {}).get("metrics")
-    else:
-        metrics = None
+def split_columns(frame: pd.DataFrame, experiment: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Parameter and metric columns of a results frame, from the experiment file's contents
+    (empty when the file is missing: then every numeric column is a metric)."""
+    params = [*experiment.get("grid", {}), *experiment.get("zip", {})]
+    metrics = experiment.get("experiment", {}).get("metrics")
     if metrics is None:
         metrics = [
             c
@@ -252,16 +246,13 @@ window.addEventListener("load", () => {{
 def write_report(results: str | Path, output: str | Path | None = None) -> Path:
     """Writes report.html, aggregates.csv and results.csv into the results directory."""
     results = Path(results)
-    frame = (
-        load_results(results)
-        if (results / "results.parquet").exists()
-        else ResultStore(results).frame()
-    )
+    frame = load_results(results)
     if frame.empty:
         raise ValueError(f"{results}: no runs to report (run `airtcp sweep` first)")
     experiment_path = results / "experiment.toml"
     experiment_text = experiment_path.read_text() if experiment_path.exists() else ""
-    params, metrics = split_columns(frame, experiment_text or None)
+    experiment = tomllib.loads(experiment_text)
+    params, metrics = split_columns(frame, experiment)
     table = aggregate(frame, params, metrics)
     atomic_write(results / "aggregates.csv", table.to_csv(index=False).encode())
     atomic_write(results / "results.csv", frame.to_csv(index=False).encode())
@@ -272,11 +263,7 @@ def write_report(results: str | Path, output: str | Path | None = None) -> Path:
         failures = "<h2>Failed runs</h2>" + _table_html(
             failed[["run_id", "point", "replication", "status", "error"]]
         )
-    name = "experiment"
-    if experiment_text:
-        import tomllib
-
-        name = tomllib.loads(experiment_text).get("experiment", {}).get("name", name)
+    name = experiment.get("experiment", {}).get("name", "experiment")
     page = PAGE.format(
         title=html.escape(f"airtcp report: {name}"),
         summary=html.escape(
