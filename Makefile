@@ -36,3 +36,4 @@ test: install
 bench: install
 	$(PY) bench/sim_speed.py
 	$(PY) bench/sweep_speed.py
+	$(PY) bench/memory.py

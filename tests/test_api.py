@@ -25,6 +25,25 @@ def test_run_returns_summary_and_dataframe():
     assert result.summary["aggregate_goodput_bps"] > 1e6
 
 
+def test_time_series_are_compact_columns_and_optional():
+    result = airtcp.run(SCENARIOS / "wired-tcp.toml", overrides={"simulation.duration": "10s"})
+    series = result.timeseries
+    assert list(series.columns) == [
+        "flow", "time_s", "cwnd_bytes", "ssthresh_bytes", "srtt_ms", "bytes_acked", "goodput_bps",
+    ]  # fmt: skip
+    assert len(series) == 100 and series["time_s"].iloc[-1] == 10.0
+    assert isinstance(series["flow"].dtype, pd.CategoricalDtype)
+    assert list(series["flow"].cat.categories) == ["bulk"]
+    # No Python object per value: well under 64 bytes a sample.
+    assert series.memory_usage(deep=True).sum() / len(series) < 64
+    assert (series["bytes_acked"].diff().dropna() >= 0).all()
+    without = airtcp.run(
+        SCENARIOS / "wired-tcp.toml", overrides={"simulation.duration": "10s"}, timeseries=False
+    )
+    assert without.timeseries.empty
+    assert without.summary["flows"] == result.summary["flows"], "series change nothing"
+
+
 def test_same_seed_same_summary_other_seed_differs():
     def summary(seed):
         s = airtcp.run(
@@ -109,8 +128,10 @@ def test_scenario_parser_never_crashes(data):
     try:
         resolved = airtcp.prepare(scenario)
     except ScenarioError as error:
-        # Only cross-references fail after parsing, never units or types.
-        assert error.key.startswith(("links", "flows", "simulation")), error
+        # Only what the schema cannot see fails after parsing (references, paths, node
+        # names, settings that do nothing), never units or types, and in the user's keys.
+        assert error.key.startswith(("links", "flows", "simulation", "wlan", "tcp")), error
+        assert "wlans[" not in error.key and not error.key.endswith(("_ns", "_bps")), error
         return
     json.dumps(resolved)
 

@@ -1,5 +1,7 @@
 """Every class of bad input gives one line naming the file and key, exit code 2, no traceback."""
 
+import time
+
 import pytest
 from conftest import SCENARIOS, airtcp
 
@@ -19,6 +21,11 @@ dst = "h2"
 """
 
 
+# Words that must never reach a user: Python's exception classes and pydantic's or the
+# simulator's internal names.
+INTERNALS = ("Error:", "Exception", "constrained-", "function-", "wlans[", "_ns", "_bps", "app.")
+
+
 def assert_one_line_error(result, *fragments: str) -> None:
     assert result.returncode == 2, result
     lines = result.stderr.strip().splitlines()
@@ -26,6 +33,8 @@ def assert_one_line_error(result, *fragments: str) -> None:
     assert "Traceback" not in result.stderr
     for fragment in fragments:
         assert fragment in lines[0], (fragment, lines[0])
+    for internal in INTERNALS:
+        assert internal not in lines[0], (internal, lines[0])
 
 
 @pytest.mark.parametrize(
@@ -45,8 +54,20 @@ def assert_one_line_error(result, *fragments: str) -> None:
         (('delay = "5ms"\n', ""), ("links[0].delay", "missing")),
         (("[simulation]", '[simulation]\nmeasure_from = "20s"'), ("simulation.measure_from",)),
         (('rate = "10Mbps"', 'rate = "10Mbps"\nloss = 1.5'), ("links[0].loss",)),
+        (('rate = "10Mbps"', 'ratee = "10Mbps"'), ("links[0].ratee", "did you mean 'rate'?")),
+        (("[simulation]", "[simulaton]"), ("simulaton", "did you mean 'simulation'?")),
+        # What only the simulator checked: validate must say so too.
+        (('dst = "h2"', 'dst = "h2"\nstart = "5s"\nstop = "2s"'), ("flows[0].stop",)),
+        (('dst = "h2"', 'dst = "h2"\nstart = "10s"'), ("flows[0].start", "after the end")),
+        (('dst = "h2"', 'dst = "h2"\n[[flows]]\nsrc = "h1"\ndst = "h3"'), ("flows[1].dst",)),
+        (('b = "h2"', 'b = "h2"\nper_station = true'), ("links[0].per_station", "[wlan]")),
+        (('[[flows]]\nsrc = "h1"\ndst = "h2"\n', ""), ("flows", "no flows")),
+        (('duration = "10s"', 'duration = "10s"\nsample_interval = "1ns"'),
+         ("simulation.sample_interval", "at least 1 µs")),
+        (('duration = "10s"', 'duration = "100000s"\nsample_interval = "1us"'),
+         ("simulation.sample_interval", "time-series samples", "TB", '"0s"')),
     ],
-)
+)  # fmt: skip
 def test_bad_scenarios(write_scenario, change, fragments):
     old, new = change
     assert old in BASE
@@ -54,6 +75,89 @@ def test_bad_scenarios(write_scenario, change, fragments):
     for command in ("run", "validate"):
         result = airtcp(command, str(path))
         assert_one_line_error(result, str(path), *fragments)
+
+
+def test_a_flow_with_no_path_is_found_by_validate(write_scenario):
+    text = BASE + '\n[[links]]\na = "h3"\nb = "h4"\nrate = "1Mbps"\ndelay = "1ms"\n'
+    text += '\n[[flows]]\nsrc = "h1"\ndst = "h4"\n'
+    path = write_scenario(text)
+    for command in ("validate", "run"):
+        assert_one_line_error(airtcp(command, str(path)), str(path), "flows[1]", "no path")
+
+
+WLAN = """
+[simulation]
+name = "a-name-that-is-not-the-file"
+duration = "10s"
+
+[wlan]
+stations = 2
+
+[[links]]
+a = "ap"
+b = "srv{i}"
+rate = "10Mbps"
+delay = "5ms"
+per_station = true
+
+[[flows]]
+src = "sta{i}"
+dst = "srv{i}"
+per_station = true
+"""
+
+
+@pytest.mark.parametrize(
+    ("setting", "fragments"),
+    [
+        ("wlan.rate=7Mbps", ("wlan.rate", "7 Mbit/s is not a 802.11b rate")),
+        ("wlan.rate=54Mbps", ("wlan.rate", "54 Mbit/s")),
+        ("wlan.basic_rate=11Mbps", ("wlan.basic_rate",)),
+        ("wlan.stations=100000", ("wlan.stations", "less than or equal to 4000")),
+        ("wlan.stations=0", ("wlan.stations", "greater than or equal to 1")),
+        ("wlan.cw_min=30", ("wlan.cw_min", "2^k - 1")),
+        ("wlan.ap=a/p", ("wlan.ap", "names files")),
+        ("flows.0.stop=0s", ("flows[0].stop", "for station 1", "after start")),
+    ],
+)
+def test_settings_only_the_simulator_checked_name_the_set_argument(
+    write_scenario, setting, fragments
+):
+    path = write_scenario(WLAN)
+    for command in ("validate", "run"):
+        result = airtcp(command, str(path), "--set", setting)
+        assert_one_line_error(result, f"{path} (--set {setting})", *fragments)
+        assert "a-name-that-is-not-the-file" not in result.stderr
+
+
+def test_node_names_that_would_escape_the_output_directory_are_refused(write_scenario, tmp_path):
+    path = write_scenario(BASE.replace('"h2"', '"../../escaped"'))
+    out = tmp_path / "deep" / "out"
+    for command in (("validate",), ("run", "--pcap", "--out", str(out))):
+        result = airtcp(command[0], str(path), *command[1:])
+        assert_one_line_error(result, "links[0].b", "names files")
+    assert not list(tmp_path.rglob("*.pcap"))
+
+
+def test_overrides_cannot_add_a_wlan_to_a_wired_scenario():
+    result = airtcp("validate", str(SCENARIOS / "wired-tcp.toml"), "--set", "wlan.stations=4")
+    assert_one_line_error(result, "wlan.stations=4", "no [wlan] table")
+
+
+def test_unknown_dask_addresses_fail_fast_in_one_line(tmp_path):
+    experiment = tmp_path / "e.toml"
+    experiment.write_text(
+        f'[experiment]\nscenario = "{(SCENARIOS / "wired-tcp.toml").as_posix()}"\n'
+        '[set]\n"simulation.duration" = "6s"\n'
+    )
+    for address, fragment in (
+        ("localhost", "tcp://HOST:8786"),
+        ("tcp://127.0.0.1:9", "no scheduler"),
+    ):
+        started = time.monotonic()
+        result = airtcp("sweep", str(experiment), "--out", str(tmp_path / "o"), "--dask", address)
+        assert time.monotonic() - started < 20
+        assert_one_line_error(result, f"--dask {address}", fragment)
 
 
 def test_invalid_toml_names_the_file(write_scenario):

@@ -1,9 +1,14 @@
 """The CLI contract: run (summary, --json, --out, --pcap), validate, schema, bianchi."""
 
+import contextlib
 import json
+import os
 import shutil
+import signal
 import struct
 import subprocess
+import sys
+import time
 
 import pandas as pd
 import pytest
@@ -78,7 +83,8 @@ def _ones_complement_sum(data: bytes) -> int:
     return total
 
 
-def read_pcap(path):
+def read_pcap(path, whole: bool = True):
+    """The records of a nanosecond Ethernet pcap, as (kept bytes, original length)."""
     data = path.read_bytes()
     order = "<" if data[:4] == bytes.fromhex("4d3cb2a1") else ">"
     magic, _, _, _, _, _, linktype = struct.unpack(order + "IHHiIII", data[:24])
@@ -87,8 +93,9 @@ def read_pcap(path):
     offset, packets = 24, []
     while offset < len(data):
         _, _, caplen, origlen = struct.unpack(order + "IIII", data[offset : offset + 16])
-        packets.append(data[offset + 16 : offset + 16 + caplen])
-        assert caplen == origlen
+        packets.append((data[offset + 16 : offset + 16 + caplen], origlen))
+        if whole:
+            assert caplen == origlen
         offset += 16 + caplen
     return packets
 
@@ -100,6 +107,8 @@ def test_pcap_has_valid_ip_and_tcp_checksums(tmp_path):
         "--pcap",
         "--out",
         str(tmp_path),
+        "--snaplen",
+        "0",
         "--set",
         "simulation.duration=1s",
         "--set",
@@ -109,7 +118,7 @@ def test_pcap_has_valid_ip_and_tcp_checksums(tmp_path):
     packets = read_pcap(tmp_path / "pcap" / "client.pcap")
     assert len(packets) > 100
     flags_seen = set()
-    for frame in packets:
+    for frame, _ in packets:
         assert frame[12:14] == b"\x08\x00"
         ip = frame[14:]
         header_len = (ip[0] & 0x0F) * 4
@@ -124,10 +133,133 @@ def test_pcap_has_valid_ip_and_tcp_checksums(tmp_path):
     assert 0x02 in flags_seen, "the SYN is in the client's trace"
 
 
-def test_validate_and_schema():
-    result = airtcp("validate", str(SCENARIOS / "ryu-upload.toml"), "--set", "wlan.stations=40")
+def test_pcaps_keep_headers_only_unless_told(tmp_path):
+    def trace(*extra):
+        out = tmp_path / "-".join(extra or ("default",))
+        result = airtcp(
+            "run", str(SCENARIOS / "wired-tcp.toml"), "--pcap", "--out", str(out), *extra,
+            "--set", "simulation.duration=2s", "--set", "simulation.measure_from=0s",
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        return out / "pcap" / "client.pcap"
+
+    headers = read_pcap(trace(), whole=False)
+    data = [(kept, length) for kept, length in headers if length > 100]
+    assert data, "data segments in the trace"
+    for kept, length in data:
+        ip = kept[14:]
+        transport = (ip[0] & 0x0F) * 4
+        tcp_header = (ip[transport + 12] >> 4) * 4
+        assert len(kept) == 14 + transport + tcp_header, "cut at the end of the TCP header"
+        assert length == 14 + struct.unpack("!H", ip[2:4])[0], "original length: the packet"
+    snapped = read_pcap(trace("--snaplen", "100"), whole=False)
+    assert {len(kept) for kept, length in snapped if length > 100} == {100}
+    assert trace().stat().st_size * 10 < trace("--snaplen", "0").stat().st_size
+
+
+def test_help_reads_like_a_unix_tool():
+    """No `{scenario}` for arguments and no `<bool>` for flags (Typer's defaults)."""
+    commands = ["run", "validate", "schema", "bianchi", "reproduce", "demo", "sweep", "report"]
+    for command in [None, *commands]:
+        result = airtcp(*([command] if command else []), "--help")
+        assert result.returncode == 0, result.stderr
+        assert "{" not in result.stdout and "<bool>" not in result.stdout, result.stdout
+    usage = airtcp("run", "--help").stdout
+    assert "run [OPTIONS] SCENARIO" in usage
+    assert "KEY=VALUE" in usage
+
+
+def test_summary_table_keeps_long_names_whole_when_piped(write_scenario):
+    long_node = "a-very-long-client-host-name-in-the-lab"
+    long_flow = "bulk-transfer-with-a-name-longer-than-eighty-columns-of-terminal"
+    path = write_scenario(
+        (SCENARIOS / "wired-tcp.toml")
+        .read_text()
+        .replace('"client"', f'"{long_node}"')
+        .replace('name = "bulk"', f'name = "{long_flow}"')
+    )
+    result = airtcp("run", str(path), "--set", "simulation.duration=6s")
     assert result.returncode == 0, result.stderr
-    assert "82 nodes" in result.stdout and "40 flows" in result.stdout
+    assert long_flow in result.stdout and f"{long_node} → server" in result.stdout
+
+
+def test_results_follow_the_umask(tmp_path):
+    for umask, mode in ((0o022, 0o644), (0o077, 0o600)):
+        out = tmp_path / f"out{umask:o}"
+        result = subprocess.run(
+            [sys.executable, "-m", "airtcp.cli", "run", str(SCENARIOS / "wired-tcp.toml"),
+             "--out", str(out), "--pcap", "--set", "simulation.duration=6s"],
+            capture_output=True, text=True, preexec_fn=lambda u=umask: os.umask(u),
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        files = [p for p in out.rglob("*") if p.is_file()]
+        assert len(files) >= 4
+        for file in files:
+            assert file.stat().st_mode & 0o777 == mode, (file, oct(file.stat().st_mode))
+
+
+def test_a_long_run_shows_its_progress_on_a_terminal():
+    import pty
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "airtcp.cli", "run", str(SCENARIOS / "wired-tcp.toml"),
+         "--json", "--set", "links.0.rate=1Gbps", "--set", "links.0.queue=3000",
+         "--set", "tcp.send_buffer=4MiB", "--set", "tcp.receive_buffer=4MiB",
+         "--set", "simulation.duration=60s"],
+        stdout=subprocess.PIPE, stderr=follower, text=True,
+    )  # fmt: skip
+    os.close(follower)
+    stdout, _ = process.communicate(timeout=120)
+    shown = b""
+    with contextlib.suppress(OSError):
+        while chunk := os.read(leader, 65536):
+            shown += chunk
+    os.close(leader)
+    assert process.returncode == 0
+    assert json.loads(stdout)["duration_s"] == 60.0
+    assert b"simulated" in shown and b"events/s" in shown, shown[-500:]
+
+
+def test_a_run_shows_no_progress_when_stderr_is_not_a_terminal():
+    result = airtcp("run", str(SCENARIOS / "wired-tcp.toml"), "--set", "simulation.duration=60s")
+    assert result.returncode == 0 and result.stderr == ""
+
+
+def test_out_that_is_a_file_is_one_line(tmp_path):
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    result = airtcp("run", str(SCENARIOS / "wired-tcp.toml"), "--out", str(taken))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "not a directory" in result.stderr
+    assert "Error" not in result.stderr
+
+
+def test_finite_transfers_show_completion_time(write_scenario):
+    path = write_scenario(
+        (SCENARIOS / "wired-tcp.toml")
+        .read_text()
+        .replace('dst = "server"', 'dst = "server"\nbytes = "10MB"')
+    )
+    result = airtcp("run", str(path), "--json")
+    flow = json.loads(result.stdout)["flows"][0]
+    assert flow["completed"] and 8.2 < flow["completion_time_s"] < 10
+    table = airtcp("run", str(path)).stdout
+    assert "completed in s" in table and f"{flow['completion_time_s']:.3f}" in table
+
+
+def test_validate_and_schema(tmp_path):
+    # A long path and a narrow terminal setting must not break the one-line answer.
+    deep = tmp_path.joinpath(*["a-directory-with-a-long-name"] * 6)
+    deep.mkdir(parents=True)
+    path = deep / "ryu-upload.toml"
+    path.write_text((SCENARIOS / "ryu-upload.toml").read_text())
+    result = subprocess.run(
+        [sys.executable, "-m", "airtcp.cli", "validate", str(path), "--set", "wlan.stations=40"],
+        capture_output=True, text=True, env={**os.environ, "COLUMNS": "20"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{path}: ok (82 nodes, 41 links, 40 flows)\n"
     schema = json.loads(airtcp("schema").stdout)
     assert {"simulation", "wlan", "links", "flows"} <= schema["properties"].keys()
 
@@ -147,15 +279,18 @@ def test_wireshark_reads_the_traces(tmp_path):
     tshark = shutil.which("tshark")
     if tshark is None:
         pytest.skip("tshark is not installed (make test installs it)")
-    result = airtcp(
-        "run", str(SCENARIOS / "wired-tcp.toml"), "--pcap", "--out", str(tmp_path),
-        "--set", "simulation.duration=3s", "--set", "simulation.measure_from=0s",
-        "--set", "links.0.loss=0.01",
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    trace = str(tmp_path / "pcap" / "client.pcap")
 
-    def count(display_filter: str) -> int:
+    def trace(*extra: str) -> str:
+        out = tmp_path / ("-".join(extra) or "headers")
+        result = airtcp(
+            "run", str(SCENARIOS / "wired-tcp.toml"), "--pcap", "--out", str(out), *extra,
+            "--set", "simulation.duration=3s", "--set", "simulation.measure_from=0s",
+            "--set", "links.0.loss=0.01",
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        return str(out / "pcap" / "client.pcap")
+
+    def count(trace: str, display_filter: str) -> int:
         fields = subprocess.run(
             [tshark, "-r", trace, "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
              "-Y", display_filter, "-T", "fields", "-e", "frame.number"],
@@ -163,21 +298,21 @@ def test_wireshark_reads_the_traces(tmp_path):
         ).stdout  # fmt: skip
         return len(fields.split())
 
-    total = count("tcp")
+    whole = trace("--snaplen", "0")
+    total = count(whole, "tcp")
     assert total > 500
-    assert count("tcp.checksum.status == 1 && ip.checksum.status == 1") == total, (
+    assert count(whole, "tcp.checksum.status == 1 && ip.checksum.status == 1") == total, (
         "all checksums good"
     )
-    assert count("tcp.flags.syn == 1") >= 1
-    assert count("tcp.analysis.retransmission || tcp.analysis.fast_retransmission") > 0
-    assert count("tcp.analysis.ack_lost_segment") == 0, "the sender's trace misses nothing"
+    # The default, headers-only trace is analysed the same way.
+    for path in (whole, trace()):
+        assert count(path, "tcp.flags.syn == 1") >= 1
+        assert count(path, "tcp.analysis.retransmission || tcp.analysis.fast_retransmission") > 0
+        assert count(path, "tcp.analysis.ack_lost_segment") == 0, "the trace misses nothing"
 
 
 def test_ctrl_c_stops_a_long_run_cleanly(tmp_path):
     """A long single run stops within a second of SIGINT, exits 130, leaves no traces."""
-    import signal
-    import sys
-    import time
 
     process = subprocess.Popen(
         [sys.executable, "-m", "airtcp.cli", "run", str(SCENARIOS / "wired-tcp.toml"),
@@ -197,3 +332,18 @@ def test_ctrl_c_stops_a_long_run_cleanly(tmp_path):
     assert "interrupted" in stderr and "Traceback" not in stderr
     assert not (tmp_path / "out" / "summary.json").exists()
     assert not list((tmp_path / "out").rglob("*.pcap")), "no half-written traces"
+
+
+def test_sigterm_stops_a_long_run_like_ctrl_c(tmp_path):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "airtcp.cli", "run", str(SCENARIOS / "wired-tcp.toml"),
+         "--out", str(tmp_path / "out"), "--set", "links.0.rate=1Gbps",
+         "--set", "links.0.queue=3000", "--set", "simulation.duration=3000s"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(2.0)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert not (tmp_path / "out" / "summary.json").exists()

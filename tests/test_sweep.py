@@ -1,7 +1,9 @@
 """The experiment layer: expansion, bad files, executors, exactly-once under failures."""
 
+import contextlib
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -73,6 +75,18 @@ def assert_exactly_once(out: Path, expected: int) -> pd.DataFrame:
     return frame
 
 
+def test_default_metrics_fit_the_scenario(experiment_file):
+    wired = load_experiment(experiment_file(FAST.replace(
+        'metrics = ["aggregate_goodput_bps", "flows[0].retransmissions"]\n', "")))  # fmt: skip
+    assert wired.settings.metrics == ["aggregate_goodput_bps", "jain_fairness"]
+    wlan = FAST.replace(WIRED, (SCENARIOS / "ryu-upload.toml").as_posix()).replace(
+        'metrics = ["aggregate_goodput_bps", "flows[0].retransmissions"]\n', ""
+    )
+    wlan = wlan.replace('"links.0.delay" = ["5ms", "10ms", "20ms"]', '"wlan.stations" = [1, 2]')
+    wlan = wlan.replace('"links.0.loss" = 0.001', '"simulation.measure_from" = "1s"')
+    assert "wlans[0].mean_contenders" in load_experiment(experiment_file(wlan)).settings.metrics
+
+
 def test_expansion_grid_zip_range_and_seeds(experiment_file):
     path = experiment_file(
         f"""
@@ -120,6 +134,24 @@ replications = 2
         ),
         (('["5ms", "10ms", "20ms"]', '["5ms", "5 parsecs"]'), ("links[0].delay", "5 parsecs")),
         (("replications = 2", "replications = 0"), ("experiment.replications",)),
+        (
+            ("replications = 2", 'replications = 2\ntimeout = "0s"'),
+            ("experiment.timeout", "positive"),
+        ),
+        (
+            ('"flows[0].retransmissions"', '"aggregate_goodput"'),
+            ("experiment.metrics", "did you mean 'aggregate_goodput_bps'?"),
+        ),
+        (
+            ('"flows[0].retransmissions"', '"flows[9].x"'),
+            ("experiment.metrics", "the scenario has 1 flows", "point links.0.delay=5ms"),
+        ),
+        (
+            ('"flows[0].retransmissions"', '"wlans[0].mean_contenders"'),
+            ("experiment.metrics", "no wlans"),
+        ),
+        (('"flows[0].retransmissions"', '"flows[0].name"'), ("experiment.metrics", "not a number")),
+        (('"links.0.loss" = 0.001', '"wlan.stations" = 3'), ("no [wlan] table",)),
         ((WIRED, "/no/such.toml"), ("experiment.scenario", "no such file")),
         (
             (
@@ -168,10 +200,13 @@ def test_failed_runs_are_recorded_and_the_sweep_goes_on(experiment_file, tmp_pat
     )
     out = tmp_path / "out"
     result = airtcp("sweep", str(path), "--out", str(out), "-q")
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr
+    assert "6 of 6 runs failed" in result.stderr
     frame = assert_exactly_once(out, 6)
     assert (frame["status"] == "timeout").all()
     assert frame["error"].str.contains("wall-clock limit").all()
+    again = airtcp("sweep", str(path), "--out", str(out), "-q")
+    assert again.returncode == 1, "still failed when nothing new ran"
 
 
 def test_threads_give_the_same_rows_as_processes(experiment_file, tmp_path):
@@ -210,11 +245,23 @@ def test_dask_local_cluster_gives_the_same_rows(experiment_file, tmp_path):
 
 def _children(pid: int) -> list[int]:
     found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        children = (task / "children").read_text().split()
-        for child in map(int, children):
-            found.append(child)
-            found.extend(_children(child))
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                for child in map(int, (task / "children").read_text().split()):
+                    found.append(child)
+                    found.extend(_children(child))
+    return found
+
+
+def _workers(pid: int) -> list[int]:
+    """The sweep's worker processes (not the resource tracker)."""
+    found = []
+    for child in _children(pid):
+        with contextlib.suppress(OSError):
+            command = Path(f"/proc/{child}/cmdline").read_bytes().decode(errors="replace")
+            if "spawn_main" in command and "resource_tracker" not in command:
+                found.append(child)
     return found
 
 
@@ -251,13 +298,7 @@ def test_killed_worker_still_gives_every_run_exactly_once(experiment_file, tmp_p
     path, out = experiment_file(SLOW), tmp_path / "out"
     process = _start_sweep(path, out)
     _wait_for_runs(out, 3, process)
-    workers = [
-        pid
-        for pid in _children(process.pid)
-        if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-        and "resource_tracker"
-        not in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-    ]
+    workers = _workers(process.pid)
     assert workers, "no worker processes found"
     os.kill(workers[0], signal.SIGKILL)
     stdout, stderr = process.communicate(timeout=300)
@@ -319,3 +360,118 @@ def test_report_of_an_empty_directory_is_one_line(tmp_path):
 def test_api_rejects_bad_experiment(experiment_file):
     with pytest.raises(ScenarioError):
         api.sweep(experiment_file(FAST.replace("replications = 2", "replications = -1")))
+
+
+# One run (delay 30 ms at 10 Gbit/s, 40 s) takes seconds of CPU; the others a fraction of one.
+KILLER = f"""
+[experiment]
+name = "killer"
+scenario = "{WIRED}"
+metrics = ["aggregate_goodput_bps"]
+
+[set]
+"tcp.send_buffer" = "8MiB"
+"tcp.receive_buffer" = "8MiB"
+"links.0.queue" = 10000
+
+[zip]
+"links.0.rate" = ["10Mbps", "10Mbps", "10Mbps", "10Mbps", "10Gbps"]
+"simulation.duration" = ["6s", "6s", "6s", "6s", "40s"]
+"links.0.delay" = ["1ms", "2ms", "3ms", "4ms", "30ms"]
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_a_run_that_kills_its_worker_twice_is_recorded_as_failed(experiment_file, tmp_path):
+    """Each worker may use 1 s of CPU (SIGXCPU beyond): the long run kills every worker it
+    is given; the sweep must end, record it with the cause, and finish the others."""
+    path, out = experiment_file(KILLER), tmp_path / "out"
+    process = _start_sweep(path, out)
+    limited: set[int] = set()
+    deadline = time.monotonic() + 120
+    while process.poll() is None:
+        if time.monotonic() > deadline:
+            process.kill()
+            pytest.fail("the sweep never ended")
+        for pid in _workers(process.pid):
+            if pid not in limited:
+                with contextlib.suppress(OSError):
+                    resource.prlimit(pid, resource.RLIMIT_CPU, (1, 2))
+                limited.add(pid)
+        time.sleep(0.01)
+    _, stderr = process.communicate(timeout=10)
+    assert process.returncode == 1, stderr
+    assert "1 of 5 runs failed" in stderr
+    frame = assert_exactly_once(out, 5)
+    failed = frame[frame["status"] != "ok"]
+    assert list(failed["links.0.delay"]) == ["30ms"]
+    assert failed["error"].iloc[0].startswith("its worker process died 2 times (killed by SIGXCPU")
+    assert (frame[frame["status"] == "ok"]["aggregate_goodput_bps"] > 5e6).all()
+
+
+SCRIPT = """
+import airtcp
+rows = airtcp.sweep({experiment!r}, out={out!r}, jobs=2)
+print("rows", len(rows))
+"""
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_a_script_without_a_main_guard_can_sweep(experiment_file, tmp_path, how):
+    """Worker processes do not import the calling script, so it needs no __main__ guard."""
+    code = SCRIPT.format(experiment=str(experiment_file(FAST)), out=str(tmp_path / "out"))
+    script = tmp_path / "sweep_script.py"
+    script.write_text(code)
+    command = [sys.executable, str(script)] if how == "file" else [sys.executable, "-"]
+    result = subprocess.run(
+        command, input=None if how == "file" else code, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["rows", "6"]
+    assert "Traceback" not in result.stderr
+
+
+def test_workers_that_cannot_start_stop_the_sweep_with_one_message(experiment_file, tmp_path):
+    """Worker interpreters that die before running anything (here a wrapper that exits 3)
+    end the sweep with one message instead of rebuilding the pool forever."""
+    dying = tmp_path / "dying-python"
+    dying.write_text("#!/bin/sh\nsleep 0.3\nexit 3\n")
+    dying.chmod(0o755)
+    code = (
+        "import multiprocessing, sys\n"
+        f"multiprocessing.set_executable({str(dying)!r})\n"
+        "from airtcp.cli import main\n"
+        f"sys.argv = ['airtcp', 'sweep', {str(experiment_file(FAST))!r}, '--out',"
+        f" {str(tmp_path / 'out')!r}, '-q']\n"
+        "main()\n"
+    )
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert time.monotonic() - started < 30
+    assert result.returncode == 1, result.stderr
+    assert "error: worker processes could not start (exit code 3)" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_sigterm_stops_the_driver_and_its_workers(experiment_file, tmp_path):
+    path, out = experiment_file(SLOW), tmp_path / "out"
+    process = _start_sweep(path, out)
+    _wait_for_runs(out, 3, process)
+    workers = _workers(process.pid)
+    assert workers
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert "terminated" in stderr and "Traceback" not in stderr
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+    assert not alive, f"workers left behind: {alive}"
+    again = airtcp("sweep", str(path), "--out", str(out), "-q")
+    assert again.returncode == 0, again.stderr
+    assert_exactly_once(out, 24)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,14 +11,18 @@ from typing import Any
 import pandas as pd
 
 from . import _core
-from .overrides import apply_overrides
-from .scenario import Scenario, ScenarioError, load, parse, resolve_checked
+from .output import atomic_write, output_dir, replacing
+from .resolve import resolve_checked
+from .scenario import Scenario, ScenarioError, load, parse_with_overrides
+from .timeseries import frame
+
+Progress = Callable[[float, float, int], None]
 
 
 @dataclass
 class RunResult:
     """A finished run: the summary (a dict, as ``--json`` prints it), the per-flow time
-    series as a DataFrame, and the resolved scenario that produced them."""
+    series as a DataFrame (empty unless asked for), and the resolved scenario."""
 
     summary: dict[str, Any]
     timeseries: pd.DataFrame
@@ -27,19 +30,11 @@ class RunResult:
 
     def write(self, out: str | Path) -> None:
         """Writes summary.json, scenario.json and timeseries.parquet atomically into ``out``."""
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        _atomic_write(out / "summary.json", json.dumps(self.summary, indent=2).encode())
-        _atomic_write(out / "scenario.json", json.dumps(self.scenario, indent=2).encode())
-        with tempfile.NamedTemporaryFile(dir=out, suffix=".parquet.tmp", delete=False) as tmp:
-            self.timeseries.to_parquet(tmp.name, index=False)
-        os.replace(tmp.name, out / "timeseries.parquet")
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
-        tmp.write(data)
-    os.replace(tmp.name, path)
+        out = output_dir(Path(out))
+        atomic_write(out / "summary.json", json.dumps(self.summary, indent=2).encode())
+        atomic_write(out / "scenario.json", json.dumps(self.scenario, indent=2).encode())
+        with replacing(out / "timeseries.parquet") as temporary:
+            self.timeseries.to_parquet(temporary, index=False)
 
 
 def _overrides(overrides: dict[str, Any] | list[str] | None) -> list[str]:
@@ -57,7 +52,8 @@ def prepare(
     seed: int | None = None,
     overrides: dict[str, Any] | list[str] | None = None,
 ) -> dict[str, Any]:
-    """Loads, overrides, validates and resolves a scenario into the simulator's JSON."""
+    """Loads, overrides, validates (as the simulator will) and resolves a scenario into the
+    simulator's JSON; a ScenarioError names the file, the ``--set`` argument and the key."""
     sets = _overrides(overrides)
     if isinstance(scenario, str | Path):
         source = str(scenario)
@@ -70,25 +66,36 @@ def prepare(
         model = scenario
     else:
         source = "<scenario>"
-        model = _reparse(dict(scenario), sets, source)
-    return resolve_checked(model, source, seed)
+        model = parse_with_overrides(dict(scenario), source, sets)
+    return resolve_checked(model, source, seed, sets)
 
 
-def _reparse(data: dict[str, Any], sets: list[str], source: str) -> Scenario:
+def run_resolved(
+    resolved: dict[str, Any],
+    pcap_dir: str | Path | None = None,
+    *,
+    timeseries: bool = True,
+    snaplen: int | None = None,
+    progress: Progress | None = None,
+) -> RunResult:
+    """Runs a scenario ``prepare`` resolved. ``pcap_dir``: a trace per node, headers only
+    unless ``snaplen`` bytes of each packet are wanted. ``progress(simulated_s, duration_s,
+    events)`` is called now and then."""
     try:
-        apply_overrides(data, sets)
-    except ValueError as error:
-        raise ScenarioError(source, "--set", str(error)) from None
-    return parse(data, source)
-
-
-def run_resolved(resolved: dict[str, Any], pcap_dir: str | Path | None = None) -> RunResult:
-    try:
-        summary_json, columns = _core.run(json.dumps(resolved), str(pcap_dir) if pcap_dir else None)
+        summary_json, columns = _core.run(
+            json.dumps(resolved),
+            str(pcap_dir) if pcap_dir else None,
+            None,
+            timeseries,
+            snaplen,
+            progress,
+        )
     except _core.ScenarioError as error:
         key, message = error.args
-        raise ScenarioError(resolved.get("name", "<scenario>"), key, message) from None
-    return RunResult(json.loads(summary_json), pd.DataFrame(columns), resolved)
+        if key == "pcap":
+            raise ScenarioError("--pcap", "", message) from None
+        raise ScenarioError("<scenario>", key, message) from None
+    return RunResult(json.loads(summary_json), frame(columns), resolved)
 
 
 def run(
@@ -96,6 +103,7 @@ def run(
     seed: int | None = None,
     overrides: dict[str, Any] | list[str] | None = None,
     pcap_dir: str | Path | None = None,
+    timeseries: bool = True,
 ) -> RunResult:
     """Runs one simulation. ``scenario`` is a TOML path, a parsed Scenario, or a mapping."""
-    return run_resolved(prepare(scenario, seed, overrides), pcap_dir)
+    return run_resolved(prepare(scenario, seed, overrides), pcap_dir, timeseries=timeseries)

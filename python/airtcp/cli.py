@@ -1,9 +1,15 @@
-"""The ``airtcp`` command line."""
+"""The ``airtcp`` command line.
+
+Exit codes: 0 done; 1 the work failed (runs failed, workers could not start, an internal
+error); 2 bad input (a scenario, an experiment file, an option, an output path); 130 after
+Ctrl-C and 143 after SIGTERM, with finished work kept. Errors are one line on stderr.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -14,62 +20,74 @@ from rich.table import Table
 
 from . import _core
 from .api import prepare, run_resolved
+from .cli_help import Command, Group
+from .output import OutputError, output_dir
+from .progress import RunProgress, sweep_progress
 from .scenario import ScenarioError, json_schema
+from .sweeper import SweepError, Terminated, check_scheduler, terminate_as_interrupt
 
 app = typer.Typer(
+    cls=Group,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="Simulate, emulate and measure TCP over wireless and asymmetric links.",
 )
-out = Console()
+# Piped output is not cut to 80 columns: names and numbers stay whole for other tools.
+out = Console() if sys.stdout.isatty() else Console(width=10_000)
 err = Console(stderr=True)
 
 SetOption = Annotated[
     list[str] | None,
     typer.Option(
-        "--set", help="Override a scenario key, e.g. --set wlan.stations=40 (repeatable)."
+        "--set",
+        metavar="KEY=VALUE",
+        help="Override a scenario key, e.g. --set wlan.stations=40 (repeatable).",
     ),
 ]
-
-
 OutOption = Annotated[
-    Path | None, typer.Option("--out", help="Results directory (default results/NAME).")
+    Path | None,
+    typer.Option("--out", metavar="DIR", help="Results directory (default results/NAME)."),
 ]
 JobsOption = Annotated[
-    int | None, typer.Option("--jobs", "-j", help="Local workers (default: all cores).")
+    int | None,
+    typer.Option("--jobs", "-j", metavar="N", help="Local workers (default: all cores)."),
 ]
 DaskOption = Annotated[
-    str | None, typer.Option(help="Run on a dask.distributed scheduler, e.g. tcp://host:8786.")
+    str | None,
+    typer.Option(
+        metavar="ADDRESS", help="Run on a dask.distributed scheduler, e.g. tcp://host:8786."
+    ),
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True, markup=True)
     return typer.Exit(code)
 
 
-def _mbps(bps: float) -> str:
-    return f"{bps / 1e6:.3f}"
+def _plain(message: str) -> str:
+    """Rich markup in user-supplied text would be interpreted; escape it."""
+    from rich.markup import escape
+
+    return escape(message)
+
+
+def _mbps(bps: float | None) -> str:
+    return "" if bps is None else f"{bps / 1e6:.3f}"
 
 
 def print_summary(summary: dict) -> None:
+    finite = any(flow["completion_time_s"] is not None for flow in summary["flows"])
     table = Table(title=f"{summary['scenario']} (seed {summary['seed']})", title_justify="left")
-    for column in (
-        "flow",
-        "src → dst",
-        "goodput Mbit/s",
-        "delivered B",
-        "retx",
-        "fast retx",
-        "RTOs",
-    ):
-        table.add_column(
-            column, justify="right" if column[0].islower() and column != "flow" else "left"
-        )
+    columns = ["flow", "src → dst", "goodput Mbit/s", "delivered B", "retx", "fast retx", "RTOs"]
+    if finite:
+        columns += ["completed in s", "transfer Mbit/s"]
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("flow", "src → dst") else "right")
     for flow in summary["flows"]:
-        table.add_row(
+        row = [
             flow["name"],
             f"{flow['src']} → {flow['dst']}",
             _mbps(flow["goodput_bps"]),
@@ -77,7 +95,11 @@ def print_summary(summary: dict) -> None:
             str(flow["retransmissions"]),
             str(flow["fast_retransmits"]),
             str(flow["timeouts"]),
-        )
+        ]
+        if finite:
+            done = flow["completion_time_s"]
+            row += ["" if done is None else f"{done:.3f}", _mbps(flow["transfer_goodput_bps"])]
+        table.add_row(*row)
     out.print(table)
     window = f"{summary['measure_from_s']:g}-{summary['duration_s']:g} s"
     out.print(
@@ -94,30 +116,59 @@ def print_summary(summary: dict) -> None:
     out.print(f"{summary['events']} events in {summary['wall_time_s']:.3f} s wall time")
 
 
-@app.command()
+@app.command(cls=Command)
 def run(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
-    seed: Annotated[int | None, typer.Option(help="Seed (overrides simulation.seed).")] = None,
+    seed: Annotated[
+        int | None, typer.Option(metavar="N", help="Seed (overrides simulation.seed).")
+    ] = None,
     set_: SetOption = None,
     out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Write summary.json and timeseries.parquet here.")
+        Path | None,
+        typer.Option(
+            "--out", metavar="DIR", help="Write summary.json and timeseries.parquet here."
+        ),
     ] = None,
     pcap: Annotated[
         bool, typer.Option("--pcap", help="Write a pcap per node (into --out, or ./pcap).")
     ] = False,
+    snaplen: Annotated[
+        int | None,
+        typer.Option(
+            metavar="BYTES",
+            help="Bytes of each packet the pcaps keep (default: headers only; 0: all).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run one simulation and print its summary."""
     if seed is not None and not 0 <= seed < 2**63:
         raise fail(f"--seed: must be in [0, 2^63), got {seed}")
+    if snaplen is not None and not 0 <= snaplen <= 65_535:
+        raise fail(f"--snaplen: expected 0..65535 bytes, got {snaplen}")
+    if snaplen is not None and not pcap:
+        raise fail("--snaplen: applies to --pcap traces; add --pcap")
+    progress = RunProgress(err)
     try:
         resolved = prepare(scenario, seed, set_ or [])
-        pcap_dir = ((out_dir or Path(".")) / "pcap") if pcap else None
-        result = run_resolved(resolved, pcap_dir)
-    except ScenarioError as error:
-        raise fail(str(error)) from None
-    except KeyboardInterrupt:
-        raise fail("interrupted: nothing was written", 130) from None
+        if out_dir is not None:
+            output_dir(out_dir)
+        pcap_dir = output_dir((out_dir or Path(".")) / "pcap", "--pcap") if pcap else None
+        result = run_resolved(
+            resolved,
+            pcap_dir,
+            timeseries=out_dir is not None,
+            snaplen=None if snaplen is None else snaplen or 65_535,
+            progress=progress,
+        )
+    except (ScenarioError, OutputError) as error:
+        raise fail(_plain(str(error))) from None
+    except KeyboardInterrupt as stop:
+        signum = signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT
+        err.print("interrupted: nothing was written")
+        raise typer.Exit(128 + signum) from None
+    finally:
+        progress.close()
     if out_dir is not None:
         result.write(out_dir)
     if as_json:
@@ -130,23 +181,24 @@ def run(
             out.print(f"traces in {pcap_dir}")
 
 
-@app.command()
+@app.command(cls=Command)
 def validate(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
     set_: SetOption = None,
 ) -> None:
-    """Check a scenario file without running it."""
+    """Check a scenario file without running it (every check a run makes)."""
     try:
         resolved = prepare(scenario, None, set_ or [])
     except ScenarioError as error:
-        raise fail(str(error)) from None
+        raise fail(_plain(str(error))) from None
     out.print(
         f"{scenario}: ok ({len(resolved['nodes'])} nodes, {len(resolved['links'])} links, "
-        f"{len(resolved['flows'])} flows)"
+        f"{len(resolved['flows'])} flows)",
+        highlight=False,
     )
 
 
-@app.command()
+@app.command(cls=Command)
 def schema() -> None:
     """Print the JSON Schema of scenario files."""
     sys.stdout.write(json_schema() + "\n")
@@ -163,22 +215,24 @@ def _station_range(text: str) -> tuple[int, int]:
     return a, b
 
 
-@app.command()
+@app.command(cls=Command)
 def bianchi(
     phy: Annotated[
-        str, typer.Option(help="802.11b, 802.11g or bianchi2000 (his FHSS set).")
+        str, typer.Option(metavar="PHY", help="802.11b, 802.11g or bianchi2000 (his FHSS set).")
     ] = "802.11b",
-    payload: Annotated[int, typer.Option(help="MSDU payload in bytes.")] = 1024,
-    stations: Annotated[str, typer.Option(help="N or A-B.")] = "1-50",
+    payload: Annotated[int, typer.Option(metavar="BYTES", help="MSDU payload in bytes.")] = 1024,
+    stations: Annotated[str, typer.Option(metavar="N|A-B", help="N or A-B.")] = "1-50",
     rts: Annotated[
         bool, typer.Option("--rts", help="RTS/CTS access instead of basic access.")
     ] = False,
-    cw_min: Annotated[int | None, typer.Option(help="CWmin (W - 1).")] = None,
+    cw_min: Annotated[int | None, typer.Option(metavar="CW", help="CWmin (W - 1).")] = None,
     stages: Annotated[
-        int | None, typer.Option(help="Backoff stages m (CWmax + 1 = 2^m (CWmin + 1)).")
+        int | None,
+        typer.Option(metavar="M", help="Backoff stages m (CWmax + 1 = 2^m (CWmin + 1))."),
     ] = None,
     retry_limit: Annotated[
-        int | None, typer.Option(help="Retransmissions before a drop (default: unlimited).")
+        int | None,
+        typer.Option(metavar="N", help="Retransmissions before a drop (default: unlimited)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -190,6 +244,8 @@ def bianchi(
         raise fail(f"--cw-min: expected 2^k - 1 (e.g. 31), got {cw_min}")
     if stages is not None and not 0 <= stages <= 10:
         raise fail(f"--stages: expected 0..10, got {stages}")
+    if retry_limit is not None and not 0 <= retry_limit <= 100:
+        raise fail(f"--retry-limit: expected 0..100, got {retry_limit}")
     try:
         result = json.loads(
             _core.bianchi_model(
@@ -222,42 +278,20 @@ def bianchi(
     out.print(f"optimal number of contenders: {best['stations']} (S = {best['throughput']:.4f})")
 
 
-def _progress(description: str, quiet: bool):
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[failed]} failed"),
-        TimeRemainingColumn(),
-        console=err,
-        disable=quiet,
-    )
-    bar = progress.add_task(description, total=None, failed=0)
-    failed = 0
-
-    def started(total: int, skipped: int) -> None:
-        progress.update(bar, total=total, completed=skipped)
-        if skipped and not quiet:
-            err.print(f"resuming: {skipped} of {total} runs already done")
-
-    def finished(record: dict) -> None:
-        nonlocal failed
-        if record["row"]["status"] != "ok":
-            failed += 1
-        progress.update(bar, advance=1, failed=failed)
-
-    return progress, started, finished
+def _check_workers(jobs: int | None, dask: str | None, threads: bool = False) -> None:
+    if jobs is not None and jobs < 1:
+        raise fail(f"--jobs: must be at least 1, got {jobs}")
+    if dask is not None and (jobs is not None or threads):
+        raise fail("--dask: the cluster decides the workers; drop --jobs/--threads")
 
 
-@app.command()
+def _stopped(signum: int, what: str, out_dir: Path) -> typer.Exit:
+    name = "terminated" if signum == signal.SIGTERM else "interrupted"
+    err.print(f"{name}: {what} in {out_dir}; run the same command again to resume")
+    return typer.Exit(128 + signum)
+
+
+@app.command(cls=Command)
 def reproduce(
     name: Annotated[str, typer.Argument(help="Which paper's experiment: ryu-ack-priority.")],
     quick: Annotated[
@@ -274,44 +308,50 @@ def reproduce(
     module = REPRODUCTIONS.get(name)
     if module is None:
         raise fail(f"unknown reproduction {name!r}; expected one of {', '.join(REPRODUCTIONS)}")
-    if jobs is not None and jobs < 1:
-        raise fail(f"--jobs: must be at least 1, got {jobs}")
+    _check_workers(jobs, dask)
     out_dir = out_dir or Path("results") / (name + ("-quick" if quick else ""))
-    progress, started, finished = _progress(name, quiet)
+    progress, started, finished = sweep_progress(err, name, quiet)
     try:
+        if dask:
+            check_scheduler(dask)
         with progress:
             outcome, report, claims = module.reproduce(
                 out_dir, quick, jobs, dask, started, finished
             )
-    except FileNotFoundError as error:
-        raise fail(str(error)) from None
+    except (ScenarioError, OutputError) as error:
+        raise fail(_plain(str(error))) from None
+    except SweepError as error:
+        raise fail(_plain(str(error)), 2 if dask else 1) from None
     if report is None:
-        err.print(f"interrupted: results so far in {out_dir}; run the same command again to resume")
-        raise typer.Exit(130)
-    table = Table(title="paper 000: claims", title_justify="left", show_lines=True)
-    for column in ("paper claims", "airtcp finds", "verdict"):
+        raise _stopped(outcome.interrupted, "results so far", out_dir)
+    table = Table(title=f"{name}: the paper's claims and ours", show_lines=True)
+    for column in ("paper claims", "airtcp finds", "verdict", "rule"):
         table.add_column(column, overflow="fold")
-    for row in claims.itertuples(index=False):
-        style = "green" if row.verdict == "agrees" else "yellow"
-        table.add_row(row[0], row[1], f"[{style}]{row.verdict}[/]")
+    styles = {"agrees": "green", "partly": "yellow", "differs": "red"}
+    for claim in claims.itertuples(index=False):
+        style = styles.get(claim.verdict, "white")
+        table.add_row(claim.claim, claim.ours, f"[{style}]{claim.verdict}[/]", claim.rule)
     out.print(table)
     out.print(
-        f"{outcome.skipped + outcome.completed} runs ({outcome.failed} failed); report: {report}"
+        f"{outcome.skipped + outcome.completed} runs ({outcome.failed_total} failed); "
+        f"report: {report}"
     )
+    if outcome.failed_total:
+        raise fail(f"{outcome.failed_total} runs failed; the report leaves them out", 1)
 
 
-@app.command()
+@app.command(cls=Command)
 def demo(
-    out_dir: Annotated[Path, typer.Option("--out", help="Where to write results.")] = Path(
-        "results/demo"
-    ),
+    out_dir: Annotated[
+        Path, typer.Option("--out", metavar="DIR", help="Where to write results.")
+    ] = Path("results/demo"),
     jobs: JobsOption = None,
 ) -> None:
     """The headline job: the quick reproduction of paper 000 (TCP-ACK priority at the AP)."""
     reproduce("ryu-ack-priority", True, out_dir, jobs, None, False)
 
 
-@app.command()
+@app.command(cls=Command)
 def sweep(
     experiment_file: Annotated[Path, typer.Argument(help="Experiment TOML file.")],
     out_dir: OutOption = None,
@@ -329,39 +369,43 @@ def sweep(
     from .experiment import load as load_experiment
     from .sweeper import run_experiment
 
-    if jobs is not None and jobs < 1:
-        raise fail(f"--jobs: must be at least 1, got {jobs}")
-    if dask is not None and (jobs is not None or threads):
-        raise fail("--dask: the cluster decides the workers; drop --jobs/--threads")
+    _check_workers(jobs, dask, threads)
     try:
+        if dask:
+            check_scheduler(dask)
         experiment = load_experiment(experiment_file)
-    except ScenarioError as error:
-        raise fail(str(error)) from None
-    out_dir = out_dir or Path("results") / experiment.settings.name
-    progress, started, finished = _progress(experiment.settings.name, quiet)
-    with progress:
-        try:
+        out_dir = out_dir or Path("results") / experiment.settings.name
+        progress, started, finished = sweep_progress(err, experiment.settings.name, quiet)
+        with progress:
             outcome = run_experiment(
                 experiment, out_dir, jobs, dask, threads, retry_failed, started, finished
             )
-        except OSError as error:
-            raise fail(f"--dask {dask}: {error}" if dask else str(error), 1) from None
+    except (ScenarioError, OutputError) as error:
+        raise fail(_plain(str(error))) from None
+    except SweepError as error:
+        raise fail(_plain(str(error)), 2 if dask else 1) from None
     done = outcome.skipped + outcome.completed
     summary = (
         f"{done} of {outcome.total} runs done ({outcome.completed} now, {outcome.failed} failed), "
         f"results in {out_dir}"
     )
     if outcome.interrupted:
-        err.print(f"interrupted: {summary}; run the same command again to resume")
-        raise typer.Exit(130)
-    out.print(summary)
+        raise _stopped(outcome.interrupted, summary, out_dir)
+    out.print(summary, highlight=False)
+    if outcome.failed_total:
+        raise fail(
+            f"{outcome.failed_total} of {outcome.total} runs failed (their errors are in "
+            f"{out_dir / 'results.parquet'} and the report); --retry-failed runs them again",
+            1,
+        )
 
 
-@app.command()
+@app.command(cls=Command)
 def report(
     results_dir: Annotated[Path, typer.Argument(help="A sweep's results directory.")],
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="HTML file (default DIR/report.html).")
+        Path | None,
+        typer.Option("--output", "-o", metavar="FILE", help="HTML file (default DIR/report.html)."),
     ] = None,
 ) -> None:
     """Aggregate a sweep (mean, 95 % CI), draw figures, write report.html and CSVs."""
@@ -371,21 +415,33 @@ def report(
         raise fail(f"{results_dir}: no such results directory")
     try:
         target = write_report(results_dir, output)
-    except ValueError as error:
-        raise fail(str(error)) from None
+    except (ValueError, OutputError) as error:
+        raise fail(_plain(str(error))) from None
     out.print(f"report: {target}")
+
+
+def _describe(error: BaseException) -> str:
+    """An unexpected error in words, without Python's class names where it can."""
+    if isinstance(error, OSError) and error.strerror:
+        where = f"{error.filename}: " if error.filename else ""
+        return f"{where}{error.strerror}"
+    return f"internal error: {error} (AIRTCP_DEBUG=1 shows where)"
 
 
 def main() -> None:
     try:
-        app()
+        with terminate_as_interrupt():
+            app()
+    except Terminated:
+        err.print("terminated")
+        sys.exit(128 + signal.SIGTERM)
     except KeyboardInterrupt:
         err.print("interrupted")
-        sys.exit(130)
+        sys.exit(128 + signal.SIGINT)
     except Exception as error:  # a last resort: one line, no traceback
         if os.environ.get("AIRTCP_DEBUG"):
             raise
-        err.print(f"[bold red]error:[/] {type(error).__name__}: {error}", highlight=False)
+        err.print(f"[bold red]error:[/] {_plain(_describe(error))}", highlight=False)
         sys.exit(1)
 
 

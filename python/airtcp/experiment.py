@@ -31,24 +31,27 @@ import copy
 import hashlib
 import itertools
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
+from . import _core
+from .metrics import MetricError, lookup
 from .overrides import set_key
-from .scenario import ScenarioError, parse, read_toml, resolve_checked, validation_error
+from .resolve import resolve_checked
+from .scenario import ScenarioError, parse, read_toml, validation_error
 from .units import parse_duration
 
+# Kept when no metrics are named, each if the scenario's summary has it (a wired scenario
+# has no WLAN).
 DEFAULT_METRICS = (
     "aggregate_goodput_bps",
     "jain_fairness",
     "wlans[0].collision_probability",
     "wlans[0].mean_contenders",
 )
-_METRIC = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?)*")
 
 
 class Range(BaseModel):
@@ -85,7 +88,10 @@ Values = Annotated[list[Any], BeforeValidator(_values)]
 
 
 def _timeout(value: object) -> float:
-    return parse_duration(value) / 1e9
+    seconds = parse_duration(value) / 1e9
+    if seconds <= 0:
+        raise ValueError(f"must be positive, got {value!r} (every run would time out)")
+    return seconds
 
 
 class Settings(BaseModel):
@@ -96,7 +102,7 @@ class Settings(BaseModel):
     seed: Annotated[int, Field(ge=0, lt=2**63)] = 1
     seeds: Literal["per-point", "common"] = "per-point"
     timeout: Annotated[float, BeforeValidator(_timeout)] = 3600.0
-    metrics: list[str] = list(DEFAULT_METRICS)
+    metrics: list[str] | None = None
     timeseries: bool = False
 
 
@@ -161,15 +167,8 @@ def load(path: str | Path) -> Experiment:
     try:
         parsed = ExperimentFile.model_validate(data)
     except ValidationError as error:
-        raise validation_error(source, error) from None
+        raise validation_error(source, error, ExperimentFile) from None
     settings = parsed.experiment
-    for metric in settings.metrics:
-        if not _METRIC.fullmatch(metric):
-            raise ScenarioError(
-                source,
-                "experiment.metrics",
-                f"{metric!r} is not a path like wlans[0].mean_contenders",
-            )
     lengths = {len(v) for v in parsed.zip.values()}
     if len(lengths) > 1:
         raise ScenarioError(
@@ -187,6 +186,7 @@ def load(path: str | Path) -> Experiment:
         raise ScenarioError(source, "experiment.scenario", f"no such file: {scenario_path}")
     _, base = read_toml(scenario_path)
     experiment = Experiment(path, text, settings, parsed.set, parsed.grid, parsed.zip)
+    shapes: set[tuple[int, int, int]] = set()
     for index, point in enumerate(points(parsed.grid, parsed.zip)):
         data = copy.deepcopy(base)
         label = ", ".join(f"{k}={v}" for k, v in point.items()) or "base"
@@ -196,16 +196,23 @@ def load(path: str | Path) -> Experiment:
         except ValueError as error:
             raise ScenarioError(source, "", f"point {label}: {error}") from None
         try:
-            scenario = parse(data, str(scenario_path))
+            point_resolved = resolve_checked(parse(data, str(scenario_path)), str(scenario_path))
         except ScenarioError as error:
             raise ScenarioError(source, error.key, f"{error.message} (point {label})") from None
+        shape = tuple(len(point_resolved[k]) for k in ("flows", "wlans", "links"))
+        if shape not in shapes:
+            shapes.add(shape)
+            template = json.loads(_core.summary_template(json.dumps(point_resolved)))
+            if settings.metrics is None:
+                settings.metrics = [m for m in DEFAULT_METRICS if _has(template, m)]
+            _check_metrics(settings.metrics, template, source, label)
         point_key = json.dumps(point, sort_keys=True)
         for replication in range(settings.replications):
             if settings.seeds == "common":
                 seed = _derive_seed(settings.seed, replication)
             else:
                 seed = _derive_seed(settings.seed, point_key, replication)
-            resolved = resolve_checked(scenario, source, seed)
+            resolved = {**point_resolved, "seed": seed}
             experiment.tasks.append(
                 Task(
                     run_id=run_id(resolved),
@@ -214,9 +221,26 @@ def load(path: str | Path) -> Experiment:
                     seed=seed,
                     params=point,
                     scenario=resolved,
-                    metrics=tuple(settings.metrics),
+                    metrics=tuple(settings.metrics or ()),
                     timeout_s=settings.timeout,
                     timeseries=settings.timeseries,
                 )
             )
     return experiment
+
+
+def _has(template: dict[str, Any], metric: str) -> bool:
+    try:
+        lookup(template, metric)
+    except MetricError:
+        return False
+    return True
+
+
+def _check_metrics(metrics: list[str], template: dict[str, Any], source: str, label: str) -> None:
+    """Each metric names a number in the summary of a run (``template`` has its shape)."""
+    for metric in metrics:
+        try:
+            lookup(template, metric)
+        except MetricError as error:
+            raise ScenarioError(source, "experiment.metrics", f"{error} (point {label})") from None

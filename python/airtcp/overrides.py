@@ -33,10 +33,13 @@ def apply_overrides(data: dict[str, Any], overrides: list[str] | tuple[str, ...]
 
 
 def set_key(data: dict[str, Any], key: str, value: Any) -> None:
-    """Sets the dotted ``key`` (list items by index) to ``value``, creating tables on the way."""
+    """Sets the dotted ``key`` (list items by index) to ``value``, creating tables on the way,
+    except a WLAN: an override may change a scenario's topology, not add one it lacks."""
     parts = key.split(".")
     if not all(parts):
         raise ValueError(f"{key!r} is not a dotted key like wlan.stations")
+    if parts[0] == "wlan" and "wlan" not in data:
+        raise ValueError("the scenario has no [wlan] table; an override cannot add a WLAN")
     target: Any = data
     for depth, part in enumerate(parts[:-1]):
         if isinstance(target, list):

@@ -21,9 +21,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import ScalarFormatter
 from scipy import stats
 
-from .results import atomic_write, load_results
+from .axes import band, metric_axis, parameter_axis
+from .output import atomic_write
+from .results import load_results
 
 RESERVED = {"run_id", "point", "replication", "seed", "status", "error", "wall_time_s"}
 
@@ -104,11 +107,9 @@ class Figure:
     png_base64: str
 
 
-def _numeric(values: pd.Series) -> np.ndarray | None:
-    keys = _sort_key(values)
-    if pd.api.types.is_numeric_dtype(keys) and not np.isinf(keys).any():
-        return keys.to_numpy(dtype=float)
-    return None
+def _group_label(others: list[str], key: Any) -> str:
+    keys = key if isinstance(key, tuple) else (key,)
+    return ", ".join(f"{k}={v}" for k, v in zip(others, keys, strict=True))
 
 
 def figures(
@@ -120,51 +121,55 @@ def figures(
     x = params[0] if params else "point"
     others = params[1:]
     groups = list(table.groupby(others, sort=False)) if others else [((), table)]
+    x_axis = parameter_axis(x, list(table[x]))
+    ok = frame[frame["status"] == "ok"]
     for metric in metrics:
         figure, axes = plt.subplots(figsize=(6.4, 3.8))
-        positions = _numeric(table[x])
-        if positions is not None:
+        y_axis = metric_axis(metric, table[f"{metric} mean"])
+        observed = ok[metric].to_numpy(dtype=float)
+        if x_axis is not None:
+            position = dict(zip(table[x], x_axis.values, strict=True))
             for key, group in groups:
-                xs = _numeric(group[x])
+                xs = np.array([position[v] for v in group[x]])
                 mean = group[f"{metric} mean"].to_numpy(dtype=float)
-                half = np.nan_to_num(group[f"{metric} ci95"].to_numpy(dtype=float))
-                label = ", ".join(
-                    f"{k}={v}"
-                    for k, v in zip(others, key if isinstance(key, tuple) else (key,), strict=True)
-                )
-                axes.plot(xs, mean, marker="o", label=label or None)
-                axes.fill_between(xs, mean - half, mean + half, alpha=0.2)
-            axes.set_xlabel(x)
+                half = group[f"{metric} ci95"].to_numpy(dtype=float)
+                lower, upper = band(metric, mean, half, observed)
+                axes.plot(xs, mean * y_axis.scale, marker="o", label=_group_label(others, key))
+                axes.fill_between(xs, lower * y_axis.scale, upper * y_axis.scale, alpha=0.2)
+            if x_axis.log_base:
+                axes.set_xscale("log", base=x_axis.log_base)
+                axes.xaxis.set_major_formatter(ScalarFormatter())
+            axes.set_xlabel(x_axis.label)
         else:
             width = 0.8 / max(len(groups), 1)
             labels = list(dict.fromkeys(table[x].astype(str)))
             for i, (key, group) in enumerate(groups):
                 index = [labels.index(str(v)) for v in group[x]]
-                label = ", ".join(
-                    f"{k}={v}"
-                    for k, v in zip(others, key if isinstance(key, tuple) else (key,), strict=True)
-                )
+                mean = group[f"{metric} mean"].to_numpy(dtype=float)
+                lower, upper = band(metric, mean, group[f"{metric} ci95"], observed)
                 axes.bar(
                     np.array(index) + i * width,
-                    group[f"{metric} mean"],
+                    mean * y_axis.scale,
                     width,
-                    yerr=np.nan_to_num(group[f"{metric} ci95"].to_numpy(dtype=float)),
+                    yerr=np.vstack([mean - lower, upper - mean]) * y_axis.scale,
                     capsize=3,
-                    label=label or None,
+                    label=_group_label(others, key) or None,
                 )
             axes.set_xticks(np.arange(len(labels)) + width * (len(groups) - 1) / 2, labels)
             axes.set_xlabel(x)
-        axes.set_ylabel(metric)
-        axes.set_title(f"{metric} (mean, 95 % CI)")
+        axes.ticklabel_format(axis="y", useOffset=False, style="plain")
+        axes.set_ylabel(y_axis.label)
+        axes.set_title(f"{y_axis.label} (mean, 95 % CI)", fontsize="medium")
         axes.grid(alpha=0.3)
         if any(axes.get_legend_handles_labels()[1]):
             axes.legend(fontsize="small")
         made.append(Figure(f"{metric} vs {x}", _png(figure)))
     if metrics:
-        ok = frame[frame["status"] == "ok"]
         figure, axes = plt.subplots(figsize=(6.4, 3.8))
-        axes.hist(ok[metrics[0]].dropna(), bins=min(30, max(5, len(ok) // 3)))
-        axes.set_xlabel(metrics[0])
+        values = metric_axis(metrics[0], ok[metrics[0]].dropna())
+        axes.hist(values.values, bins=min(30, max(5, len(ok) // 3)))
+        axes.ticklabel_format(axis="x", useOffset=False, style="plain")
+        axes.set_xlabel(values.label)
         axes.set_ylabel("runs")
         axes.set_title(f"distribution of {metrics[0]} over all runs")
         made.append(Figure(f"histogram of {metrics[0]}", _png(figure)))
@@ -201,9 +206,11 @@ def _versions() -> dict[str, str]:
 
 
 def _table_html(frame: pd.DataFrame) -> str:
-    return frame.to_html(
+    """A table in a box that scrolls sideways when it is wider than the page."""
+    table = frame.to_html(
         index=False, na_rep="", float_format=lambda v: f"{v:.6g}", border=0, classes="data"
     )
+    return f'<div class="scroll">{table}</div>'
 
 
 PAGE = """<!doctype html>
@@ -215,6 +222,7 @@ table.data td, table.data th {{
   padding: 0.2em 0.6em; border-bottom: 1px solid #ddd; text-align: right;
 }}
 pre {{ background: #f6f6f6; padding: 1em; overflow-x: auto; }}
+div.scroll {{ overflow-x: auto; max-width: 100%; }}
 figure {{ display: inline-block; margin: 0.5em; }}
 </style></head>
 <body data-figures="{figure_count}">

@@ -9,38 +9,36 @@ atomically. Optional per-run time series go to ``timeseries/<run_id>.parquet``.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from .output import atomic_write, output_dir, replacing
+from .timeseries import frame as series_frame
+
 ROW_COLUMNS = ("run_id", "point", "replication", "seed", "status", "error", "wall_time_s")
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
-    ) as tmp:
-        tmp.write(data)
-        tmp.flush()
-        os.fsync(tmp.fileno())
-    os.replace(tmp.name, path)
 
 
 class ResultStore:
     def __init__(self, out: str | Path):
-        self.out = Path(out)
+        self.out = output_dir(Path(out))
         self.runs = self.out / "runs"
-        self.runs.mkdir(parents=True, exist_ok=True)
+        self.runs.mkdir(exist_ok=True)
 
     def done(self, include_failed: bool = True) -> set[str]:
         """Ids of stored runs; without the failed ones if ``include_failed`` is false."""
         if include_failed:
             return {p.stem for p in self.runs.glob("*.json")}
         return {r["row"]["run_id"] for r in self.records() if r["row"]["status"] == "ok"}
+
+    def failed(self, run_ids: set[str]) -> int:
+        """How many of these runs are stored as failed."""
+        return sum(
+            1
+            for r in self.records()
+            if r["row"]["run_id"] in run_ids and r["row"]["status"] != "ok"
+        )
 
     def save(self, record: dict[str, Any], replace_failed: bool = False) -> bool:
         """Stores a finished run; returns False if that run was already stored (a failed one
@@ -53,11 +51,9 @@ class ResultStore:
         series = record.pop("timeseries", None)
         if series is not None:
             target = self.out / "timeseries" / f"{record['row']['run_id']}.parquet"
-            target.parent.mkdir(exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=target.parent, suffix=".tmp", delete=False) as tmp:
-                pd.DataFrame(series).to_parquet(tmp.name, index=False)
-            os.replace(tmp.name, target)
-        atomic_write(path, json.dumps(record).encode())
+            with replacing(target) as temporary:
+                series_frame(series).to_parquet(temporary, index=False)
+        atomic_write(path, json.dumps(record).encode(), durable=True)
         return True
 
     def records(self) -> list[dict[str, Any]]:
@@ -80,9 +76,8 @@ class ResultStore:
     def write_parquet(self) -> Path:
         target = self.out / "results.parquet"
         frame = self.frame()
-        with tempfile.NamedTemporaryFile(dir=self.out, suffix=".parquet.tmp", delete=False) as tmp:
-            frame.to_parquet(tmp.name, index=False)
-        os.replace(tmp.name, target)
+        with replacing(target) as temporary:
+            frame.to_parquet(temporary, index=False)
         return target
 
 

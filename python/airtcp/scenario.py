@@ -1,17 +1,20 @@
-"""The scenario schema: what users write in TOML, and its resolution into the plain JSON the
-simulator runs (integers in ns, bit/s and bytes; node indices; templates expanded).
+"""The scenario schema: what users write in TOML (`resolve` turns it into the simulator's JSON).
 
 One schema serves simulation and, later, emulation. Templates: ``wlan.stations = N`` makes
 stations ``sta1..staN``; links and flows with ``per_station = true`` are repeated for each
 station with ``{i}`` replaced by its number, so ``--set wlan.stations=40`` scales a scenario.
+
+Bounds that the simulator enforces come from it (``_core.limits()``); every error names the
+file (and the ``--set`` argument that caused it) and the key, in one line.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -23,8 +26,11 @@ from pydantic import (
     model_validator,
 )
 
+from . import _core
 from .overrides import apply_overrides
 from .units import parse_duration, parse_rate, parse_size
+
+LIMITS: dict[str, int] = _core.limits()
 
 
 class ScenarioError(Exception):
@@ -33,6 +39,19 @@ class ScenarioError(Exception):
     def __init__(self, source: str, key: str, message: str):
         super().__init__(f"{source}: {key}: {message}" if key else f"{source}: {message}")
         self.source, self.key, self.message = source, key, message
+
+    def blaming(self, overrides: list[str] | tuple[str, ...]) -> ScenarioError:
+        """The same error, naming the ``--set`` argument that set its key, if one did."""
+        for override in overrides:
+            set_key = override.partition("=")[0].strip()
+            if self.key and (self.key + ".").startswith(_index_dots(set_key) + "."):
+                return ScenarioError(f"{self.source} (--set {override})", self.key, self.message)
+        return self
+
+
+def _index_dots(key: str) -> str:
+    """``links.0.rate`` as the error key reads it: ``links[0].rate``."""
+    return ".".join(f"[{p}]" if p.isdigit() else p for p in key.split(".")).replace(".[", "[")
 
 
 def _positive(parse):
@@ -139,6 +158,7 @@ class Agent(Strict):
     txop_limit: PositiveDuration | None = None
     max_aggregate: Annotated[int, Field(gt=0, le=256)] | None = None
     target_stations: Annotated[float, Field(ge=1.0, le=1000.0)] | None = None
+    ack_queue: Annotated[int, Field(gt=0)] | None = None
 
 
 def _agent(value: object) -> object:
@@ -156,7 +176,10 @@ AgentSpec = Annotated[
 
 class Wlan(Strict):
     ap: str = "ap"
-    stations: Annotated[int, Field(ge=0)] | list[str] = 1
+    stations: (
+        Annotated[int, Field(ge=1, le=LIMITS["max_stations"])]
+        | Annotated[list[str], Field(min_length=1, max_length=LIMITS["max_stations"])]
+    ) = 1
     station_name: str = "sta{i}"
     phy: Literal["802.11b", "802.11g"] = "802.11b"
     rate: Rate = 11_000_000
@@ -239,180 +262,78 @@ class Scenario(Strict):
     flows: list[Flow] = []
 
 
-def _expand(template: str, i: int) -> str:
-    return template.replace("{i}", str(i))
+_TYPE_NAMES = {"int", "str", "float", "bool", "list", "dict", "none"}
 
 
-def resolve(scenario: Scenario, seed: int | None = None) -> dict[str, Any]:
-    """Turns a validated scenario into the simulator's JSON; raises ValueError(key, message)."""
-    stations = scenario.wlan.station_names() if scenario.wlan else []
-    numbers = range(1, len(stations) + 1)
-    nodes: list[str] = []
-    index: dict[str, int] = {}
-
-    def node(name: str) -> int:
-        if name not in index:
-            index[name] = len(nodes)
-            nodes.append(name)
-        return index[name]
-
-    if scenario.wlan:
-        node(scenario.wlan.ap)
-        for name in stations:
-            node(name)
-
-    links = []
-    for k, link in enumerate(scenario.links):
-        for i in numbers if link.per_station else [None]:
-            a = link.a if i is None else _expand(link.a, i)
-            b = link.b if i is None else _expand(link.b, i)
-            if a == b:
-                raise ValueError(f"links[{k}]", f"joins {a!r} to itself")
-            links.append(
-                {
-                    "a": node(a),
-                    "b": node(b),
-                    "a_to_b": _direction(link, link.a_to_b),
-                    "b_to_a": _direction(link, link.b_to_a),
-                }
-            )
-
-    flows = []
-    for k, flow in enumerate(scenario.flows):
-        for i in numbers if flow.per_station else [None]:
-            expand = (lambda s: s) if i is None else (lambda s, i=i: _expand(s, i))
-            src, dst = expand(flow.src), expand(flow.dst)
-            for end, name in (("src", src), ("dst", dst)):
-                if name not in index:
-                    known = ", ".join(nodes[:8]) + (", ..." if len(nodes) > 8 else "")
-                    raise ValueError(f"flows[{k}].{end}", f"unknown node {name!r} (nodes: {known})")
-            if src == dst:
-                raise ValueError(f"flows[{k}]", f"src and dst are both {src!r}")
-            name = expand(flow.name) if flow.name else f"flow{len(flows) + 1}"
-            entry: dict[str, Any] = {
-                "name": name,
-                "src": index[src],
-                "dst": index[dst],
-                "start_ns": flow.start,
-                "stop_ns": flow.stop,
-            }
-            if flow.kind == "tcp_bulk":
-                merged = {
-                    **scenario.tcp.model_dump(exclude_none=True),
-                    **flow.tcp.model_dump(exclude_none=True),
-                }
-                entry["app"] = {
-                    "kind": "tcp_bulk",
-                    "bytes": flow.bytes,
-                    "congestion_control": merged.pop("congestion_control", "newreno"),
-                    "tcp": _tcp_json(merged),
-                }
-            else:
-                entry["app"] = {
-                    "kind": "udp_cbr",
-                    "rate_bps": flow.rate,
-                    "payload_bytes": flow.payload,
-                }
-            flows.append(entry)
-    names = [f["name"] for f in flows]
-    if len(set(names)) != len(names):
-        raise ValueError("flows", "flow names must be unique")
-
-    sim = scenario.simulation
-    if sim.measure_from >= sim.duration:
-        raise ValueError("simulation.measure_from", "must be before simulation.duration")
-    wlans = []
-    if scenario.wlan:
-        w = scenario.wlan
-        wlans.append(
-            {
-                "ap": index[w.ap],
-                "stations": [index[s] for s in stations],
-                "phy": {
-                    "standard": w.phy,
-                    "rate_bps": w.rate,
-                    "basic_rate_bps": w.basic_rate,
-                    "preamble": w.preamble,
-                    "short_slot": w.short_slot,
-                    "cw_min": w.cw_min,
-                    "cw_max": w.cw_max,
-                },
-                "rts_threshold": None if w.rts_threshold == "off" else w.rts_threshold,
-                "queue_packets": w.queue,
-                "short_retry_limit": w.short_retry_limit,
-                "long_retry_limit": w.long_retry_limit,
-                "errors": {"loss": w.loss, "ber": w.ber},
-                "agent": None
-                if w.agent is None
-                else {
-                    "kind": w.agent.kind,
-                    "txop_limit_ns": w.agent.txop_limit,
-                    "max_aggregate": w.agent.max_aggregate,
-                    "target_stations": w.agent.target_stations,
-                },
-            }
-        )
-    return {
-        "name": sim.name,
-        "seed": sim.seed if seed is None else seed,
-        "duration_ns": sim.duration,
-        "measure_from_ns": sim.measure_from,
-        "sample_interval_ns": sim.sample_interval,
-        "nodes": nodes,
-        "links": links,
-        "wlans": wlans,
-        "flows": flows,
-    }
+def _fields(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The field names and list indexes of a pydantic location, without its names for the
+    branches of a union (``constrained-int``, ``list[str]``, ``function-before[...]``)."""
+    return tuple(
+        part
+        for part in loc
+        if isinstance(part, int) or not ("[" in part or "-" in part or part in _TYPE_NAMES)
+    )
 
 
-def _direction(link: Link, override: Direction) -> dict[str, Any]:
-    queue = override.queue or link.queue
-    return {
-        "rate_bps": override.rate or link.rate,
-        "delay_ns": link.delay if override.delay is None else override.delay,
-        "queue": {"packets": queue.packets, "bytes": queue.bytes},
-        "errors": {
-            "loss": link.loss if override.loss is None else override.loss,
-            "ber": link.ber if override.ber is None else override.ber,
-        },
-    }
-
-
-_TCP_DURATIONS = ("initial_rto", "min_rto", "max_rto", "delayed_ack_timeout", "time_wait")
-
-
-def _tcp_json(settings: dict[str, Any]) -> dict[str, Any]:
-    out = {}
-    for key, value in settings.items():
-        out[f"{key}_ns" if key in _TCP_DURATIONS else key] = value
-    return out
-
-
-def _key(loc: tuple[Any, ...]) -> str:
+def _key(fields: tuple[Any, ...]) -> str:
     key = ""
-    for part in loc:
-        if isinstance(part, int):
-            key += f"[{part}]"
-        elif str(part).startswith(("function-", "literal[", "int", "list[", "str")):
-            continue  # pydantic's names for union branches
-        else:
-            key += f".{part}" if key else str(part)
+    for part in fields:
+        key += f"[{part}]" if isinstance(part, int) else (f".{part}" if key else str(part))
     return key
 
 
-def _message(error: dict[str, Any]) -> str:
+def _model_at(root: type[BaseModel], fields: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The model class that holds the last of ``fields``."""
+    model: Any = root
+    for part in fields[:-1]:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return None
+        info = model.model_fields.get(part)
+        if info is None:
+            return None
+        model = _inner_model(info.annotation)
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+def _inner_model(annotation: Any) -> Any:
+    """The model inside ``Link``, ``list[Link]``, ``Agent | None``, ``Annotated[...]``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _message(error: dict[str, Any], root: type[BaseModel], fields: tuple[Any, ...]) -> str:
     if error["type"] == "extra_forbidden":
-        return "unknown key"
+        name = str(fields[-1]) if fields else ""
+        model = _model_at(root, fields)
+        known = list(model.model_fields) if model else []
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"unknown key {name!r}{hint}"
     if error["type"] == "missing":
         return "missing required key"
-    message = error["msg"]
-    return message.removeprefix("Value error, ")
+    return str(error["msg"]).removeprefix("Value error, ")
 
 
-def validation_error(source: str, error: ValidationError) -> ScenarioError:
-    """The first problem pydantic found, as a one-line error naming the key."""
-    first = error.errors()[0]
-    return ScenarioError(source, _key(first["loc"]), _message(first))
+def validation_error(
+    source: str, error: ValidationError, root: type[BaseModel] | None = None
+) -> ScenarioError:
+    """The first problem pydantic found, as a one-line error naming the key. The branches of
+    a union that all failed at one key are joined ("expected an integer, or 'off'")."""
+    root = root or Scenario
+    errors = error.errors()
+    # A misspelt key also makes the right one missing: name the misspelling.
+    errors.sort(key=lambda e: e["type"] != "extra_forbidden")
+    fields = _fields(errors[0]["loc"])
+    same = [e for e in errors if _fields(e["loc"]) == fields]
+    messages = list(dict.fromkeys(_message(e, root, fields) for e in same))
+    return ScenarioError(source, _key(fields), "; or ".join(messages))
 
 
 def parse(data: dict[str, Any], source: str) -> Scenario:
@@ -440,21 +361,23 @@ def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
 def load(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> Scenario:
     """Reads a TOML scenario and applies ``--set key=value`` overrides."""
     path = Path(path)
-    source = str(path)
     _, data = read_toml(path)
+    return parse_with_overrides(data, str(path), overrides)
+
+
+def parse_with_overrides(
+    data: dict[str, Any], source: str, overrides: list[str] | tuple[str, ...]
+) -> Scenario:
+    """Applies ``--set`` overrides to a scenario mapping, then validates it; an error names
+    the override that caused it."""
     try:
         apply_overrides(data, overrides)
     except ValueError as error:
         raise ScenarioError(source, "--set", str(error)) from None
-    return parse(data, source)
-
-
-def resolve_checked(scenario: Scenario, source: str, seed: int | None = None) -> dict[str, Any]:
     try:
-        return resolve(scenario, seed)
-    except ValueError as error:
-        key, message = error.args if len(error.args) == 2 else ("", str(error))
-        raise ScenarioError(source, key, message) from None
+        return parse(data, source)
+    except ScenarioError as error:
+        raise error.blaming(overrides) from None
 
 
 def json_schema() -> str:

@@ -1,28 +1,52 @@
 """Running an experiment: skip what is done, run the rest on local processes, threads or a
-Dask cluster, store each finished run at once, show progress, and stop cleanly on Ctrl-C.
+Dask cluster, store each finished run at once, show progress, and stop cleanly on Ctrl-C or
+SIGTERM.
 
 Exactly-once: runs are keyed by a hash of their resolved scenario and seed, and only the
-driver writes results, once per key. A local worker that dies (killed, out of memory)
-breaks the process pool; the pool is rebuilt and the unfinished runs are submitted again.
-A Dask cluster reschedules the tasks of a lost worker by itself.
+driver writes results, once per key.
+
+Always ends: a local worker that dies (killed, out of memory) breaks the process pool, and
+every run it held may be the culprit. Those runs are run again one at a time; a run whose
+worker dies a second time is recorded as failed with the cause, and the others finish. A pool
+whose workers die before running anything stops the sweep with one message.
+
+Worker processes are spawned without importing the user's script (they need nothing from
+it), so `airtcp.sweep` works from a script without an ``if __name__ == "__main__":`` guard,
+and from standard input.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import multiprocessing
 import os
-import shutil
 import signal
-from collections.abc import Callable, Iterator
+import socket
+import sys
+from collections import Counter, deque
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from .experiment import Experiment, Task
-from .results import ResultStore, atomic_write
+from .output import atomic_write
+from .results import ResultStore
 from .worker import execute, failure_record
+
+# A run whose worker process dies this many times is recorded as failed.
+MAX_WORKER_DEATHS = 2
+
+
+class SweepError(Exception):
+    """A sweep that cannot go on (workers cannot start, a cluster cannot be reached)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C (see `terminate_as_interrupt`)."""
 
 
 @dataclass
@@ -31,41 +55,134 @@ class SweepOutcome:
     skipped: int
     completed: int
     failed: int
-    interrupted: bool = False
+    # The signal that stopped the sweep (SIGINT or SIGTERM), 0 if none did.
+    interrupted: int = 0
+    # Failed runs among all the experiment's runs, stored before this sweep included.
+    failed_total: int = 0
 
 
 Progress = Callable[[dict[str, Any]], None]
 
 
-def _local(tasks: list[Task], jobs: int, threads: bool) -> Iterator[dict[str, Any]]:
-    pending = {task.run_id: task for task in tasks}
-    while pending:
-        if threads:
-            executor: cf.Executor = cf.ThreadPoolExecutor(max_workers=jobs)
-        else:
-            executor = cf.ProcessPoolExecutor(
-                max_workers=jobs,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_ignore_interrupts,
-            )
-        futures = {executor.submit(execute, task): run_id for run_id, task in pending.items()}
+def _threads(tasks: list[Task], jobs: int) -> Iterator[dict[str, Any]]:
+    with cf.ThreadPoolExecutor(max_workers=jobs) as executor:
+        futures = [executor.submit(execute, task) for task in tasks]
         try:
             for future in cf.as_completed(futures):
+                yield future.result()
+        except BaseException:
+            executor.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _processes(tasks: list[Task], jobs: int) -> Iterator[dict[str, Any]]:
+    """Runs tasks on pools of worker processes, keeping at most one task per worker in flight
+    so that a dead pool tells which runs were on it."""
+    fresh: deque[Task] = deque(tasks)
+    suspects: deque[Task] = deque()
+    deaths: Counter[str] = Counter()
+    while fresh or suspects:
+        # After a death, the runs that were on the pool go one at a time, so that the next
+        # death is the culprit's own.
+        source, workers = (suspects, 1) if suspects else (fresh, jobs)
+        lost, cause = yield from _one_pool(source, workers)
+        for task in lost:
+            deaths[task.run_id] += 1
+            if deaths[task.run_id] >= MAX_WORKER_DEATHS:
+                message = f"its worker process died {deaths[task.run_id]} times ({cause})"
+                yield failure_record(task, "error", message)
+            else:
+                suspects.append(task)
+
+
+def _one_pool(
+    source: deque[Task], workers: int
+) -> Generator[dict[str, Any], None, tuple[list[Task], str]]:
+    """Runs tasks from ``source`` on one pool until it is empty or the pool breaks; yields
+    records and returns the runs lost with a broken pool and the cause of its death."""
+    context = multiprocessing.get_context("spawn")
+    started = context.Event()
+    executor = cf.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_worker_init,
+        initargs=(started,),
+    )
+    in_flight: dict[cf.Future, Task] = {}
+    lost: list[Task] = []
+    try:
+        while source or in_flight:
+            while source and len(in_flight) < workers:
+                task = source.popleft()
+                try:
+                    with _without_main_script():
+                        in_flight[executor.submit(execute, task)] = task
+                except OSError as error:
+                    raise SweepError(f"cannot start worker processes: {error}") from None
+            done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            for future in done:
+                task = in_flight.pop(future)
                 try:
                     record = future.result()
                 except BrokenProcessPool:
-                    break  # a worker died: rebuild the pool and resubmit what is left
-                pending.pop(futures[future], None)
+                    lost.append(task)
+                    continue
                 yield record
-        except BaseException:
-            _stop(executor)
-            raise
-        executor.shutdown(wait=True, cancel_futures=True)
+            if lost:
+                lost.extend(in_flight.values())
+                break
+    except BaseException:
+        _stop(executor)
+        raise
+    cause = _death_cause(executor)
+    executor.shutdown(wait=True, cancel_futures=True)
+    if lost and not started.is_set():
+        raise SweepError(
+            f"worker processes could not start ({cause}); their error is printed above. "
+            "--threads (threads=True) runs without worker processes"
+        )
+    return lost, cause
 
 
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the driver, which stops them and keeps what finished."""
+def _worker_init(started) -> None:
+    """In each worker: note that it came up, and leave Ctrl-C to the driver, which stops
+    the workers and keeps what finished."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    started.set()
+
+
+@contextlib.contextmanager
+def _without_main_script() -> Iterator[None]:
+    """Spawned workers re-import the parent's ``__main__`` script unless it looks like an
+    interactive session; they only need airtcp, so hide the script while they start."""
+    main = sys.modules["__main__"]
+    spec = getattr(main, "__spec__", None)
+    path = getattr(main, "__file__", None)
+    main.__spec__ = None
+    if path is not None:
+        del main.__file__
+    try:
+        yield
+    finally:
+        main.__spec__ = spec
+        if path is not None:
+            main.__file__ = path
+
+
+def _death_cause(executor: cf.ProcessPoolExecutor) -> str:
+    codes = [
+        p.exitcode
+        for p in getattr(executor, "_processes", {}).values()
+        if p.exitcode not in (None, 0)
+    ]
+    if not codes:
+        return "no exit status"
+    code = codes[0]
+    if code < 0:
+        name = signal.Signals(-code).name
+        hint = "; out of memory?" if -code == signal.SIGKILL else ""
+        return f"killed by {name}{hint}"
+    return f"exit code {code}"
 
 
 def _stop(executor: cf.Executor) -> None:
@@ -76,10 +193,28 @@ def _stop(executor: cf.Executor) -> None:
     executor.shutdown(wait=False, cancel_futures=True)
 
 
+def check_scheduler(address: str, timeout: float = 5.0) -> None:
+    """Fails fast, with one line, if no Dask scheduler answers at ``address``."""
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host, port = None, None
+    if parts.scheme not in ("tcp", "tls") or not host or port is None:
+        raise SweepError(f"--dask {address}: expected an address like tcp://HOST:8786")
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as error:
+        reason = error.strerror or str(error) or type(error).__name__
+        raise SweepError(f"--dask {address}: no scheduler answers ({reason})") from None
+
+
 def _dask(tasks: list[Task], address: str) -> Iterator[dict[str, Any]]:
+    check_scheduler(address)
     from distributed import Client, as_completed
 
-    with Client(address, timeout="30s") as client:
+    with Client(address, timeout="10s") as client:
         futures = client.map(
             execute, tasks, key=[f"airtcp-run-{t.run_id}" for t in tasks], pure=False
         )
@@ -93,6 +228,26 @@ def _dask(tasks: list[Task], address: str) -> Iterator[dict[str, Any]]:
                     yield failure_record(by_key[future.key], "error", message)
         finally:
             client.cancel(futures)
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """In the main thread, SIGTERM raises `Terminated`, a KeyboardInterrupt, so that it is
+    handled like Ctrl-C: workers are stopped and reaped and finished runs kept."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run_experiment(
@@ -109,7 +264,7 @@ def run_experiment(
     store = ResultStore(out)
     atomic_write(store.out / "experiment.toml", experiment.text.encode())
     scenario_copy = (experiment.path.parent / experiment.settings.scenario).resolve()
-    shutil.copyfile(scenario_copy, store.out / "scenario.toml")
+    atomic_write(store.out / "scenario.toml", scenario_copy.read_bytes())
     done = store.done(include_failed=not retry_failed)
     todo = [t for t in experiment.tasks if t.run_id not in done]
     unique: dict[str, Task] = {}
@@ -121,18 +276,25 @@ def run_experiment(
     if on_start:
         on_start(outcome.total, outcome.skipped)
     jobs = jobs or os.cpu_count() or 1
-    source = _dask(todo, dask) if dask else _local(todo, jobs, threads)
+    if dask:
+        source = _dask(todo, dask)
+    elif threads:
+        source = _threads(todo, jobs)
+    else:
+        source = _processes(todo, jobs)
     try:
-        for record in source:
-            if store.save(record, replace_failed=retry_failed):
-                outcome.completed += 1
-                if record["row"]["status"] != "ok":
-                    outcome.failed += 1
-                if on_record:
-                    on_record(record)
-    except KeyboardInterrupt:
-        outcome.interrupted = True
+        with terminate_as_interrupt():
+            for record in source:
+                if store.save(record, replace_failed=retry_failed):
+                    outcome.completed += 1
+                    if record["row"]["status"] != "ok":
+                        outcome.failed += 1
+                    if on_record:
+                        on_record(record)
+    except KeyboardInterrupt as stop:
+        outcome.interrupted = signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT
         source.close()
     finally:
         store.write_parquet()
+    outcome.failed_total = store.failed(all_ids)
     return outcome

@@ -7,32 +7,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 from typing import Any
 
 from . import _core
 from .experiment import Task
-
-_PART = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([0-9]+)\])?")
-
-
-def extract(summary: dict[str, Any], path: str) -> float:
-    """The number at a path like ``wlans[0].mean_contenders``; NaN if absent."""
-    value: Any = summary
-    for part in path.split("."):
-        match = _PART.fullmatch(part)
-        if match is None or not isinstance(value, dict) or match.group(1) not in value:
-            return math.nan
-        value = value[match.group(1)]
-        if match.group(2) is not None:
-            index = int(match.group(2))
-            if not isinstance(value, list) or index >= len(value):
-                return math.nan
-            value = value[index]
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return math.nan
-    return float(value)
+from .metrics import extract
 
 
 def _row(task: Task) -> dict[str, Any]:
@@ -58,7 +38,9 @@ def execute(task: Task) -> dict[str, Any]:
     row = _row(task)
     record: dict[str, Any] = {"row": row, "summary": None}
     try:
-        summary_json, series = _core.run(json.dumps(task.scenario), None, task.timeout_s)
+        summary_json, series = _core.run(
+            json.dumps(task.scenario), None, task.timeout_s, task.timeseries
+        )
         summary = json.loads(summary_json)
         record["summary"] = summary
         row.update({m: extract(summary, m) for m in task.metrics})

@@ -24,13 +24,19 @@ impl Instant {
     }
 
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        seconds(self.0)
     }
 
     /// Time elapsed since `earlier`, zero if `earlier` is later.
     pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
         Duration::from_nanos(self.0.saturating_sub(earlier.0))
     }
+}
+
+/// Nanoseconds as seconds, correctly rounded: 30 s is 30.0, where multiplying by the
+/// inexact constant 1e-9 gives 30.000000000000004.
+pub fn seconds(nanos: u64) -> f64 {
+    nanos as f64 / 1e9
 }
 
 /// Duration to integer nanoseconds, saturating (a 584-year duration is "never").
@@ -61,6 +67,13 @@ impl Sub for Instant {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seconds_are_exact_where_a_decimal_can_be() {
+        assert_eq!(seconds(30_000_000_000), 30.0);
+        assert_eq!(seconds(300_000_000), 0.3);
+        assert_eq!(Instant::from_nanos(100_000_000).as_secs_f64(), 0.1);
+    }
 
     #[test]
     fn arithmetic_saturates_instead_of_wrapping() {

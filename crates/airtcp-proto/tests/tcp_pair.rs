@@ -45,14 +45,33 @@ impl Pair {
         delay: Duration,
         rate_bps: u64,
     ) -> Pair {
+        // The client's sequence numbers wrap within the first 5000 bytes.
+        Pair::with_isns(
+            client_config,
+            server_config,
+            delay,
+            rate_bps,
+            SeqNumber(u32::MAX - 5000),
+            SeqNumber(7),
+        )
+    }
+
+    fn with_isns(
+        client_config: TcpConfig,
+        server_config: TcpConfig,
+        delay: Duration,
+        rate_bps: u64,
+        client_isn: SeqNumber,
+        server_isn: SeqNumber,
+    ) -> Pair {
         let client_cc =
             cc::by_name("newreno", client_config.initial_cwnd(), client_config.mss).unwrap();
         let server_cc =
             cc::by_name("newreno", server_config.initial_cwnd(), server_config.mss).unwrap();
         let mut client = TcpSocket::new(client_config, client_cc, 40000, 80);
         let mut server = TcpSocket::new(server_config, server_cc, 80, 40000);
-        client.connect(SeqNumber(u32::MAX - 5000)); // exercise wrap-around
-        server.listen(SeqNumber(7));
+        client.connect(client_isn);
+        server.listen(server_isn);
         Pair {
             client,
             server,
@@ -307,7 +326,7 @@ fn cwnd_is_halved_at_fast_retransmit() {
 }
 
 #[test]
-fn lost_syn_is_retransmitted_after_the_initial_rto() {
+fn lost_syn_is_retransmitted_after_the_initial_rto_and_the_connection_starts_cautiously() {
     let mut pair = Pair::new(
         config(1000),
         config(1000),
@@ -327,6 +346,37 @@ fn lost_syn_is_retransmitted_after_the_initial_rto() {
     pair.run_until(at(1.1));
     assert_eq!(pair.client.state(), TcpState::Established);
     assert_eq!(pair.client.stats().timeouts, 1);
+    // RFC 6298 §5.7: with no RTT sample (Karn's rule excludes the retransmitted SYN), the
+    // connection starts from a 3 s RTO, not the backed-off 2 s or the initial 1 s; RFC 5681
+    // §3.1: and from a one-segment window.
+    assert_eq!(pair.client.rto(), Duration::from_secs(3));
+    assert_eq!(pair.client.cwnd(), 1000);
+    // The server's SYN-ACK went through at once: it keeps its sample-based RTO and window.
+    assert!(pair.server.rto() < Duration::from_secs(3));
+    assert_eq!(pair.server.cwnd(), config(1000).initial_cwnd());
+}
+
+#[test]
+fn lost_syn_ack_gives_the_server_the_same_cautious_start() {
+    let mut pair = Pair::new(
+        config(1000),
+        config(1000),
+        Duration::from_millis(10),
+        10_000_000,
+    );
+    let mut syn_acks = 0;
+    pair.drop = Box::new(move |_, dir, seg| {
+        if dir == Dir::ServerToClient && seg.flags.syn {
+            syn_acks += 1;
+            return syn_acks == 1;
+        }
+        false
+    });
+    pair.run_until(at(1.5));
+    assert_eq!(pair.server.state(), TcpState::Established);
+    assert_eq!(pair.server.stats().timeouts, 1);
+    assert_eq!(pair.server.rto(), Duration::from_secs(3));
+    assert_eq!(pair.server.cwnd(), 1000);
 }
 
 #[test]
@@ -340,9 +390,24 @@ fn timeout_collapses_cwnd_and_recovery_completes() {
     pair.client_to_send = 1_000_000;
     // A 300 ms outage in both directions loses a whole window.
     pair.drop = Box::new(|now, _, _| now >= at(0.5) && now < at(0.8));
-    pair.run_until(at(0.8));
+    // Step until the first timeout, remembering the flight just before it.
+    let mut flight = 0;
+    let mut t = 0.0;
+    while pair.client.stats().timeouts == 0 {
+        flight = pair.client.bytes_in_flight();
+        t += 0.001;
+        assert!(t < 5.0, "no timeout");
+        pair.run_until(at(t));
+    }
+    // RFC 5681 §3.1: ssthresh = max(FlightSize / 2, 2 SMSS), cwnd = one segment.
+    assert!(flight > 8000, "a window was in flight: {flight}");
+    assert_eq!(pair.client.ssthresh(), (flight / 2).max(2000));
+    assert_eq!(pair.client.cwnd(), 1000);
     pair.run_until(at(3.0));
-    assert!(pair.client.stats().timeouts >= 1);
+    assert!(
+        pair.client.cwnd() > 2000,
+        "slow start resumes once ACKs return"
+    );
     pair.run_until(at(60.0));
     assert_eq!(pair.server.stats().bytes_received, 1_000_000);
     assert_eq!(pair.client.state(), TcpState::Closed);
@@ -518,4 +583,200 @@ fn mass_loss_recovery_ends_in_a_timeout_not_one_rtt_per_hole() {
         );
     }
     assert!(pair.client.stats().timeouts >= 1);
+}
+
+#[test]
+fn retransmission_timeouts_back_off_exponentially_up_to_the_maximum() {
+    let mut pair = Pair::new(
+        config(1000),
+        config(1000),
+        Duration::from_millis(10),
+        10_000_000,
+    );
+    pair.client_to_send = 1_000_000;
+    pair.client_closes = false;
+    // The path dies for good after half a second.
+    pair.drop = Box::new(|now, _, _| now >= at(0.5));
+    pair.run_until(at(400.0));
+    // The first unacknowledged segment is the one sent again at every timeout.
+    let mut sent = std::collections::HashMap::new();
+    for (_, _, s) in pair
+        .data_segments(Dir::ClientToServer)
+        .filter(|(t, ..)| *t >= at(0.5))
+    {
+        *sent.entry(s.seq.0).or_insert(0) += 1;
+    }
+    let head = SeqNumber(*sent.iter().max_by_key(|(_, n)| **n).unwrap().0);
+    let times: Vec<f64> = pair
+        .data_segments(Dir::ClientToServer)
+        .filter(|(t, _, s)| *t >= at(0.5) && s.seq == head)
+        .map(|(t, ..)| t.as_secs_f64())
+        .collect();
+    let gaps: Vec<f64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(gaps.len() >= 7, "retransmissions at {times:?}");
+    // 1 s (the minimum RTO), then 2, 4, 8, 16, 32 s, then capped at 60 s (RFC 6298 §5.5).
+    for pair_of_gaps in gaps[..5].windows(2) {
+        let ratio = pair_of_gaps[1] / pair_of_gaps[0];
+        assert!(
+            (1.99..=2.01).contains(&ratio),
+            "gaps {gaps:?} do not double"
+        );
+    }
+    assert!(gaps.iter().all(|g| *g <= 60.0 + 1e-9), "gaps {gaps:?}");
+    assert!((gaps[gaps.len() - 1] - 60.0).abs() < 1e-9, "gaps {gaps:?}");
+}
+
+#[test]
+fn data_written_after_a_zero_window_is_probed_for_even_if_the_window_update_is_lost() {
+    // RFC 1122 §4.2.2.17: the sender must probe a zero window whenever it has data to send.
+    // Here everything sent has been acknowledged with a zero window when the application
+    // writes again, and the receiver's window update is lost: only a probe can go on.
+    let receiver = TcpConfig {
+        receive_buffer: 16 << 10,
+        ..config(1000)
+    };
+    let mut pair = Pair::new(
+        config(1000),
+        receiver,
+        Duration::from_millis(10),
+        10_000_000,
+    );
+    pair.client_to_send = 16 << 10;
+    pair.client_closes = false;
+    pair.server_reads = false;
+    pair.run_until(at(5.0));
+    assert_eq!(pair.client.send_window(), 0);
+    assert_eq!(
+        pair.client.stats().bytes_acked,
+        16 << 10,
+        "all acknowledged"
+    );
+    pair.client_to_send = 10_000;
+    pair.run_until(at(6.0));
+    pair.server_reads = true;
+    pair.drop =
+        Box::new(|now, dir, seg| dir == Dir::ServerToClient && seg.window > 0 && now < at(6.5));
+    pair.run_until(at(90.0));
+    assert!(pair.client.stats().zero_window_probes >= 1);
+    assert_eq!(pair.server.stats().bytes_received, (16 << 10) + 10_000);
+}
+
+#[test]
+fn a_segment_acknowledging_unsent_data_is_dropped_with_an_ack_in_reply() {
+    let mut pair = Pair::new(
+        config(1000),
+        config(1000),
+        Duration::from_millis(10),
+        10_000_000,
+    );
+    pair.client_to_send = 5000;
+    pair.client_closes = false;
+    pair.run_until(at(2.0));
+    assert_eq!(pair.server.stats().bytes_received, 5000);
+    let (_, _, last) = *pair
+        .log
+        .iter()
+        .rev()
+        .find(|(_, d, _)| *d == Dir::ClientToServer)
+        .unwrap();
+    let (_, _, last_reply) = *pair
+        .log
+        .iter()
+        .rev()
+        .find(|(_, d, _)| *d == Dir::ServerToClient)
+        .unwrap();
+    // In-window data, but it acknowledges 1000 bytes the server never sent.
+    let bogus = TcpRepr {
+        seq: last_reply.ack,
+        ack: last.ack + 1000,
+        payload_len: 500,
+        ..last
+    };
+    pair.server.handle_segment(pair.now, &bogus);
+    assert_eq!(
+        pair.server.stats().bytes_received,
+        5000,
+        "the data is not taken"
+    );
+    let reply = pair
+        .server
+        .poll_transmit(pair.now)
+        .expect("an ACK in reply");
+    assert!(reply.flags.ack && reply.payload_len == 0);
+    assert_eq!(reply.ack, last_reply.ack, "still expecting the same byte");
+}
+
+/// A sender and receiver whose initial sequence numbers are `client_isn` and `server_isn`,
+/// 4 MiB buffers and 60000-byte segments (so that gigabytes are few segments), over 10
+/// Gbit/s with 1 ms delay; every `drop_every`-th data segment is lost (0: none).
+fn long_transfer(client_isn: u32, server_isn: u32, bytes: u64, drop_every: u32) -> Pair {
+    let big = TcpConfig {
+        send_buffer: 4 << 20,
+        receive_buffer: 4 << 20,
+        ..config(60_000)
+    };
+    let mut pair = Pair::with_isns(
+        big.clone(),
+        big,
+        Duration::from_millis(1),
+        10_000_000_000,
+        SeqNumber(client_isn),
+        SeqNumber(server_isn),
+    );
+    pair.client_to_send = bytes;
+    let mut count = 0u32;
+    pair.drop = Box::new(move |_, dir, seg| {
+        if drop_every == 0 || dir != Dir::ClientToServer || seg.payload_len == 0 {
+            return false;
+        }
+        count += 1;
+        count % drop_every == 0
+    });
+    let seconds = bytes as f64 * 8.0 / 1e10 * 3.0 + 30.0;
+    pair.run_until(at(seconds));
+    pair
+}
+
+fn assert_exact_and_closed(pair: &Pair, bytes: u64) {
+    assert_eq!(pair.server.stats().bytes_received, bytes);
+    assert_eq!(pair.client.stats().bytes_acked, bytes);
+    assert_eq!(pair.client.state(), TcpState::Closed);
+    assert_eq!(pair.server.state(), TcpState::Closed);
+}
+
+#[test]
+fn five_gigabytes_arrive_exactly_from_isns_at_the_wrap_and_half_way_round() {
+    // More than 2^32 bytes: the sequence space wraps at least once, and every number is
+    // at some point more than 2^31 from the ISN. Comparing with the ISN froze transfers at
+    // 2^31 bytes.
+    let bytes = 5_000_000_000;
+    for (client_isn, server_isn) in [
+        (u32::MAX - 3, 1 << 31),
+        ((1 << 31) - 3, u32::MAX),
+        ((1 << 31) + 3, 0),
+    ] {
+        let pair = long_transfer(client_isn, server_isn, bytes, 997);
+        // Isolated losses are all repaired by fast retransmit, also after 2^31 bytes (where
+        // comparing with a stale recovery point used to disable it).
+        let stats = pair.client.stats();
+        assert!(stats.fast_retransmits > 50, "{stats:?}");
+        assert_eq!(stats.timeouts, 0, "{stats:?}");
+        assert_exact_and_closed(&pair, bytes);
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 8, ..Default::default() })]
+
+    // Any pair of ISNs, any length from 2^31 to 5 GB, with losses: exact delivery.
+    #[test]
+    fn transfers_longer_than_half_the_sequence_space_complete_exactly(
+        client_isn in proptest::prelude::any::<u32>(),
+        server_isn in proptest::prelude::any::<u32>(),
+        bytes in (1u64 << 31)..5_000_000_000,
+        drop_every in 300u32..3000,
+    ) {
+        let pair = long_transfer(client_isn, server_isn, bytes, drop_every);
+        assert_exact_and_closed(&pair, bytes);
+    }
 }

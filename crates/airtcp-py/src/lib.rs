@@ -1,51 +1,121 @@
 //! `airtcp._core`: the thin PyO3 layer. It passes JSON across the boundary (the resolved
-//! scenario in, the summary out) plus the time series as columns, and releases the GIL
-//! while the simulator runs so that threads scale.
+//! scenario in, the summary out) plus the time series as raw columns, and releases the GIL
+//! while the simulator runs so that threads scale. The scenario's bounds come from here too
+//! (`limits`), so that they live once, in Rust.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
 use airtcp_proto::wifi::{Phy, Preamble};
-use airtcp_sim::{run_json, RunError, RunOptions, StopCheck};
+use airtcp_sim::{
+    limits as bounds, run_json, ConfigError, Monitor, Progress, RunError, RunOptions, Scenario,
+    Simulation, TimeSeries,
+};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 create_exception!(
     _core,
     ScenarioError,
     PyValueError,
-    "A resolved scenario the simulator rejects: args are (key, message)."
+    "A resolved scenario the simulator rejects: args are (key, message), the key naming the \
+     resolved field."
 );
 
-/// Runs a resolved scenario (JSON); returns (summary JSON, time-series columns).
+fn scenario_error(e: ConfigError) -> PyErr {
+    ScenarioError::new_err((e.key, e.message))
+}
+
+/// Checks a resolved scenario (JSON) exactly as a run would, without running it.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, pcap_dir=None, wall_limit_s=None))]
+fn check(py: Python<'_>, scenario_json: String) -> PyResult<()> {
+    py.detach(|| Scenario::from_json(&scenario_json))
+        .map(drop)
+        .map_err(scenario_error)
+}
+
+/// The summary of a run of a resolved scenario, with zero counts (its shape), as JSON.
+#[pyfunction]
+fn summary_template(py: Python<'_>, scenario_json: String) -> PyResult<String> {
+    let summary = py
+        .detach(|| {
+            let scenario = Scenario::from_json(&scenario_json)?;
+            Simulation::new(scenario, &RunOptions::default()).map(|s| s.summary_template())
+        })
+        .map_err(scenario_error)?;
+    serde_json::to_string(&summary).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The bounds of a scenario (`airtcp_sim::limits`), for the Python schema.
+#[pyfunction]
+fn limits(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("max_flows", bounds::MAX_FLOWS)?;
+    out.set_item("max_nodes", bounds::MAX_NODES)?;
+    out.set_item("max_stations", bounds::MAX_STATIONS)?;
+    out.set_item("max_series_samples", bounds::MAX_SERIES_SAMPLES)?;
+    out.set_item("series_sample_bytes", bounds::SERIES_SAMPLE_BYTES)?;
+    out.set_item("min_sample_interval_ns", bounds::MIN_SAMPLE_INTERVAL_NS)?;
+    out.set_item("max_node_name_len", bounds::MAX_NODE_NAME_LEN)?;
+    Ok(out)
+}
+
+/// Runs a resolved scenario (JSON). Returns the summary as JSON and the time series as
+/// {"flow_names": [...], column: bytes of little-endian values}; the columns are empty
+/// unless `time_series`. `progress(simulated_s, duration_s, events)` is called now and then
+/// from the main thread; it may raise (Ctrl-C) to stop the run.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, pcap_dir=None, wall_limit_s=None, time_series=false,
+                    pcap_snaplen=None, progress=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: String,
     pcap_dir: Option<PathBuf>,
     wall_limit_s: Option<f64>,
+    time_series: bool,
+    pcap_snaplen: Option<u32>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let wall_limit = wall_limit_s.map(|s| std::time::Duration::from_secs_f64(s.max(0.0)));
-    // Ctrl-C: Python's C-level handler only records the signal while Rust runs; asking it now
-    // and then lets a long run stop promptly (a no-op off the main thread).
-    let stop = StopCheck(Arc::new(|| {
-        Python::attach(|py| py.check_signals().is_err())
+    // Ctrl-C: Python's C-level handler only records the signal while Rust runs; running the
+    // handlers now and then lets a long run stop promptly (a no-op off the main thread). The
+    // exception a handler or the progress callback raised is the one the run raises.
+    let raised: Arc<Mutex<Option<PyErr>>> = Arc::default();
+    let stop = Arc::clone(&raised);
+    let monitor = Monitor(Arc::new(move |p: &Progress| {
+        Python::attach(|py| {
+            let outcome = py.check_signals().and_then(|()| match &progress {
+                Some(callback) => callback
+                    .call1(py, (p.simulated_s, p.duration_s, p.events))
+                    .map(drop),
+                None => Ok(()),
+            });
+            match outcome {
+                Ok(()) => false,
+                Err(error) => {
+                    *stop.lock().unwrap_or_else(PoisonError::into_inner) = Some(error);
+                    true
+                }
+            }
+        })
     }));
     let options = RunOptions {
         pcap_dir,
+        pcap_snaplen,
+        time_series,
         wall_limit,
-        stop: Some(stop),
+        monitor: Some(monitor),
     };
     let result = py.detach(|| run_json(&scenario_json, &options));
     let result = match result {
         Ok(result) => result,
-        Err(RunError::Config(e)) => return Err(ScenarioError::new_err((e.key, e.message))),
+        Err(RunError::Config(e)) => return Err(scenario_error(e)),
         Err(RunError::Io(e)) if e.kind() == std::io::ErrorKind::Interrupted => {
-            return Err(PyKeyboardInterrupt::new_err(e.to_string()))
+            let error = raised.lock().unwrap_or_else(PoisonError::into_inner).take();
+            return Err(error.unwrap_or_else(|| PyKeyboardInterrupt::new_err(e.to_string())));
         }
         Err(RunError::Io(e)) if e.kind() == std::io::ErrorKind::TimedOut => {
             return Err(PyTimeoutError::new_err(e.to_string()))
@@ -54,16 +124,45 @@ fn run<'py>(
     };
     let summary =
         serde_json::to_string(&result.summary).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let series = PyDict::new(py);
-    let s = result.series;
-    series.set_item("flow", s.flow)?;
-    series.set_item("time_s", s.time_s)?;
-    series.set_item("cwnd_bytes", s.cwnd_bytes)?;
-    series.set_item("ssthresh_bytes", s.ssthresh_bytes)?;
-    series.set_item("srtt_ms", s.srtt_ms)?;
-    series.set_item("bytes_acked", s.bytes_acked)?;
-    series.set_item("goodput_bps", s.goodput_bps)?;
-    Ok((summary, series))
+    Ok((summary, series_columns(py, result.series)?))
+}
+
+/// The time series as raw little-endian columns, each written straight into a Python bytes
+/// object and freed on the Rust side once copied, so that the peak memory is the series plus
+/// one column.
+fn series_columns(py: Python<'_>, series: TimeSeries) -> PyResult<Bound<'_, PyDict>> {
+    fn column<'py, T: Copy, const N: usize>(
+        py: Python<'py>,
+        values: Vec<T>,
+        to_le: impl Fn(T) -> [u8; N],
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        PyBytes::new_with(py, values.len() * N, |buffer| {
+            for (chunk, value) in buffer.chunks_exact_mut(N).zip(values) {
+                chunk.copy_from_slice(&to_le(value));
+            }
+            Ok(())
+        })
+    }
+    let out = PyDict::new(py);
+    out.set_item("flow_names", series.flow_names)?;
+    out.set_item("flow", column(py, series.flow, u32::to_le_bytes)?)?;
+    out.set_item(
+        "cwnd_bytes",
+        column(py, series.cwnd_bytes, u32::to_le_bytes)?,
+    )?;
+    for (name, values) in [
+        ("time_s", series.time_s),
+        ("ssthresh_bytes", series.ssthresh_bytes),
+        ("srtt_ms", series.srtt_ms),
+        ("goodput_bps", series.goodput_bps),
+    ] {
+        out.set_item(name, column(py, values, f64::to_le_bytes)?)?;
+    }
+    out.set_item(
+        "bytes_acked",
+        column(py, series.bytes_acked, u64::to_le_bytes)?,
+    )?;
+    Ok(out)
 }
 
 /// Bianchi's model for a PHY over a range of station counts; returns JSON.
@@ -82,7 +181,7 @@ fn bianchi_model(
     basic_rate_bps: Option<u64>,
     retry_limit: Option<u32>,
 ) -> PyResult<String> {
-    let invalid = |e: airtcp_proto::wifi::PhyError| PyValueError::new_err(e.0);
+    let invalid = |e: airtcp_proto::wifi::PhyError| PyValueError::new_err(e.message);
     let (mut model_phy, timing) = match phy {
         "802.11b" => (
             Phy::dsss(
@@ -127,6 +226,9 @@ fn bianchi_model(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(limits, m)?)?;
+    m.add_function(wrap_pyfunction!(summary_template, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

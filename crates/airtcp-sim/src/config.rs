@@ -6,8 +6,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use airtcp_proto::tcp::{cc, TcpConfig, TcpProfile};
-use airtcp_proto::wifi::{Phy, Preamble};
+use airtcp_proto::tcp::{TcpConfig, TcpProfile};
+use airtcp_proto::wifi::{Phy, PhyError, Preamble};
 use serde::Deserialize;
 
 use crate::error_model::ErrorModel;
@@ -90,17 +90,24 @@ fn yes() -> bool {
 }
 
 impl PhyConfig {
-    pub fn build(&self) -> Result<Phy, String> {
+    /// The PHY, or the field at fault (`rate_bps`, `basic_rate_bps`, `cw_min`, `cw_max`) and why.
+    pub fn build(&self) -> Result<Phy, (&'static str, String)> {
+        let field = |e: PhyError| {
+            let name = match e.parameter {
+                "basic_rate" => "basic_rate_bps",
+                _ => "rate_bps",
+            };
+            (name, e.message)
+        };
         let mut phy = match self.standard {
             PhyStandard::Dsss => Phy::dsss(
                 self.rate_bps,
                 self.basic_rate_bps.unwrap_or(1_000_000),
                 self.preamble,
             )
-            .map_err(|e| e.0)?,
+            .map_err(field)?,
             PhyStandard::ErpOfdm => {
-                Phy::erp_ofdm(self.rate_bps, self.basic_rate_bps, self.short_slot)
-                    .map_err(|e| e.0)?
+                Phy::erp_ofdm(self.rate_bps, self.basic_rate_bps, self.short_slot).map_err(field)?
             }
             PhyStandard::Bianchi2000 => Phy::bianchi2000(31, 5),
         };
@@ -110,13 +117,15 @@ impl PhyConfig {
         if let Some(cw_max) = self.cw_max {
             phy.cw_max = cw_max;
         }
-        if !(phy.cw_min + 1).is_power_of_two()
-            || !(phy.cw_max + 1).is_power_of_two()
-            || phy.cw_max < phy.cw_min
-        {
-            return Err(format!(
-                "contention window {}..{} must be 2^k - 1 values with cw_min <= cw_max",
-                phy.cw_min, phy.cw_max
+        for (name, value) in [("cw_min", phy.cw_min), ("cw_max", phy.cw_max)] {
+            if !(value + 1).is_power_of_two() || !(1..=32_767).contains(&value) {
+                return Err((name, format!("{value} is not 2^k - 1 between 1 and 32767")));
+            }
+        }
+        if phy.cw_max < phy.cw_min {
+            return Err((
+                "cw_max",
+                format!("{} is below cw_min {}", phy.cw_max, phy.cw_min),
             ));
         }
         Ok(phy)
@@ -156,9 +165,13 @@ pub struct AgentConfig {
     /// Most frames per aggregate of `ack_aggregation` (default 16).
     #[serde(default)]
     pub max_aggregate: Option<u32>,
-    /// Contending stations `adaptive` aims for; default: Bianchi's optimum minus the AP.
+    /// Contending stations `adaptive` aims for; default: Bianchi's optimum for the stations.
     #[serde(default)]
     pub target_stations: Option<f64>,
+    /// A limit of the AP's ACK queue of its own; `None` shares the WLAN's `queue_packets`
+    /// between the AP's two queues, so an agent does not enlarge the AP's buffer.
+    #[serde(default)]
+    pub ack_queue_packets: Option<u32>,
 }
 
 fn default_mac_queue() -> u32 {
@@ -273,7 +286,7 @@ impl TcpOverrides {
     }
 }
 
-/// A scenario that cannot run, with the key at fault.
+/// A scenario that cannot run: the resolved field at fault and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
     pub key: String,
@@ -288,17 +301,8 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-fn fail<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, ConfigError> {
-    Err(ConfigError {
-        key: key.into(),
-        message: message.into(),
-    })
-}
-
-/// Largest number of flows: ports 1024 + flow index must fit below the server port range.
-pub const MAX_FLOWS: usize = 60_000;
-
 impl Scenario {
+    /// Parses and validates (`crate::validate`) a resolved scenario.
     pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
         let scenario: Scenario = serde_json::from_str(text).map_err(|e| ConfigError {
             key: "scenario".into(),
@@ -307,155 +311,4 @@ impl Scenario {
         scenario.validate()?;
         Ok(scenario)
     }
-
-    /// Checks what the types cannot: references, positive rates, probabilities, PHY rates.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        let nodes = self.nodes.len();
-        if self.duration_ns == 0 {
-            return fail("simulation.duration", "must be positive");
-        }
-        if self.measure_from_ns >= self.duration_ns {
-            return fail(
-                "simulation.measure_from",
-                "must be before the end of the run",
-            );
-        }
-        let node_ok = |i: usize| i < nodes;
-        for (i, link) in self.links.iter().enumerate() {
-            if !node_ok(link.a) || !node_ok(link.b) || link.a == link.b {
-                return fail(
-                    format!("links[{i}]"),
-                    "must join two different existing nodes",
-                );
-            }
-            for (dir, d) in [("a_to_b", &link.a_to_b), ("b_to_a", &link.b_to_a)] {
-                if d.rate_bps == 0 {
-                    return fail(format!("links[{i}].{dir}.rate"), "must be positive");
-                }
-                check_errors(&format!("links[{i}].{dir}"), &d.errors)?;
-                if d.queue.packets == Some(0) || d.queue.bytes == Some(0) {
-                    return fail(
-                        format!("links[{i}].{dir}.queue"),
-                        "a zero-sized queue drops everything",
-                    );
-                }
-            }
-        }
-        for (i, wlan) in self.wlans.iter().enumerate() {
-            if !node_ok(wlan.ap) || wlan.stations.iter().any(|&s| !node_ok(s) || s == wlan.ap) {
-                return fail(
-                    format!("wlans[{i}].stations"),
-                    "stations and AP must be distinct existing nodes",
-                );
-            }
-            wlan.phy.build().map_err(|message| ConfigError {
-                key: format!("wlans[{i}].phy"),
-                message,
-            })?;
-            if wlan.queue_packets == 0 || wlan.short_retry_limit == 0 || wlan.long_retry_limit == 0
-            {
-                return fail(
-                    format!("wlans[{i}]"),
-                    "queue and retry limits must be positive",
-                );
-            }
-            check_errors(&format!("wlans[{i}]"), &wlan.errors)?;
-            if let Some(agent) = &wlan.agent {
-                if !airtcp_proto::agent::AGENTS.contains(&agent.kind.as_str()) {
-                    return fail(
-                        format!("wlans[{i}].agent"),
-                        format!(
-                            "unknown '{}'; expected one of {}",
-                            agent.kind,
-                            airtcp_proto::agent::AGENTS.join(", ")
-                        ),
-                    );
-                }
-                if agent.max_aggregate == Some(0) || agent.txop_limit_ns == Some(0) {
-                    return fail(
-                        format!("wlans[{i}].agent"),
-                        "txop_limit and max_aggregate must be positive",
-                    );
-                }
-                if agent
-                    .target_stations
-                    .is_some_and(|t| !(t.is_finite() && t >= 1.0))
-                {
-                    return fail(
-                        format!("wlans[{i}].agent.target_stations"),
-                        "must be at least 1",
-                    );
-                }
-            }
-        }
-        if self.flows.len() > MAX_FLOWS {
-            return fail("flows", format!("at most {MAX_FLOWS} flows"));
-        }
-        for (i, flow) in self.flows.iter().enumerate() {
-            if !node_ok(flow.src) || !node_ok(flow.dst) || flow.src == flow.dst {
-                return fail(
-                    format!("flows[{i}]"),
-                    "src and dst must be different existing nodes",
-                );
-            }
-            if flow.stop_ns.is_some_and(|stop| stop <= flow.start_ns) {
-                return fail(format!("flows[{i}].stop"), "must be after start");
-            }
-            match &flow.app {
-                AppConfig::TcpBulk {
-                    congestion_control,
-                    tcp,
-                    ..
-                } => {
-                    if !cc::VARIANTS.contains(&congestion_control.as_str()) {
-                        return fail(
-                            format!("flows[{i}].congestion_control"),
-                            format!(
-                                "unknown '{congestion_control}'; expected one of {}",
-                                cc::VARIANTS.join(", ")
-                            ),
-                        );
-                    }
-                    let built = tcp.build();
-                    if !(64..=65_000).contains(&built.mss) {
-                        return fail(
-                            format!("flows[{i}].tcp.mss"),
-                            "must be between 64 and 65000 bytes",
-                        );
-                    }
-                    if built.send_buffer < built.mss || built.receive_buffer < built.mss {
-                        return fail(
-                            format!("flows[{i}].tcp"),
-                            "buffers must hold at least one segment",
-                        );
-                    }
-                    if built.ack_every == 0 {
-                        return fail(format!("flows[{i}].tcp.ack_every"), "must be positive");
-                    }
-                }
-                AppConfig::UdpCbr {
-                    rate_bps,
-                    payload_bytes,
-                } => {
-                    if *rate_bps == 0 || *payload_bytes == 0 || *payload_bytes > 65_000 {
-                        return fail(
-                            format!("flows[{i}]"),
-                            "UDP rate and payload must be positive (payload <= 65000)",
-                        );
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-fn check_errors(key: &str, errors: &ErrorModel) -> Result<(), ConfigError> {
-    if !(0.0..1.0).contains(&errors.loss) {
-        return fail(format!("{key}.loss"), "must be a probability in [0, 1)");
-    }
-    if !(0.0..1.0).contains(&errors.ber) {
-        return fail(format!("{key}.ber"), "must be a probability in [0, 1)");
-    }
-    Ok(())
 }

@@ -10,17 +10,20 @@
 pub mod config;
 pub mod engine;
 pub mod error_model;
+pub mod limits;
 pub mod link;
 pub mod packet;
 pub mod pcap;
+pub mod ports;
 pub mod queue;
 pub mod rng;
 pub mod sim;
 pub mod summary;
+pub mod validate;
 pub mod wlan;
 
 pub use config::{ConfigError, Scenario};
-pub use sim::{RunOptions, RunResult, Simulation, StopCheck};
+pub use sim::{Monitor, Progress, RunOptions, RunResult, Simulation};
 pub use summary::{Summary, TimeSeries};
 
 /// Parses, validates and runs a resolved scenario given as JSON.

@@ -1,6 +1,12 @@
 //! Per-node packet traces in pcap format (Ethernet/IPv4/TCP or UDP, valid checksums,
 //! nanosecond timestamps), readable by Wireshark's TCP analysis. A node's trace holds what
 //! it sends from its own stack and everything it receives, like `tcpdump -i any` would.
+//!
+//! Payloads are virtual (zeros), so by default each record keeps the headers only, as
+//! `tcpdump -s` with a short snap length would: the record's original length is the whole
+//! packet, so Wireshark still sees every byte of sequence space. A snap length keeps more.
+//! File names are node names, which validation keeps to safe characters
+//! (`crate::limits::is_safe_name`), so a trace cannot land outside its directory.
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -17,7 +23,13 @@ pub struct PcapSet {
     writers: Vec<PcapWriter<BufWriter<File>>>,
     paths: Vec<PathBuf>,
     buffer: Vec<u8>,
+    snaplen: Option<u32>,
 }
+
+const ETHERNET_HEADER_BYTES: usize = 14;
+/// The pcap header's snap length when records are cut at the end of the headers: Ethernet,
+/// IPv4 and the largest TCP header.
+const HEADERS_SNAPLEN: u32 = 14 + 20 + 60;
 
 /// Locally administered MAC address of a node.
 fn mac_of(node: usize) -> [u8; 6] {
@@ -33,12 +45,18 @@ fn mac_of(node: usize) -> [u8; 6] {
 }
 
 impl PcapSet {
-    /// Creates `<dir>/<node>.pcap` for every node.
-    pub fn create(dir: &Path, node_names: &[String]) -> std::io::Result<PcapSet> {
+    /// Creates `<dir>/<node>.pcap` for every node; records keep `snaplen` bytes of each
+    /// packet, or its headers only.
+    pub fn create(
+        dir: &Path,
+        node_names: &[String],
+        snaplen: Option<u32>,
+    ) -> std::io::Result<PcapSet> {
         std::fs::create_dir_all(dir)?;
         let header = PcapHeader {
             datalink: DataLink::ETHERNET,
             ts_resolution: TsResolution::NanoSecond,
+            snaplen: snaplen.unwrap_or(HEADERS_SNAPLEN),
             ..PcapHeader::default()
         };
         let paths: Vec<PathBuf> = node_names
@@ -56,6 +74,7 @@ impl PcapSet {
             writers,
             paths,
             buffer: Vec::with_capacity(2048),
+            snaplen,
         })
     }
 
@@ -67,10 +86,15 @@ impl PcapSet {
         self.buffer.extend_from_slice(&mac_of(src));
         self.buffer.extend_from_slice(&[0x08, 0x00]);
         self.buffer.extend_from_slice(&packet.repr.emit());
+        let original = self.buffer.len();
+        let kept = match self.snaplen {
+            Some(snaplen) => original.min(snaplen as usize),
+            None => ETHERNET_HEADER_BYTES + packet.repr.header_len() as usize,
+        };
         let record = PcapPacket::new(
             Duration::from_nanos(at.as_nanos()),
-            self.buffer.len() as u32,
-            &self.buffer,
+            original as u32,
+            &self.buffer[..kept],
         );
         self.writers[node]
             .write_packet(&record)

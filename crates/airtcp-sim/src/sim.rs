@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use airtcp_proto::agent::{self, AgentSettings, ApAgent, DSSS_AC_VO_TXOP_NS, OFDM_AC_VO_TXOP_NS};
 use airtcp_proto::tcp::{cc, TcpSocket, TcpState};
+use airtcp_proto::time::seconds;
 use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
 use airtcp_proto::wifi::{Modulation, Phy};
 use airtcp_proto::wire::{Ipv4Repr, PacketRepr, TcpRepr, TransportRepr, UdpRepr};
@@ -21,14 +22,13 @@ use crate::engine::{Clock, EventQueue, VirtualClock};
 use crate::link::{Channel, ChannelActions};
 use crate::packet::{address_node, node_address, Packet};
 use crate::pcap::PcapSet;
+use crate::ports::{client_port, flow_of_port, SERVER_PORT, UDP_SINK_PORT};
 use crate::rng::{stream, StreamId};
-use crate::summary::{jain_index, FlowSummary, LinkSummary, Summary, TimeSeries, WlanSummary};
+use crate::summary::{
+    jain_index, FlowSummary, LinkSummary, Sample, Summary, TimeSeries, WlanSummary,
+};
 use crate::wlan::{Actions, Bss, Frame, MacParams};
 
-/// TCP servers listen here; clients and UDP sources use 1024 + flow index.
-const SERVER_PORT: u16 = 5001;
-const UDP_SINK_PORT: u16 = 9;
-const FIRST_CLIENT_PORT: u16 = 1024;
 const TTL: u8 = 64;
 
 #[derive(Clone, Copy, Debug)]
@@ -81,6 +81,8 @@ enum FlowApp {
 struct Flow {
     config: FlowConfig,
     app: FlowApp,
+    /// When the receiver of a finite TCP transfer had every byte and the FIN.
+    completed_at: Option<Instant>,
     delivered: u64,
     delivered_at_measure: u64,
     delivered_at_sample: u64,
@@ -90,28 +92,44 @@ struct Flow {
 /// Options of a run that are not part of the scenario.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
+    /// Write a pcap trace per node into this directory.
     pub pcap_dir: Option<PathBuf>,
+    /// Bytes of each packet the traces keep; `None` keeps the headers only (payloads are
+    /// virtual zeros anyway).
+    pub pcap_snaplen: Option<u32>,
+    /// Keep the per-flow time series (`simulation.sample_interval`).
+    pub time_series: bool,
     /// Give up once the run has taken this much wall-clock time (sweeps' per-run timeout).
     pub wall_limit: Option<Duration>,
-    /// Asked now and then whether to stop (Ctrl-C); a true answer ends the run with an
-    /// error of kind `Interrupted`.
-    pub stop: Option<StopCheck>,
+    /// Told the progress now and then; a true answer (Ctrl-C) ends the run with an error of
+    /// kind `Interrupted`.
+    pub monitor: Option<Monitor>,
 }
 
-/// A callback the event loop polls to learn that the user wants the run to stop.
-#[derive(Clone)]
-pub struct StopCheck(pub std::sync::Arc<dyn Fn() -> bool + Send + Sync>);
+/// How far a run has got, for progress displays.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    pub simulated_s: f64,
+    pub duration_s: f64,
+    pub events: u64,
+}
 
-impl std::fmt::Debug for StopCheck {
+/// A callback the event loop calls every 65536 events with the progress; it answers
+/// whether the user wants the run to stop.
+#[derive(Clone)]
+pub struct Monitor(pub std::sync::Arc<dyn Fn(&Progress) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for Monitor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("StopCheck")
+        f.write_str("Monitor")
     }
 }
 
 pub struct Simulation {
     scenario: Scenario,
     wall_limit: Option<Duration>,
-    stop: Option<StopCheck>,
+    monitor: Option<Monitor>,
+    time_series: bool,
     events: EventQueue<Event>,
     routes: Vec<Vec<Hop>>,
     channels: Vec<Channel>,
@@ -162,8 +180,8 @@ impl Simulation {
         }
         let mut bsses = Vec::new();
         for (b, wlan) in scenario.wlans.iter().enumerate() {
-            let phy = wlan.phy.build().map_err(|message| ConfigError {
-                key: format!("wlans[{b}].phy"),
+            let phy = wlan.phy.build().map_err(|(field, message)| ConfigError {
+                key: format!("wlans[{b}].phy.{field}"),
                 message,
             })?;
             let macs = std::iter::once(wlan.ap)
@@ -206,25 +224,16 @@ impl Simulation {
                 short_retry_limit: wlan.short_retry_limit,
                 long_retry_limit: wlan.long_retry_limit,
                 queue_packets: wlan.queue_packets,
+                ack_queue_packets: wlan.agent.as_ref().and_then(|a| a.ack_queue_packets),
             };
             let channel_rng = stream(seed, StreamId::WlanChannel { bss: b as u32 });
             let agent = build_agent(&scenario, b, &phy);
             bsses.push(Bss::new(phy, params, wlan.errors, channel_rng, macs, agent));
         }
+        // Validation made sure that every flow has a path.
         let routes = (0..node_count)
             .map(|source| first_hops(source, &adjacency))
             .collect::<Vec<_>>();
-        for (i, flow) in scenario.flows.iter().enumerate() {
-            if matches!(routes[flow.src][flow.dst], Hop::Unreachable) {
-                return Err(ConfigError {
-                    key: format!("flows[{i}]"),
-                    message: format!(
-                        "no path from {} to {}",
-                        scenario.nodes[flow.src], scenario.nodes[flow.dst]
-                    ),
-                });
-            }
-        }
         let flows = scenario
             .flows
             .iter()
@@ -233,9 +242,11 @@ impl Simulation {
             .collect();
         let pcap = match &options.pcap_dir {
             Some(dir) => Some(
-                PcapSet::create(dir, &scenario.nodes).map_err(|e| ConfigError {
-                    key: "pcap".into(),
-                    message: format!("cannot write traces in {}: {e}", dir.display()),
+                PcapSet::create(dir, &scenario.nodes, options.pcap_snaplen).map_err(|e| {
+                    ConfigError {
+                        key: "pcap".into(),
+                        message: format!("cannot write traces in {}: {e}", dir.display()),
+                    }
                 })?,
             ),
             None => None,
@@ -253,7 +264,8 @@ impl Simulation {
             outgoing: Vec::new(),
             series: TimeSeries::default(),
             wall_limit: options.wall_limit,
-            stop: options.stop.clone(),
+            monitor: options.monitor.clone(),
+            time_series: options.time_series,
             scenario,
         };
         simulation.schedule_initial_events();
@@ -276,12 +288,18 @@ impl Simulation {
             Instant::from_nanos(self.scenario.measure_from_ns),
             Event::MeasureStart,
         );
-        if self.scenario.sample_interval_ns > 0 {
+        if self.time_series && self.scenario.sample_interval_ns > 0 {
             self.events.schedule(
                 Instant::from_nanos(self.scenario.sample_interval_ns),
                 Event::Sample,
             );
         }
+    }
+
+    /// The summary a run of this scenario would have, with every count zero: its shape (how
+    /// many flows, WLANs and links), for checking paths into it before running.
+    pub fn summary_template(&self) -> Summary {
+        self.summarise(0.0)
     }
 
     /// Runs to the scenario's end in virtual time.
@@ -342,7 +360,16 @@ impl Simulation {
                 ),
             ));
         }
-        if self.stop.as_ref().is_some_and(|stop| (stop.0)()) {
+        let progress = Progress {
+            simulated_s: self.now().as_secs_f64(),
+            duration_s: seconds(self.scenario.duration_ns),
+            events: self.events.processed(),
+        };
+        if self
+            .monitor
+            .as_ref()
+            .is_some_and(|monitor| (monitor.0)(&progress))
+        {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::Interrupted,
                 format!("interrupted at simulated {:.3} s", self.now().as_secs_f64()),
@@ -474,7 +501,7 @@ impl Simulation {
                 } else {
                     (segment.dst_port, Side::Sender)
                 };
-                let Some(flow) = port.checked_sub(FIRST_CLIENT_PORT).map(usize::from) else {
+                let Some(flow) = flow_of_port(port) else {
                     return Ok(());
                 };
                 let Some(Flow {
@@ -488,11 +515,7 @@ impl Simulation {
                 self.drive_tcp(flow, side)?;
             }
             TransportRepr::Udp(datagram) => {
-                if let Some(flow) = datagram
-                    .src_port
-                    .checked_sub(FIRST_CLIENT_PORT)
-                    .map(usize::from)
-                {
+                if let Some(flow) = flow_of_port(datagram.src_port) {
                     if let Some(flow) = self.flows.get_mut(flow) {
                         flow.delivered += u64::from(datagram.payload_len);
                     }
@@ -553,7 +576,7 @@ impl Simulation {
                 ttl: TTL,
             },
             transport: TransportRepr::Udp(UdpRepr {
-                src_port: FIRST_CLIENT_PORT + flow as u16,
+                src_port: client_port(flow).expect("validated flow count"),
                 dst_port: UDP_SINK_PORT,
                 payload_len,
             }),
@@ -612,8 +635,11 @@ impl Simulation {
             }
             Side::Receiver => {
                 state.delivered += socket.recv(u64::MAX);
-                if socket.peer_closed() && socket.state() == TcpState::CloseWait {
-                    socket.close();
+                if socket.peer_closed() {
+                    state.completed_at.get_or_insert(now);
+                    if socket.state() == TcpState::CloseWait {
+                        socket.close();
+                    }
                 }
             }
         }
@@ -655,28 +681,33 @@ impl Simulation {
 
     fn sample(&mut self) {
         let now = self.now();
-        let interval = self.scenario.sample_interval_ns as f64 * 1e-9;
-        for flow in &mut self.flows {
+        let interval = seconds(self.scenario.sample_interval_ns);
+        if self.series.flow_names.is_empty() {
+            self.series.flow_names = self.flows.iter().map(|f| f.config.name.clone()).collect();
+        }
+        for (index, flow) in self.flows.iter_mut().enumerate() {
             let goodput = (flow.delivered - flow.delivered_at_sample) as f64 * 8.0 / interval;
             flow.delivered_at_sample = flow.delivered;
             let FlowApp::Tcp(tcp) = &flow.app else {
                 continue;
             };
             let sender = &tcp.sockets[Side::Sender as usize];
-            self.series.flow.push(flow.config.name.clone());
-            self.series.time_s.push(now.as_secs_f64());
-            self.series.cwnd_bytes.push(u64::from(sender.cwnd()));
             let ssthresh = sender.ssthresh();
-            self.series.ssthresh_bytes.push(if ssthresh == u32::MAX {
-                f64::NAN
-            } else {
-                f64::from(ssthresh)
+            self.series.push(Sample {
+                flow: index as u32,
+                time_s: now.as_secs_f64(),
+                cwnd_bytes: sender.cwnd(),
+                ssthresh_bytes: if ssthresh == u32::MAX {
+                    f64::NAN
+                } else {
+                    f64::from(ssthresh)
+                },
+                srtt_ms: sender
+                    .srtt()
+                    .map_or(f64::NAN, |d| d.as_nanos() as f64 / 1e6),
+                bytes_acked: sender.stats().bytes_acked,
+                goodput_bps: goodput,
             });
-            self.series
-                .srtt_ms
-                .push(sender.srtt().map_or(f64::NAN, |d| d.as_secs_f64() * 1e3));
-            self.series.bytes_acked.push(sender.stats().bytes_acked);
-            self.series.goodput_bps.push(goodput);
         }
         let next = now + Duration::from_nanos(self.scenario.sample_interval_ns);
         self.events.schedule(next, Event::Sample);
@@ -684,7 +715,7 @@ impl Simulation {
 
     fn summarise(&self, wall_time_s: f64) -> Summary {
         let names = &self.scenario.nodes;
-        let window = (self.scenario.duration_ns - self.scenario.measure_from_ns) as f64 * 1e-9;
+        let window = seconds(self.scenario.duration_ns - self.scenario.measure_from_ns);
         let flows: Vec<FlowSummary> = self
             .flows
             .iter()
@@ -705,12 +736,18 @@ impl Simulation {
                     sender_state: None,
                     receiver_state: None,
                     completed: None,
+                    completion_time_s: None,
+                    transfer_goodput_bps: None,
                 };
                 match &flow.app {
                     FlowApp::Udp(_) => base,
                     FlowApp::Tcp(tcp) => {
                         let [sender, receiver] = &tcp.sockets;
                         let stats = sender.stats();
+                        let completion_time_s = flow
+                            .completed_at
+                            .filter(|_| tcp.finite)
+                            .map(|at| seconds(at.as_nanos() - flow.config.start_ns));
                         FlowSummary {
                             kind: "tcp_bulk",
                             retransmissions: stats.retransmissions,
@@ -721,6 +758,9 @@ impl Simulation {
                             completed: tcp
                                 .finite
                                 .then(|| sender.all_acknowledged() && receiver.peer_closed()),
+                            completion_time_s,
+                            transfer_goodput_bps: completion_time_s
+                                .map(|t| flow.delivered as f64 * 8.0 / t),
                             ..base
                         }
                     }
@@ -765,8 +805,8 @@ impl Simulation {
         Summary {
             scenario: self.scenario.name.clone(),
             seed: self.scenario.seed,
-            duration_s: self.scenario.duration_ns as f64 * 1e-9,
-            measure_from_s: self.scenario.measure_from_ns as f64 * 1e-9,
+            duration_s: seconds(self.scenario.duration_ns),
+            measure_from_s: seconds(self.scenario.measure_from_ns),
             aggregate_goodput_bps: goodputs.iter().sum(),
             jain_fairness: jain_index(&goodputs),
             flows,
@@ -794,7 +834,7 @@ fn build_flow(index: usize, config: &FlowConfig) -> Flow {
             tcp,
         } => {
             let tcp_config = tcp.build();
-            let port = FIRST_CLIENT_PORT + index as u16;
+            let port = client_port(index).expect("validated flow count");
             let make = |local, remote| {
                 let controller = cc::by_name(
                     congestion_control,
@@ -827,6 +867,7 @@ fn build_flow(index: usize, config: &FlowConfig) -> Flow {
     Flow {
         config: config.clone(),
         app,
+        completed_at: None,
         delivered: 0,
         delivered_at_measure: 0,
         delivered_at_sample: 0,

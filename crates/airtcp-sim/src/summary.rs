@@ -39,6 +39,10 @@ pub struct FlowSummary {
     pub sender_state: Option<String>,
     pub receiver_state: Option<String>,
     pub completed: Option<bool>,
+    /// A completed finite transfer: seconds from the flow's start until the receiver had
+    /// every byte (the flow completion time), and the goodput over that time.
+    pub completion_time_s: Option<f64>,
+    pub transfer_goodput_bps: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -61,18 +65,52 @@ pub struct LinkSummary {
     pub lost: u64,
 }
 
-/// Column-wise per-flow samples, cheap to hand to Arrow.
+/// Column-wise per-flow samples, 48 bytes each (`crate::limits::SERIES_SAMPLE_BYTES`): the
+/// flow is an index into `flow_names`, and the columns go to Python as raw arrays.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct TimeSeries {
-    pub flow: Vec<String>,
+    pub flow_names: Vec<String>,
+    pub flow: Vec<u32>,
     pub time_s: Vec<f64>,
-    pub cwnd_bytes: Vec<u64>,
+    pub cwnd_bytes: Vec<u32>,
     /// NaN while ssthresh is still "infinite".
     pub ssthresh_bytes: Vec<f64>,
     /// NaN before the first RTT sample.
     pub srtt_ms: Vec<f64>,
     pub bytes_acked: Vec<u64>,
     pub goodput_bps: Vec<f64>,
+}
+
+/// One row of the time series.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    pub flow: u32,
+    pub time_s: f64,
+    pub cwnd_bytes: u32,
+    pub ssthresh_bytes: f64,
+    pub srtt_ms: f64,
+    pub bytes_acked: u64,
+    pub goodput_bps: f64,
+}
+
+impl TimeSeries {
+    pub fn push(&mut self, sample: Sample) {
+        self.flow.push(sample.flow);
+        self.time_s.push(sample.time_s);
+        self.cwnd_bytes.push(sample.cwnd_bytes);
+        self.ssthresh_bytes.push(sample.ssthresh_bytes);
+        self.srtt_ms.push(sample.srtt_ms);
+        self.bytes_acked.push(sample.bytes_acked);
+        self.goodput_bps.push(sample.goodput_bps);
+    }
+
+    pub fn len(&self) -> usize {
+        self.time_s.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.time_s.is_empty()
+    }
 }
 
 pub fn jain_index(values: &[f64]) -> f64 {
@@ -87,6 +125,14 @@ pub fn jain_index(values: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sample_costs_what_the_limits_say() {
+        assert_eq!(
+            std::mem::size_of::<Sample>() as u64,
+            crate::limits::SERIES_SAMPLE_BYTES
+        );
+    }
 
     #[test]
     fn jain_index_bounds() {

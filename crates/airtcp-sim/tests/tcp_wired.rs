@@ -90,3 +90,86 @@ fn wall_clock_limit_stops_a_run() {
         ),
     }
 }
+
+/// One flow of `bytes` over 10 Gbit/s and 1 ms with 9000-byte segments and 8 MiB buffers.
+fn jumbo_transfer(bytes: u64, loss: f64, seed: u64) -> serde_json::Value {
+    let mut scenario = wired_tcp(10_000_000_000, 1, 5000, loss, Some(bytes), seed, 60);
+    scenario["flows"][0]["app"]["tcp"] = serde_json::json!({"mss": 9000, "send_buffer": 8 << 20, "receive_buffer": 8 << 20,
+                           "time_wait_ns": common::S});
+    scenario["sample_interval_ns"] = serde_json::json!(0);
+    scenario
+}
+
+#[test]
+fn five_gigabytes_arrive_exactly() {
+    // Beyond 2^31 and 2^32 bytes: flows used to freeze at 2^31 bytes acknowledged.
+    let bytes = 5_000_000_000;
+    let result = run(&jumbo_transfer(bytes, 1e-5, 4));
+    let flow = &result.summary.flows[0];
+    assert_eq!(flow.bytes_delivered, bytes);
+    assert_eq!(flow.completed, Some(true));
+    assert!(flow.fast_retransmits > 0, "{flow:?}");
+    // 5 GB at nearly 10 Gbit/s: a little over 4 s.
+    let completion = flow.completion_time_s.unwrap();
+    assert!((4.0..6.0).contains(&completion), "{completion} s");
+}
+
+#[test]
+fn finite_transfers_report_their_completion_time_and_goodput() {
+    let bytes = 10_000_000;
+    let result = run(&wired_tcp(10_000_000, 20, 33, 0.0, Some(bytes), 1, 60));
+    let flow = &result.summary.flows[0];
+    assert_eq!(flow.completed, Some(true));
+    let completion = flow.completion_time_s.unwrap();
+    // 10 MB over 10 Mbit/s (9.73 Mbit/s of payload) takes about 8.2 s plus slow start.
+    assert!((8.2..10.0).contains(&completion), "{completion} s");
+    let goodput = flow.transfer_goodput_bps.unwrap();
+    assert!((goodput - bytes as f64 * 8.0 / completion).abs() < 1e-6);
+    // The window average dilutes the same bytes over the whole 55 s window.
+    assert!(flow.goodput_bps < goodput / 4.0);
+    assert_eq!(
+        result.summary.duration_s, 60.0,
+        "exact, not 60.000000000000004"
+    );
+    assert_eq!(result.summary.measure_from_s, 5.0);
+    let unbounded = run(&wired_tcp(10_000_000, 20, 33, 0.0, None, 1, 20));
+    assert_eq!(unbounded.summary.flows[0].completion_time_s, None);
+}
+
+#[test]
+fn every_flow_of_thousands_gets_its_own_port_and_connects() {
+    // Flow 3977 once got port 5001, the servers' port, and never connected.
+    let flows = 3990;
+    let mut scenario = wired_tcp(1_000_000_000, 1, 10_000, 0.0, Some(2000), 1, 20);
+    let template = scenario["flows"][0].clone();
+    scenario["flows"] = (0..flows)
+        .map(|i| {
+            let mut flow = template.clone();
+            flow["name"] = serde_json::json!(format!("f{i}"));
+            flow
+        })
+        .collect();
+    scenario["sample_interval_ns"] = serde_json::json!(0);
+    let result = run(&scenario);
+    let incomplete: Vec<&str> = result
+        .summary
+        .flows
+        .iter()
+        .filter(|f| f.completed != Some(true))
+        .map(|f| f.name.as_str())
+        .collect();
+    assert!(incomplete.is_empty(), "{incomplete:?}");
+}
+
+#[test]
+fn time_series_are_kept_only_when_asked() {
+    use airtcp_sim::{run_json, RunOptions};
+    let scenario = wired_tcp(10_000_000, 20, 33, 0.0, None, 1, 10).to_string();
+    let without = run_json(&scenario, &RunOptions::default()).unwrap();
+    assert!(without.series.is_empty());
+    let with = run(&serde_json::from_str(&scenario).unwrap());
+    assert_eq!(with.series.len(), 1000, "every 10 ms up to 10 s, one flow");
+    assert_eq!(with.series.flow_names, ["tcp"]);
+    assert!(with.series.flow.iter().all(|&f| f == 0));
+    assert_eq!(with.series.time_s[9], 0.1);
+}

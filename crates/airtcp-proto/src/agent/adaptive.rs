@@ -171,8 +171,12 @@ mod tests {
         }
     }
 
-    /// Makes the AP forward an ACK to each of `stations` stations.
+    /// Makes the AP forward an ACK to each of `stations` stations at time zero.
     fn uploaders(agent: &mut AdaptivePriority, stations: u8) {
+        uploaders_at(agent, stations, Instant::ZERO);
+    }
+
+    fn uploaders_at(agent: &mut AdaptivePriority, stations: u8, now: Instant) {
         for station in 0..stations {
             let packet = PacketRepr {
                 ip: crate::wire::Ipv4Repr {
@@ -186,7 +190,7 @@ mod tests {
                     payload_len: 0,
                 }),
             };
-            agent.on_packet(Instant::ZERO, &packet, ApQueue::Ack);
+            agent.on_packet(now, &packet, ApQueue::Ack);
         }
     }
 
@@ -236,14 +240,34 @@ mod tests {
             agent.plan(Instant::ZERO, &view);
         }
         assert_eq!(agent.priority_share(), 1.0);
-        // Stations that have not had an ACK for over a second no longer count.
+    }
+
+    #[test]
+    fn stations_without_an_ack_for_a_second_stop_counting_as_uploaders() {
+        let view = ApView {
+            data_frames: 0,
+            ack_frames: 3,
+        };
+        // 15 uploaders and a crowded channel: priority falls away.
+        let mut agent = AdaptivePriority::new(3.0, 31, 5);
+        uploaders(&mut agent, 15);
+        feed(&mut agent, 15.0, 20_000);
+        for _ in 0..2000 {
+            agent.plan(Instant::ZERO, &view);
+        }
+        assert!(agent.priority_share() < 0.05);
+        // Two seconds later only two of them still get ACKs, so the estimate is capped at 2,
+        // below the target: priority must come back. Counting the 13 stale stations would
+        // keep the cap at 15 and priority off.
         let later = Instant::ZERO + Duration::from_secs(2);
+        uploaders_at(&mut agent, 2, later);
         for _ in 0..2000 {
             agent.plan(later, &view);
         }
         assert!(
-            agent.priority_share() > 0.99,
-            "no uploader left: nothing to hold back"
+            agent.priority_share() > 0.9,
+            "share {}",
+            agent.priority_share()
         );
     }
 }

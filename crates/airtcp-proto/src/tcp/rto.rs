@@ -50,6 +50,13 @@ impl RtoEstimator {
         self.backoff = 0;
     }
 
+    /// Re-initialises the timeout to at least `rto`, with no backoff (§5.7: after a lost SYN
+    /// the connection starts from 3 s until a sample arrives).
+    pub fn fall_back(&mut self, rto: Duration) {
+        self.base_rto = self.base_rto.max(duration_nanos(rto)).min(self.max_rto);
+        self.backoff = 0;
+    }
+
     /// Doubles the timeout after an expiry (§5.5).
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff + 1).min(16);

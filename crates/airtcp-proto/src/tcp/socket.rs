@@ -10,8 +10,14 @@
 //! as Linux does), so a receive-window-limited flow does not inflate cwnd without bound; the
 //! retransmission timer follows RFC 6298 with Karn's rule (one timed segment per
 //! round trip, as BSD does); delayed ACKs follow RFC 5681 §4.2; receiver and sender
-//! silly-window avoidance (with Nagle's algorithm, RFC 896) and the persist timer follow RFC 1122 §4.2.3.3, §4.2.3.4 and
-//! §4.2.2.17 (a zero-window probe carries one byte of new data).
+//! silly-window avoidance (with Nagle's algorithm, RFC 896) and the persist timer follow RFC
+//! 1122 §4.2.3.3, §4.2.3.4 and §4.2.2.17 (a zero-window probe carries one byte of new data).
+//! After a lost SYN or SYN-ACK the connection starts with a 3 s RTO (RFC 6298 §5.7) and a
+//! one-segment window (RFC 5681 §3.1).
+//!
+//! Sequence numbers are compared only with numbers less than a window apart (RFC 9293 §3.4);
+//! anything that spans the whole connection (bytes written, acknowledged, received) is a
+//! 64-bit stream offset, so a connection can carry any number of bytes.
 
 use core::time::Duration;
 
@@ -22,6 +28,9 @@ use super::rto::RtoEstimator;
 use crate::seq::SeqNumber;
 use crate::time::Instant;
 use crate::wire::{TcpFlags, TcpRepr};
+
+/// The RTO a connection starts with after its SYN or SYN-ACK was lost (RFC 6298 §5.7).
+const SYN_LOSS_RTO: Duration = Duration::from_secs(3);
 
 /// Connection states of RFC 9293 §3.3.2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,7 +122,10 @@ pub struct TcpSocket {
     force_send: bool,
     in_recovery: bool,
     partial_acks: u32,
-    recover: SeqNumber,
+    /// RFC 6582's `recover`: the highest sequence number sent when the last recovery episode
+    /// (fast retransmit or timeout) began, until an ACK covers it. Kept only while pending, so
+    /// it is never compared with numbers 2^31 away.
+    recover: Option<SeqNumber>,
     dupacks: u32,
     /// End of the timed segment and when it was sent (Karn: cleared on any retransmission).
     timed: Option<(SeqNumber, Instant)>,
@@ -141,6 +153,8 @@ pub struct TcpSocket {
     reset: Option<(SeqNumber, SeqNumber, bool)>,
     /// Timeouts since the last acknowledgement of new data (RFC 1122 §4.2.3.5, R2).
     consecutive_timeouts: u32,
+    /// Our SYN or SYN-ACK timed out at least once.
+    handshake_timed_out: bool,
 
     stats: TcpStats,
 }
@@ -184,7 +198,7 @@ impl TcpSocket {
             force_send: false,
             in_recovery: false,
             partial_acks: 0,
-            recover: SeqNumber(0),
+            recover: None,
             dupacks: 0,
             timed: None,
             rto,
@@ -204,6 +218,7 @@ impl TcpSocket {
             time_wait_deadline: None,
             reset: None,
             consecutive_timeouts: 0,
+            handshake_timed_out: false,
             stats: TcpStats::default(),
         }
     }
@@ -226,7 +241,7 @@ impl TcpSocket {
         self.snd_una = iss;
         self.snd_nxt = iss;
         self.snd_max = iss;
-        self.recover = iss;
+        self.recover = None;
     }
 
     /// Queues up to `bytes` of (virtual) data; returns how many the send buffer took.
@@ -375,13 +390,16 @@ impl TcpSocket {
     fn on_retransmission_timeout(&mut self, now: Instant) {
         self.rtx_deadline = None;
         match self.state {
-            TcpState::SynSent | TcpState::SynReceived => self.handshake_pending = true,
+            TcpState::SynSent | TcpState::SynReceived => {
+                self.handshake_pending = true;
+                self.handshake_timed_out = true;
+            }
             _ if self.snd_una != self.snd_max => {
                 // RFC 5681 §3.1 and RFC 6582 §3.2 step 1: collapse the window, forget the
                 // recovery episode, and go back to the first unacknowledged byte.
                 let flight = self.snd_max - self.snd_una;
                 self.cc.on_rto(now, flight);
-                self.recover = self.snd_max;
+                self.recover = Some(self.snd_max);
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.snd_nxt = self.snd_una;
@@ -430,7 +448,7 @@ impl TcpSocket {
                 if seg.flags.syn && seg.flags.ack && seg.ack == self.iss + 1 {
                     self.accept_syn(seg);
                     self.process_ack(now, seg);
-                    self.state = TcpState::Established;
+                    self.enter_established();
                     self.ack_now = true;
                 }
             }
@@ -470,6 +488,20 @@ impl TcpSocket {
         window.cwnd = initial_cwnd;
     }
 
+    /// The handshake completed. If our SYN or SYN-ACK had to be sent again, the path is
+    /// unknown: RFC 6298 §5.7 restarts from a 3 s RTO (unless an RTT sample already came),
+    /// and RFC 5681 §3.1 from a one-segment window.
+    fn enter_established(&mut self) {
+        self.state = TcpState::Established;
+        if self.handshake_timed_out {
+            if self.rto.srtt().is_none() {
+                self.rto.fall_back(SYN_LOSS_RTO);
+            }
+            let window = self.cc.window_mut();
+            window.cwnd = window.mss;
+        }
+    }
+
     fn handle_synchronized(&mut self, now: Instant, seg: &TcpRepr) {
         if seg.flags.syn {
             // A retransmitted SYN (our SYN-ACK was lost) or SYN-ACK (our ACK was lost).
@@ -487,12 +519,14 @@ impl TcpSocket {
         if seg.flags.ack {
             if self.state == TcpState::SynReceived {
                 if seg.ack.diff(self.snd_una) > 0 && seg.ack.diff(self.snd_max) <= 0 {
-                    self.state = TcpState::Established;
+                    self.enter_established();
                 } else {
                     return;
                 }
             }
-            self.process_ack(now, seg);
+            if !self.process_ack(now, seg) {
+                return;
+            }
         }
         if self.state.accepts_data() && seg.payload_len > 0 {
             self.process_data(now, seg);
@@ -526,11 +560,14 @@ impl TcpSocket {
         self.received as i64 + seq.diff(self.rcv_nxt)
     }
 
-    fn process_ack(&mut self, now: Instant, seg: &TcpRepr) {
+    /// Processes the acknowledgement fields; false if the segment must be dropped.
+    fn process_ack(&mut self, now: Instant, seg: &TcpRepr) -> bool {
         let ack = seg.ack;
         if ack.diff(self.snd_max) > 0 {
-            self.ack_now = true; // acknowledges what was never sent (RFC 9293 §3.10.7.4)
-            return;
+            // It acknowledges what was never sent: answer with an ACK and drop the segment,
+            // data included (RFC 9293 §3.10.7.4).
+            self.ack_now = true;
+            return false;
         }
         let old_window = self.snd_wnd;
         let seg_window = u32::from(seg.window) << self.snd_shift;
@@ -557,25 +594,21 @@ impl TcpSocket {
         if self.snd_wnd > 0 && self.persist.is_some() {
             self.persist = None;
         }
+        true
     }
 
     fn on_new_ack(&mut self, now: Instant, ack: SeqNumber) {
         let acked = ack - self.snd_una;
         self.consecutive_timeouts = 0;
         let flight_before = self.snd_max - self.snd_una;
-        // Payload bytes exclude the SYN and FIN sequence numbers.
-        let data_start = self.iss + 1;
-        let payload_from = self.snd_una.max(data_start);
-        let payload_to = if ack > self.data_end() {
-            self.data_end()
-        } else {
-            ack
-        };
-        let payload_acked = if payload_to > payload_from {
-            payload_to - payload_from
-        } else {
-            0
-        };
+        // Payload bytes exclude the SYN and FIN sequence numbers. Both tests compare numbers
+        // within the window, never with the initial sequence number, which may be more than
+        // 2^31 behind.
+        // The SYN is all that precedes the first payload byte (snd_una meets the ISS again
+        // after 2^32 bytes, hence the second test).
+        let syn_acked = self.snd_una == self.iss && self.acked == 0;
+        let fin_acked = self.close_requested && ack.diff(self.data_end()) > 0;
+        let payload_acked = acked - u32::from(syn_acked) - u32::from(fin_acked);
         self.acked += u64::from(payload_acked);
         self.stats.bytes_acked += u64::from(payload_acked);
 
@@ -593,8 +626,12 @@ impl TcpSocket {
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
         }
+        let recovered = self.recover.is_some_and(|recover| ack >= recover);
+        if recovered {
+            self.recover = None;
+        }
         if self.in_recovery {
-            if ack >= self.recover {
+            if recovered {
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.cc.on_exit_recovery(self.snd_max - self.snd_una);
@@ -635,12 +672,12 @@ impl TcpSocket {
         self.stats.duplicate_acks += 1;
         if self.in_recovery {
             self.cc.on_dupack_in_recovery();
-        } else if self.dupacks == self.config.dupack_threshold && self.snd_una >= self.recover {
-            // RFC 6582 §3.2 step 2: only when the ACK covers more than the last recovery point,
-            // so that dupacks for data sent before a timeout do not trigger a second reduction.
+        } else if self.dupacks == self.config.dupack_threshold && self.recover.is_none() {
+            // RFC 6582 §3.2 step 2: only once an ACK has covered the last recovery point, so
+            // that dupacks for data sent before a timeout do not trigger a second reduction.
             self.in_recovery = true;
             self.partial_acks = 0;
-            self.recover = self.snd_max;
+            self.recover = Some(self.snd_max);
             self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
             self.retransmit_head = true;
             self.timed = None;
@@ -789,7 +826,12 @@ impl TcpSocket {
             self.stats.segments_sent += 1;
             return Some(seg);
         }
-        let seg = self.next_segment(now)?;
+        let Some(seg) = self.next_segment(now) else {
+            // Nothing to send: data the application wrote since the last segment arrived may
+            // be blocked by a zero window, which only the persist timer can reopen.
+            self.update_persist(now);
+            return None;
+        };
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += u64::from(seg.payload_len);
         if seg.flags.ack {

@@ -12,6 +12,7 @@
 use serde::Serialize;
 
 use super::Phy;
+use crate::time::seconds;
 
 /// Which collision time to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,9 +54,9 @@ impl Params {
         let window = phy.cw_min + 1;
         Params {
             payload_bits: 8.0 * f64::from(msdu_bytes),
-            slot: phy.slot_ns as f64 * 1e-9,
-            success_time: phy.success_time_ns(msdu_bytes, rts_cts) as f64 * 1e-9,
-            collision_time: collision as f64 * 1e-9,
+            slot: seconds(phy.slot_ns),
+            success_time: seconds(phy.success_time_ns(msdu_bytes, rts_cts)),
+            collision_time: seconds(collision),
             window,
             stages: phy.backoff_stages(),
             retry_limit,

@@ -9,7 +9,10 @@
 //! - Bianchi (JSAC 2000) FHSS parameter set: 1 Mbit/s, 128-bit PHY header, 272-bit MAC
 //!   header, slot 50 µs, SIFS 28 µs, DIFS 128 µs, 1 µs propagation delay.
 //!
-//! DIFS = SIFS + 2·slot; EIFS = SIFS + ACK airtime at the basic rate + DIFS.
+//! DIFS = SIFS + 2·slot; EIFS = SIFS + DIFS + the airtime of an ACK at the lowest mandatory
+//! rate of the PHY (IEEE 802.11-2012 §9.3.7), not at the BSS basic rate: 1 Mbit/s DSSS with
+//! the long preamble, 304 µs, for 802.11b and for ERP (whose mandatory rates include the DSSS
+//! ones; ns-3 uses the same 304 µs for both).
 
 use core::fmt;
 
@@ -54,12 +57,16 @@ pub struct Phy {
     pub mac_overhead_bytes: u32,
 }
 
+/// A PHY setting the standard does not allow: which parameter (`rate` or `basic_rate`) and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PhyError(pub String);
+pub struct PhyError {
+    pub parameter: &'static str,
+    pub message: String,
+}
 
 impl fmt::Display for PhyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -70,8 +77,15 @@ const OFDM_RATES: [u64; 8] = [
     6_000_000, 9_000_000, 12_000_000, 18_000_000, 24_000_000, 36_000_000, 48_000_000, 54_000_000,
 ];
 const OFDM_MANDATORY_BASIC: [u64; 3] = [6_000_000, 12_000_000, 24_000_000];
+/// An ACK at 1 Mbit/s DSSS: 192 µs long PLCP preamble and header, 112 µs for 14 bytes.
+const DSSS_1MBPS_ACK_NS: u64 = 192_000 + 8 * FRAME_ACK_BYTES as u64 * 1_000;
 
-fn check_rate(rate: u64, allowed: &[u64], what: &str, phy: &str) -> Result<(), PhyError> {
+fn check_rate(
+    rate: u64,
+    allowed: &[u64],
+    parameter: &'static str,
+    phy: &str,
+) -> Result<(), PhyError> {
     if allowed.contains(&rate) {
         Ok(())
     } else {
@@ -79,11 +93,14 @@ fn check_rate(rate: u64, allowed: &[u64], what: &str, phy: &str) -> Result<(), P
             .iter()
             .map(|r| format!("{}", *r as f64 / 1e6))
             .collect();
-        Err(PhyError(format!(
-            "{what} {} Mbit/s is not a {phy} rate; expected one of {} Mbit/s",
-            rate as f64 / 1e6,
-            list.join(", ")
-        )))
+        Err(PhyError {
+            parameter,
+            message: format!(
+                "{} Mbit/s is not a {phy} rate; expected one of {} Mbit/s",
+                rate as f64 / 1e6,
+                list.join(", ")
+            ),
+        })
     }
 }
 
@@ -98,7 +115,7 @@ impl Phy {
         check_rate(
             basic_rate_bps,
             &DSSS_RATES[..2],
-            "basic rate",
+            "basic_rate",
             "802.11b basic",
         )?;
         Ok(Phy {
@@ -125,7 +142,7 @@ impl Phy {
         check_rate(data_rate_bps, &OFDM_RATES, "rate", "802.11g")?;
         let basic = match basic_rate_bps {
             Some(rate) => {
-                check_rate(rate, &OFDM_RATES, "basic rate", "802.11g")?;
+                check_rate(rate, &OFDM_RATES, "basic_rate", "802.11g")?;
                 rate
             }
             None => OFDM_MANDATORY_BASIC
@@ -221,9 +238,17 @@ impl Phy {
         self.airtime_ns(FRAME_CTS_BYTES, self.basic_rate_bps)
     }
 
+    /// Airtime of an ACK at the PHY's lowest mandatory rate, the one EIFS assumes.
+    pub fn lowest_rate_ack_airtime_ns(&self) -> u64 {
+        match self.modulation {
+            Modulation::Dsss(_) | Modulation::ErpOfdm => DSSS_1MBPS_ACK_NS,
+            Modulation::Fhss { .. } => self.airtime_ns(FRAME_ACK_BYTES, self.basic_rate_bps),
+        }
+    }
+
     /// EIFS: what a station that saw a frame it could not decode waits instead of DIFS.
     pub fn eifs_ns(&self) -> u64 {
-        self.sifs_ns + self.ack_airtime_ns() + self.difs_ns()
+        self.sifs_ns + self.lowest_rate_ack_airtime_ns() + self.difs_ns()
     }
 
     /// Channel time of a successful exchange of an MSDU, up to the end of the DIFS that
@@ -282,6 +307,11 @@ mod tests {
         assert_eq!(short.data_airtime_ns(1024), 862_000);
         assert_eq!(short.ack_airtime_ns(), 96_000 + 56_000);
         assert_eq!(
+            short.eifs_ns(),
+            364_000,
+            "EIFS assumes a 1 Mbit/s ACK whatever the basic rate"
+        );
+        assert_eq!(
             short.airtime_ns(14, 1_000_000),
             192_000 + 112_000,
             "1 Mbit/s always long"
@@ -297,6 +327,11 @@ mod tests {
         // ACK at 24 Mbit/s: 16 + 112 + 6 = 134 bits / 96 → 2 symbols
         assert_eq!(g.ack_airtime_ns(), 34_000);
         assert_eq!(g.difs_ns(), 28_000);
+        assert_eq!(
+            g.eifs_ns(),
+            10_000 + 304_000 + 28_000,
+            "ACK at 1 Mbit/s DSSS"
+        );
         assert_eq!(g.cw_min, 15);
         let long = Phy::erp_ofdm(6_000_000, None, false).unwrap();
         assert_eq!(long.difs_ns(), 50_000);
@@ -318,7 +353,10 @@ mod tests {
     #[test]
     fn rejects_rates_a_phy_lacks() {
         let err = Phy::dsss(54_000_000, 1_000_000, Preamble::Long).unwrap_err();
-        assert!(err.0.contains("not a 802.11b rate"), "{err}");
+        assert!(err.message.contains("not a 802.11b rate"), "{err}");
+        assert_eq!(err.parameter, "rate");
+        let err = Phy::dsss(11_000_000, 11_000_000, Preamble::Long).unwrap_err();
+        assert_eq!(err.parameter, "basic_rate");
         assert!(Phy::erp_ofdm(11_000_000, None, true).is_err());
         assert!(Phy::dsss(11_000_000, 5_500_000, Preamble::Long).is_err());
     }

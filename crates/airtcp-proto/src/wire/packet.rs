@@ -77,6 +77,11 @@ impl PacketRepr {
         }
     }
 
+    /// Length of the IPv4 and transport headers: the packet without its payload.
+    pub fn header_len(&self) -> u32 {
+        self.ip_len() - self.payload_len()
+    }
+
     /// Application payload length.
     pub fn payload_len(&self) -> u32 {
         match &self.transport {

@@ -13,15 +13,22 @@
 //! about 1 % (tests/bianchi_saturation.rs).
 //!
 //! Modelled: DIFS/EIFS deferral, backoff in [0, CW], binary exponential CW growth, reset on
-//! success or drop, short/long retry limits, RTS/CTS above a threshold, post-backoff,
-//! immediate access when a frame arrives to an idle medium with no backoff pending, MAC
-//! ACKs (assumed error-free), per-frame errors. NAV is implicit: with one collision domain
-//! the reservation an RTS or data frame announces coincides with the medium being busy.
-//! Hidden terminals and capture are not modelled.
+//! success or drop, RTS/CTS above a threshold, post-backoff, immediate access when a frame
+//! arrives to an idle medium with no backoff pending, MAC ACKs (assumed error-free),
+//! per-frame errors. Retries follow §10.3.4.4: a failed RTS, or a failed frame no longer
+//! than the RTS threshold, counts against the short retry limit (dot11ShortRetryLimit, 7);
+//! a failed frame longer than the threshold (sent after a CTS) against the long one
+//! (dot11LongRetryLimit, 4), and its CTS resets the short count. NAV is implicit: with one
+//! collision domain the reservation an RTS or data frame announces coincides with the medium
+//! being busy. Hidden terminals and capture are not modelled.
 //!
 //! The AP (MAC 0) may run an access-point agent (`airtcp_proto::agent`): it then keeps TCP
 //! pure ACKs in a queue of their own, and each channel access follows the agent's plan:
-//! backoff 0, a TXOP burst of SIFS-separated frames, or an A-MSDU of several frames.
+//! backoff 0, a TXOP burst of SIFS-separated frames, or an A-MSDU of several frames. The two
+//! queues share the WLAN's queue limit (an agent reorders the AP's buffer, it does not
+//! enlarge it) unless the agent gives the ACK queue a limit of its own. When a frame after
+//! the first of a TXOP fails, the TXOP ends and the EDCA backoff procedure runs for the
+//! failure (IEEE 802.11-2020 §10.23.2.2 c): the frame's retry count rises and CW doubles.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -97,7 +104,18 @@ pub struct MacParams {
     pub rts_threshold: Option<u32>,
     pub short_retry_limit: u32,
     pub long_retry_limit: u32,
+    /// Frames a MAC may hold; at an AP with an agent, in both its queues together.
     pub queue_packets: u32,
+    /// At an AP with an agent: a separate limit for its ACK queue, the data queue keeping
+    /// `queue_packets`.
+    pub ack_queue_packets: Option<u32>,
+}
+
+/// Which retry counter a failed transmission counts against (IEEE 802.11-2020 §10.3.4.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RetryCounter {
+    Short,
+    Long,
 }
 
 #[derive(Debug)]
@@ -108,8 +126,9 @@ struct Mac {
     /// The current backoff was set to 0 by the agent's plan.
     zero_backoff: bool,
     cw: u32,
-    /// Attempts already made for the frame at the head of the queue.
-    attempts: u32,
+    /// Failed attempts of the head frame, by retry counter.
+    short_retries: u32,
+    long_retries: u32,
     /// Absolute idle-slot count at which the backoff expires.
     expiry: Option<u64>,
     generation: u64,
@@ -126,8 +145,18 @@ enum Outcome {
         delivered: usize,
         failed_after: bool,
     },
-    /// Each failed MAC, the queue it sent from and how many frames the MAC frame carried.
-    Failure(Vec<(u32, usize, usize)>),
+    /// Each failed MAC frame.
+    Failure(Vec<FailedFrame>),
+}
+
+/// A MAC frame that failed: its sender, the queue and frame count it carried, and the retry
+/// counter the failure counts against.
+#[derive(Clone, Copy, Debug)]
+struct FailedFrame {
+    mac: u32,
+    queue: usize,
+    count: usize,
+    counter: RetryCounter,
 }
 
 #[derive(Debug)]
@@ -187,7 +216,8 @@ impl Bss {
                 queues: [VecDeque::new(), VecDeque::new()],
                 zero_backoff: false,
                 cw: phy.cw_min,
-                attempts: 0,
+                short_retries: 0,
+                long_retries: 0,
                 expiry: None,
                 generation: 0,
                 rng,
@@ -284,11 +314,11 @@ impl Bss {
             }
             _ => ApQueue::Data as usize,
         };
-        let station = &mut self.macs[mac as usize];
-        if station.queues[queue].len() >= self.params.queue_packets as usize {
+        if self.queue_full(mac, queue) {
             self.counters.queue_drops += 1;
             return;
         }
+        let station = &mut self.macs[mac as usize];
         let was_empty = station.queues.iter().all(VecDeque::is_empty);
         let queue_was_empty = station.queues[queue].is_empty();
         station.queues[queue].push_back(frame);
@@ -323,6 +353,19 @@ impl Bss {
         self.schedule_access(actions);
     }
 
+    /// Whether `queue` of `mac` can take no more frames.
+    fn queue_full(&self, mac: u32, queue: usize) -> bool {
+        let queues = &self.macs[mac as usize].queues;
+        match self.params.ack_queue_packets {
+            Some(limit) if queue == ApQueue::Ack as usize => queues[queue].len() >= limit as usize,
+            Some(_) => queues[queue].len() >= self.params.queue_packets as usize,
+            None => {
+                queues.iter().map(VecDeque::len).sum::<usize>()
+                    >= self.params.queue_packets as usize
+            }
+        }
+    }
+
     /// Expiry for a frame arriving at a MAC with no backoff pending: access at once if the
     /// medium is idle, otherwise defer and back off.
     fn fresh_expiry(&mut self, now: Instant, mac: u32) -> u64 {
@@ -348,7 +391,7 @@ impl Bss {
             Medium::Busy {
                 outcome: Outcome::Failure(failed),
                 ..
-            } => failed.iter().any(|f| f.0 == mac),
+            } => failed.iter().any(|f| f.mac == mac),
             Medium::Idle { .. } => false,
         }
     }
@@ -467,15 +510,14 @@ impl Bss {
     }
 
     /// MSDU bytes of the first `count` frames of a queue sent as one MAC frame: one MSDU, or
-    /// an A-MSDU of subframes with 14-byte headers padded to 4 bytes.
+    /// an A-MSDU of subframes with 14-byte headers, each but the last padded to a multiple of
+    /// 4 bytes (IEEE 802.11-2020 §9.3.2.2.2).
     fn payload_bytes(&self, mac: u32, queue: usize, count: usize) -> u32 {
         let frames = self.macs[mac as usize].queues[queue].iter().take(count);
         if count == 1 {
             return frames.map(Frame::msdu_bytes).sum();
         }
-        frames
-            .map(|f| (14 + f.msdu_bytes()).next_multiple_of(4))
-            .sum()
+        a_msdu_bytes(frames.map(Frame::msdu_bytes))
     }
 
     fn uses_rts(&self, payload_bytes: u32) -> bool {
@@ -521,10 +563,21 @@ impl Bss {
                 .corrupts(phy.mac_overhead_bytes + payload, &mut self.channel_rng)
             {
                 self.counters.channel_errors += 1;
+                // With RTS/CTS the CTS came back and the data frame failed: the long count.
+                let counter = if rts {
+                    RetryCounter::Long
+                } else {
+                    RetryCounter::Short
+                };
                 (
                     data_end + delta,
                     phy.eifs_ns(),
-                    Outcome::Failure(vec![(mac, queue, count)]),
+                    Outcome::Failure(vec![FailedFrame {
+                        mac,
+                        queue,
+                        count,
+                        counter,
+                    }]),
                 )
             } else {
                 let delivered_at = now + Duration::from_nanos(data_end + delta);
@@ -594,7 +647,13 @@ impl Bss {
                     phy.data_airtime_ns(payload)
                 };
                 longest = longest.max(airtime);
-                failed.push((mac, queue, count));
+                // A failed RTS, or a frame short enough to go without one: the short count.
+                failed.push(FailedFrame {
+                    mac,
+                    queue,
+                    count,
+                    counter: RetryCounter::Short,
+                });
             }
             (longest + delta, phy.eifs_ns(), Outcome::Failure(failed))
         };
@@ -674,36 +733,57 @@ impl Bss {
                     self.counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
                 }
                 if failed_after {
-                    self.counters.failed_attempts += 1;
-                    self.macs[mac as usize].attempts += 1;
+                    // The frame that ended the TXOP: sent alone, without RTS.
+                    let head = self.macs[mac as usize].queues[queue][0].msdu_bytes();
+                    let counter = if self.uses_rts(head) {
+                        RetryCounter::Long
+                    } else {
+                        RetryCounter::Short
+                    };
+                    self.settle_failure(FailedFrame {
+                        mac,
+                        queue,
+                        count: 1,
+                        counter,
+                    });
                 }
                 self.draw_backoff(now, mac, next_base);
             }
-            Outcome::Failure(macs) => {
-                for (mac, queue, count) in macs {
-                    self.counters.failed_attempts += 1;
-                    let limit = if self.uses_rts(self.payload_bytes(mac, queue, count)) {
-                        self.params.long_retry_limit
-                    } else {
-                        self.params.short_retry_limit
-                    };
-                    let station = &mut self.macs[mac as usize];
-                    station.attempts += 1;
-                    if station.attempts >= limit {
-                        // An aggregate is dropped whole.
-                        for _ in 0..count {
-                            self.counters.retry_drops += 1;
-                            self.pop_head(mac, queue);
-                        }
-                    } else {
-                        self.counters.retries += 1;
-                        station.cw = (2 * station.cw + 1).min(self.phy.cw_max);
-                    }
-                    self.draw_backoff(now, mac, next_base);
+            Outcome::Failure(failed) => {
+                for frame in failed {
+                    self.settle_failure(frame);
+                    self.draw_backoff(now, frame.mac, next_base);
                 }
             }
         }
         self.schedule_access(actions);
+    }
+
+    /// Counts a failed transmission: the frame is dropped at its retry limit (an aggregate
+    /// whole), otherwise it will be retried with a doubled contention window.
+    fn settle_failure(&mut self, failed: FailedFrame) {
+        self.counters.failed_attempts += 1;
+        let station = &mut self.macs[failed.mac as usize];
+        let at_limit = match failed.counter {
+            RetryCounter::Short => {
+                station.short_retries += 1;
+                station.short_retries >= self.params.short_retry_limit
+            }
+            RetryCounter::Long => {
+                station.short_retries = 0;
+                station.long_retries += 1;
+                station.long_retries >= self.params.long_retry_limit
+            }
+        };
+        if at_limit {
+            for _ in 0..failed.count {
+                self.counters.retry_drops += 1;
+                self.pop_head(failed.mac, failed.queue);
+            }
+        } else {
+            self.counters.retries += 1;
+            station.cw = (2 * station.cw + 1).min(self.phy.cw_max);
+        }
     }
 
     /// Removes the head frame of a queue after success or drop; the contention window resets.
@@ -713,7 +793,8 @@ impl Bss {
         let frame = station.queues[queue]
             .pop_front()
             .expect("head frame exists");
-        station.attempts = 0;
+        station.short_retries = 0;
+        station.long_retries = 0;
         station.cw = cw_min;
         if station.queues.iter().all(VecDeque::is_empty) {
             self.holding -= 1;
@@ -722,95 +803,13 @@ impl Bss {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::packet::tests::udp_packet;
-    use crate::rng::{stream, StreamId};
-    use airtcp_proto::agent::{self, AgentSettings};
-    use airtcp_proto::wifi::Preamble;
-    use airtcp_proto::wire::{TcpFlags, TcpRepr, TransportRepr};
-    use airtcp_proto::SeqNumber;
-
-    fn pure_ack() -> Packet {
-        let mut packet = udp_packet(0);
-        packet.repr.transport = TransportRepr::Tcp(TcpRepr {
-            src_port: 5001,
-            dst_port: 1024,
-            seq: SeqNumber(1),
-            ack: SeqNumber(1),
-            flags: TcpFlags {
-                ack: true,
-                ..TcpFlags::default()
-            },
-            window: 100,
-            mss: None,
-            window_scale: None,
-            payload_len: 0,
-        });
-        packet
-    }
-
-    #[test]
-    fn a_failed_frame_is_settled_as_it_was_sent_even_if_acks_arrive_meanwhile() {
-        let settings = AgentSettings {
-            txop_ns: 3_264_000,
-            max_aggregate: 16,
-            target_stations: 3.0,
-            cw_min: 31,
-            stages: 5,
-        };
-        let mut bss = Bss::new(
-            Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap(),
-            MacParams {
-                rts_threshold: None,
-                short_retry_limit: 1,
-                long_retry_limit: 1,
-                queue_packets: 50,
-            },
-            ErrorModel {
-                loss: 1.0,
-                ber: 0.0,
-            }, // every frame is corrupted: one attempt, then a drop
-            stream(1, StreamId::WlanChannel { bss: 0 }),
-            (0..2)
-                .map(|m| {
-                    (
-                        m,
-                        stream(
-                            1,
-                            StreamId::Mac {
-                                bss: 0,
-                                mac: m as u32,
-                            },
-                        ),
-                    )
-                })
-                .collect(),
-            agent::by_name("ack_aggregation", settings),
-        );
-        let mut actions = Actions::default();
-        let data = |packet| Frame { packet, to: 1 };
-        bss.enqueue(Instant::ZERO, 0, data(udp_packet(500)), &mut actions);
-        let (at, generation) = actions
-            .access
-            .take()
-            .expect("the AP accesses the idle medium");
-        bss.on_access(at, generation, &mut actions);
-        let busy_end = actions
-            .busy_end
-            .take()
-            .expect("the data frame is on the air");
-        for _ in 0..5 {
-            bss.enqueue(at, 0, data(pure_ack()), &mut actions);
-        }
-        bss.enqueue(at, 0, data(udp_packet(500)), &mut actions);
-        bss.on_busy_end(busy_end, &mut actions);
-        assert_eq!(
-            bss.counters.retry_drops, 1,
-            "only the frame that was sent is dropped"
-        );
-        let view = bss.ap_view();
-        assert_eq!((view.data_frames, view.ack_frames), (1, 5));
-    }
+/// Bytes of an A-MSDU of MSDUs of the given sizes: a 14-byte subframe header each, and
+/// padding to 4 bytes after every subframe but the last.
+fn a_msdu_bytes(msdus: impl Iterator<Item = u32>) -> u32 {
+    let subframes: Vec<u32> = msdus.map(|msdu| 14 + msdu).collect();
+    let (last, padded) = subframes.split_last().expect("an A-MSDU has subframes");
+    padded.iter().map(|s| s.next_multiple_of(4)).sum::<u32>() + last
 }
+
+#[cfg(test)]
+mod tests;

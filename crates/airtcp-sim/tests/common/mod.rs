@@ -7,8 +7,13 @@ use serde_json::{json, Value};
 pub const MS: u64 = 1_000_000;
 pub const S: u64 = 1_000_000_000;
 
+/// Runs a scenario, keeping its time series.
 pub fn run(scenario: &Value) -> RunResult {
-    run_json(&scenario.to_string(), &RunOptions::default()).expect("scenario runs")
+    let options = RunOptions {
+        time_series: true,
+        ..RunOptions::default()
+    };
+    run_json(&scenario.to_string(), &options).expect("scenario runs")
 }
 
 /// `n` stations saturating an 802.11b BSS with UDP towards the AP.

@@ -20,6 +20,8 @@ pub struct Window {
     pub cwnd: u32,
     pub ssthresh: u32,
     pub mss: u32,
+    /// Bytes acknowledged in congestion avoidance since cwnd last grew (RFC 3465 §2.1).
+    pub bytes_acked: u32,
 }
 
 impl Window {
@@ -28,6 +30,7 @@ impl Window {
             cwnd: initial_cwnd,
             ssthresh: u32::MAX,
             mss,
+            bytes_acked: 0,
         }
     }
 
@@ -56,15 +59,21 @@ pub trait CongestionControl: fmt::Debug + Send {
     fn window(&self) -> &Window;
     fn window_mut(&mut self) -> &mut Window;
 
-    /// New data acknowledged in the open state: slow start (RFC 5681 §3.1, byte counting
-    /// limited to one SMSS per ACK) or congestion avoidance (one SMSS per RTT).
+    /// New data acknowledged in the open state. Slow start: cwnd += min(bytes acked, SMSS)
+    /// per ACK (RFC 5681 §3.1). Congestion avoidance: byte counting, the method RFC 5681 §3.1
+    /// recommends (RFC 3465, and in effect Linux's tcp_cong_avoid_ai): one SMSS each time a
+    /// cwnd's worth of bytes has been acknowledged, so one SMSS per RTT also with delayed
+    /// ACKs, where the per-ACK formula SMSS²/cwnd would give only half of that.
     fn on_ack(&mut self, ack: &AckEvent) {
         let w = self.window_mut();
         if w.in_slow_start() {
             w.cwnd = w.cwnd.saturating_add(ack.bytes_acked.min(w.mss));
         } else {
-            let increase = (u64::from(w.mss) * u64::from(w.mss) / u64::from(w.cwnd.max(1))).max(1);
-            w.cwnd = w.cwnd.saturating_add(increase as u32);
+            w.bytes_acked = w.bytes_acked.saturating_add(ack.bytes_acked);
+            if w.bytes_acked >= w.cwnd {
+                w.bytes_acked -= w.cwnd;
+                w.cwnd = w.cwnd.saturating_add(w.mss);
+            }
         }
     }
 
@@ -74,6 +83,7 @@ pub trait CongestionControl: fmt::Debug + Send {
     /// Fast retransmit: RFC 6582 §3.2 step 3 (ssthresh from eq. 4, cwnd = ssthresh + 3 SMSS).
     fn on_enter_recovery(&mut self, _now: Instant, flight_size: u32) {
         let w = self.window_mut();
+        w.bytes_acked = 0;
         w.ssthresh = w.halved_flight(flight_size);
         w.cwnd = w.ssthresh + 3 * w.mss;
     }
@@ -106,6 +116,7 @@ pub trait CongestionControl: fmt::Debug + Send {
     /// (RFC 5681 §3.1).
     fn on_rto(&mut self, _now: Instant, flight_size: u32) {
         let w = self.window_mut();
+        w.bytes_acked = 0;
         w.ssthresh = w.halved_flight(flight_size);
         w.cwnd = w.mss;
     }

@@ -62,8 +62,34 @@ mod tests {
         for _ in 0..10 {
             cc.on_ack(&ack(MSS));
         }
-        let cwnd = cc.window().cwnd;
-        assert!((10 * MSS + 950..=11 * MSS).contains(&cwnd), "cwnd {cwnd}");
+        assert_eq!(cc.window().cwnd, 11 * MSS);
+    }
+
+    #[test]
+    fn congestion_avoidance_with_delayed_acks_still_grows_one_mss_per_window() {
+        // A delayed-ACK receiver acknowledges two segments at a time: a window of 10
+        // segments brings 5 ACKs, which must still add one whole segment (byte counting).
+        let mut cc = NewReno::new(10 * MSS, MSS);
+        cc.window_mut().ssthresh = 5 * MSS;
+        for _ in 0..5 {
+            cc.on_ack(&ack(2 * MSS));
+        }
+        assert_eq!(cc.window().cwnd, 11 * MSS);
+        for _ in 0..5 {
+            cc.on_ack(&ack(2 * MSS));
+        }
+        assert_eq!(cc.window().cwnd, 11 * MSS, "the next window is 11 segments");
+        cc.on_ack(&ack(2 * MSS));
+        assert_eq!(cc.window().cwnd, 12 * MSS);
+    }
+
+    #[test]
+    fn loss_forgets_the_bytes_counted_towards_growth() {
+        let mut cc = NewReno::new(10 * MSS, MSS);
+        cc.window_mut().ssthresh = 5 * MSS;
+        cc.on_ack(&ack(9 * MSS));
+        cc.on_rto(Instant::ZERO, 20 * MSS);
+        assert_eq!(cc.window().bytes_acked, 0);
     }
 
     #[test]

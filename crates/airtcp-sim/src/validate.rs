@@ -1,0 +1,481 @@
+//! Everything a resolved scenario must satisfy before it runs: references, positive values,
+//! probabilities, PHY rates the standard has, paths between flow ends, settings that would do
+//! nothing, and the bounds of [`crate::limits`].
+//!
+//! Errors name the resolved field exactly (`wlans[0].phy.rate_bps`, `flows[3].stop_ns`); the
+//! Python layer, which knows where each field came from, turns that into the user's key
+//! (`wlan.rate`, `flows[0].stop`). `airtcp validate` runs this same code, so whatever it
+//! accepts runs.
+
+use crate::config::{AppConfig, ConfigError, DirectionConfig, Scenario, WlanConfig};
+use crate::error_model::ErrorModel;
+use crate::limits::{
+    is_safe_name, MAX_FLOWS, MAX_NODES, MAX_NODE_NAME_LEN, MAX_SERIES_SAMPLES, MAX_STATIONS,
+    MIN_SAMPLE_INTERVAL_NS, SERIES_SAMPLE_BYTES,
+};
+use airtcp_proto::tcp::cc;
+use airtcp_proto::time::seconds;
+
+fn fail<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, ConfigError> {
+    Err(ConfigError {
+        key: key.into(),
+        message: message.into(),
+    })
+}
+
+impl Scenario {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.validate_timing()?;
+        self.validate_nodes()?;
+        for (i, link) in self.links.iter().enumerate() {
+            if !self.node_ok(link.a) || !self.node_ok(link.b) || link.a == link.b {
+                return fail(
+                    format!("links[{i}]"),
+                    "must join two different existing nodes",
+                );
+            }
+            for (dir, d) in [("a_to_b", &link.a_to_b), ("b_to_a", &link.b_to_a)] {
+                validate_direction(&format!("links[{i}].{dir}"), d)?;
+            }
+        }
+        for (i, wlan) in self.wlans.iter().enumerate() {
+            self.validate_wlan(&format!("wlans[{i}]"), wlan)?;
+        }
+        self.validate_flows()?;
+        self.validate_paths()?;
+        self.validate_series()
+    }
+
+    fn node_ok(&self, node: usize) -> bool {
+        node < self.nodes.len()
+    }
+
+    fn validate_timing(&self) -> Result<(), ConfigError> {
+        if self.duration_ns == 0 {
+            return fail("simulation.duration_ns", "must be positive");
+        }
+        if self.measure_from_ns >= self.duration_ns {
+            return fail(
+                "simulation.measure_from_ns",
+                "must be before the end of the run (simulation.duration)",
+            );
+        }
+        if self.sample_interval_ns != 0 && self.sample_interval_ns < MIN_SAMPLE_INTERVAL_NS {
+            return fail(
+                "simulation.sample_interval_ns",
+                format!(
+                    "must be 0 (no time series) or at least {} µs",
+                    MIN_SAMPLE_INTERVAL_NS / 1_000
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    fn validate_nodes(&self) -> Result<(), ConfigError> {
+        if self.nodes.len() > MAX_NODES {
+            return fail(
+                "nodes",
+                format!(
+                    "the scenario has {} nodes; at most {MAX_NODES}",
+                    self.nodes.len()
+                ),
+            );
+        }
+        let mut seen = std::collections::HashSet::with_capacity(self.nodes.len());
+        for (i, name) in self.nodes.iter().enumerate() {
+            if !is_safe_name(name) {
+                return fail(
+                    format!("nodes[{i}]"),
+                    format!(
+                        "node name {name:?} must be letters, digits, '_', '-' or '.', not \
+                         starting with '.' or '-', at most {MAX_NODE_NAME_LEN} characters \
+                         (it names files)"
+                    ),
+                );
+            }
+            if !seen.insert(name) {
+                return fail(
+                    format!("nodes[{i}]"),
+                    format!("node {name:?} appears twice"),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_wlan(&self, key: &str, wlan: &WlanConfig) -> Result<(), ConfigError> {
+        if !self.node_ok(wlan.ap)
+            || wlan
+                .stations
+                .iter()
+                .any(|&s| !self.node_ok(s) || s == wlan.ap)
+        {
+            return fail(
+                format!("{key}.stations"),
+                "stations and AP must be distinct existing nodes",
+            );
+        }
+        if wlan.stations.is_empty() {
+            return fail(
+                format!("{key}.stations"),
+                "a WLAN needs at least one station",
+            );
+        }
+        if wlan.stations.len() > MAX_STATIONS {
+            return fail(
+                format!("{key}.stations"),
+                format!("{} stations; at most {MAX_STATIONS}", wlan.stations.len()),
+            );
+        }
+        wlan.phy
+            .build()
+            .map_err(|(parameter, message)| ConfigError {
+                key: format!("{key}.phy.{parameter}"),
+                message,
+            })?;
+        for (field, value) in [
+            ("queue_packets", wlan.queue_packets),
+            ("short_retry_limit", wlan.short_retry_limit),
+            ("long_retry_limit", wlan.long_retry_limit),
+        ] {
+            if value == 0 {
+                return fail(format!("{key}.{field}"), "must be positive");
+            }
+        }
+        validate_errors(&format!("{key}.errors"), &wlan.errors)?;
+        if let Some(agent) = &wlan.agent {
+            let key = format!("{key}.agent");
+            if !airtcp_proto::agent::AGENTS.contains(&agent.kind.as_str()) {
+                return fail(
+                    format!("{key}.kind"),
+                    format!(
+                        "unknown '{}'; expected one of {}",
+                        agent.kind,
+                        airtcp_proto::agent::AGENTS.join(", ")
+                    ),
+                );
+            }
+            if agent.max_aggregate == Some(0) {
+                return fail(format!("{key}.max_aggregate"), "must be positive");
+            }
+            if agent.txop_limit_ns == Some(0) {
+                return fail(format!("{key}.txop_limit_ns"), "must be positive");
+            }
+            if agent.ack_queue_packets == Some(0) {
+                return fail(format!("{key}.ack_queue_packets"), "must be positive");
+            }
+            if agent
+                .target_stations
+                .is_some_and(|t| !(t.is_finite() && t >= 1.0))
+            {
+                return fail(format!("{key}.target_stations"), "must be at least 1");
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_flows(&self) -> Result<(), ConfigError> {
+        if self.flows.is_empty() {
+            return fail(
+                "flows",
+                "the scenario has no flows: nothing would be measured",
+            );
+        }
+        if self.flows.len() > MAX_FLOWS {
+            return fail(
+                "flows",
+                format!("{} flows; at most {MAX_FLOWS}", self.flows.len()),
+            );
+        }
+        for (i, flow) in self.flows.iter().enumerate() {
+            let key = format!("flows[{i}]");
+            if !self.node_ok(flow.src) || !self.node_ok(flow.dst) || flow.src == flow.dst {
+                return fail(key, "src and dst must be different existing nodes");
+            }
+            if flow.start_ns >= self.duration_ns {
+                return fail(
+                    format!("{key}.start_ns"),
+                    "starts at or after the end of the run (simulation.duration)",
+                );
+            }
+            if flow.stop_ns.is_some_and(|stop| stop <= flow.start_ns) {
+                return fail(format!("{key}.stop_ns"), "must be after start");
+            }
+            match &flow.app {
+                AppConfig::TcpBulk {
+                    bytes,
+                    congestion_control,
+                    tcp,
+                } => {
+                    let key = format!("{key}.app");
+                    if !cc::VARIANTS.contains(&congestion_control.as_str()) {
+                        return fail(
+                            format!("{key}.congestion_control"),
+                            format!(
+                                "unknown '{congestion_control}'; expected one of {}",
+                                cc::VARIANTS.join(", ")
+                            ),
+                        );
+                    }
+                    if *bytes == Some(0) {
+                        return fail(format!("{key}.bytes"), "must be positive");
+                    }
+                    let built = tcp.build();
+                    if !(64..=65_000).contains(&built.mss) {
+                        return fail(
+                            format!("{key}.tcp.mss"),
+                            "must be between 64 and 65000 bytes",
+                        );
+                    }
+                    for (field, size) in [
+                        ("send_buffer", built.send_buffer),
+                        ("receive_buffer", built.receive_buffer),
+                    ] {
+                        if size < built.mss {
+                            return fail(
+                                format!("{key}.tcp.{field}"),
+                                format!(
+                                    "{size} bytes is less than one segment (mss {})",
+                                    built.mss
+                                ),
+                            );
+                        }
+                    }
+                    if built.ack_every == 0 {
+                        return fail(format!("{key}.tcp.ack_every"), "must be positive");
+                    }
+                }
+                AppConfig::UdpCbr {
+                    rate_bps,
+                    payload_bytes,
+                } => {
+                    if *rate_bps == 0 {
+                        return fail(format!("{key}.app.rate_bps"), "must be positive");
+                    }
+                    if !(1..=65_000).contains(payload_bytes) {
+                        return fail(
+                            format!("{key}.app.payload_bytes"),
+                            "must be between 1 and 65000 bytes",
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every flow's ends are connected: links join their two nodes both ways, and a WLAN
+    /// joins its AP and stations.
+    fn validate_paths(&self) -> Result<(), ConfigError> {
+        let mut components = Components::new(self.nodes.len());
+        for link in &self.links {
+            components.join(link.a, link.b);
+        }
+        for wlan in &self.wlans {
+            for &station in &wlan.stations {
+                components.join(wlan.ap, station);
+            }
+        }
+        for (i, flow) in self.flows.iter().enumerate() {
+            if components.root(flow.src) != components.root(flow.dst) {
+                return fail(
+                    format!("flows[{i}]"),
+                    format!(
+                        "no path from {} to {}: no links or WLAN connect them",
+                        self.nodes[flow.src], self.nodes[flow.dst]
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The time series is bounded in memory; past the bound, a clear refusal with the cost.
+    fn validate_series(&self) -> Result<(), ConfigError> {
+        if self.sample_interval_ns == 0 {
+            return Ok(());
+        }
+        let tcp_flows = self
+            .flows
+            .iter()
+            .filter(|f| matches!(f.app, AppConfig::TcpBulk { .. }))
+            .count() as u64;
+        let instants = self.duration_ns / self.sample_interval_ns;
+        let samples = tcp_flows.saturating_mul(instants);
+        if samples <= MAX_SERIES_SAMPLES {
+            return Ok(());
+        }
+        let shortest = (self.duration_ns * tcp_flows).div_ceil(MAX_SERIES_SAMPLES);
+        fail(
+            "simulation.sample_interval_ns",
+            format!(
+                "{} s of {tcp_flows} TCP flows sampled every {} would keep {samples} \
+                 time-series samples (about {}); at most {MAX_SERIES_SAMPLES}: sample every \
+                 {} or more, or set \"0s\" for no time series",
+                seconds(self.duration_ns),
+                human_duration(self.sample_interval_ns),
+                human_bytes(samples.saturating_mul(SERIES_SAMPLE_BYTES)),
+                human_duration(shortest),
+            ),
+        )
+    }
+}
+
+fn validate_direction(key: &str, d: &DirectionConfig) -> Result<(), ConfigError> {
+    if d.rate_bps == 0 {
+        return fail(format!("{key}.rate_bps"), "must be positive");
+    }
+    validate_errors(&format!("{key}.errors"), &d.errors)?;
+    if d.queue.packets == Some(0) || d.queue.bytes == Some(0) {
+        return fail(
+            format!("{key}.queue"),
+            "a zero-sized queue drops everything",
+        );
+    }
+    Ok(())
+}
+
+fn validate_errors(key: &str, errors: &ErrorModel) -> Result<(), ConfigError> {
+    if !(0.0..1.0).contains(&errors.loss) {
+        return fail(format!("{key}.loss"), "must be a probability in [0, 1)");
+    }
+    if !(0.0..1.0).contains(&errors.ber) {
+        return fail(format!("{key}.ber"), "must be a probability in [0, 1)");
+    }
+    Ok(())
+}
+
+fn human_duration(ns: u64) -> String {
+    match ns {
+        ns if ns >= 1_000_000_000 => format!("{} s", seconds(ns)),
+        ns if ns >= 1_000_000 => format!("{} ms", ns as f64 / 1e6),
+        ns if ns >= 1_000 => format!("{} µs", ns as f64 / 1e3),
+        ns => format!("{ns} ns"),
+    }
+}
+
+fn human_bytes(bytes: u64) -> String {
+    let units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1000.0 && unit + 1 < units.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    format!("{value:.3} {}", units[unit])
+}
+
+/// Union-find over node indices.
+struct Components(Vec<usize>);
+
+impl Components {
+    fn new(nodes: usize) -> Self {
+        Components((0..nodes).collect())
+    }
+
+    fn root(&mut self, mut node: usize) -> usize {
+        while self.0[node] != node {
+            self.0[node] = self.0[self.0[node]];
+            node = self.0[node];
+        }
+        node
+    }
+
+    fn join(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.root(a), self.root(b));
+        self.0[a] = b;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(extra: serde_json::Value) -> Scenario {
+        let mut base = serde_json::json!({
+            "name": "t", "seed": 1, "duration_ns": 10_000_000_000u64,
+            "nodes": ["a", "b", "c"],
+            "links": [{"a": 0, "b": 1,
+                       "a_to_b": {"rate_bps": 1_000_000, "delay_ns": 0},
+                       "b_to_a": {"rate_bps": 1_000_000, "delay_ns": 0}}],
+            "flows": [{"name": "f", "src": 0, "dst": 1, "app": {"kind": "tcp_bulk"}}],
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            base[k] = v.clone();
+        }
+        serde_json::from_value(base).unwrap()
+    }
+
+    fn key_of(extra: serde_json::Value) -> String {
+        scenario(extra).validate().unwrap_err().key
+    }
+
+    #[test]
+    fn a_valid_scenario_passes() {
+        scenario(serde_json::json!({})).validate().unwrap();
+    }
+
+    #[test]
+    fn each_problem_names_its_field() {
+        let flow = |f: serde_json::Value| serde_json::json!({"flows": [f]});
+        assert_eq!(
+            key_of(flow(serde_json::json!({"name": "f", "src": 0, "dst": 2,
+                "app": {"kind": "tcp_bulk"}}))),
+            "flows[0]",
+            "c is connected to nothing"
+        );
+        assert_eq!(
+            key_of(flow(serde_json::json!({"name": "f", "src": 0, "dst": 1,
+                "start_ns": 10_000_000_000u64, "app": {"kind": "tcp_bulk"}}))),
+            "flows[0].start_ns"
+        );
+        assert_eq!(
+            key_of(flow(serde_json::json!({"name": "f", "src": 0, "dst": 1,
+                "start_ns": 5, "stop_ns": 5, "app": {"kind": "tcp_bulk"}}))),
+            "flows[0].stop_ns"
+        );
+        assert_eq!(key_of(serde_json::json!({"flows": []})), "flows");
+        assert_eq!(
+            key_of(serde_json::json!({"nodes": ["a", "../../escaped", "c"]})),
+            "nodes[1]"
+        );
+        assert_eq!(
+            key_of(serde_json::json!({"sample_interval_ns": 1})),
+            "simulation.sample_interval_ns"
+        );
+        let wlan = |phy: serde_json::Value| serde_json::json!({"wlans": [{"ap": 2, "stations": [0], "phy": phy}]});
+        assert_eq!(
+            key_of(wlan(
+                serde_json::json!({"standard": "802.11b", "rate_bps": 7_000_000})
+            )),
+            "wlans[0].phy.rate_bps"
+        );
+        assert_eq!(
+            key_of(wlan(serde_json::json!({"standard": "802.11b",
+                "rate_bps": 11_000_000, "basic_rate_bps": 11_000_000}))),
+            "wlans[0].phy.basic_rate_bps"
+        );
+    }
+
+    #[test]
+    fn oversized_time_series_are_refused_with_their_cost() {
+        // 1000 s sampled every 10 µs for one flow: 1e8 samples.
+        let error = scenario(serde_json::json!({
+            "duration_ns": 1_000_000_000_000u64, "sample_interval_ns": 10_000}))
+        .validate()
+        .unwrap_err();
+        assert_eq!(error.key, "simulation.sample_interval_ns");
+        assert!(
+            error.message.contains("100000000 time-series samples")
+                && error.message.contains("4.800 GB")
+                && error.message.contains("50 µs"),
+            "{}",
+            error.message
+        );
+        scenario(serde_json::json!({
+            "duration_ns": 1_000_000_000_000u64, "sample_interval_ns": 50_000}))
+        .validate()
+        .unwrap();
+    }
+}

@@ -1,0 +1,362 @@
+//! Unit tests of the DCF: retry counting, queue limits, aggregation, TXOP failures,
+//! post-backoff, driven on a BSS alone.
+
+use super::*;
+use crate::packet::tests::udp_packet;
+use crate::rng::{stream, StreamId};
+use airtcp_proto::agent::{self, AgentSettings};
+use airtcp_proto::wifi::Preamble;
+use airtcp_proto::wire::{TcpFlags, TcpRepr, TransportRepr};
+use airtcp_proto::SeqNumber;
+
+fn pure_ack() -> Packet {
+    let mut packet = udp_packet(0);
+    packet.repr.transport = TransportRepr::Tcp(TcpRepr {
+        src_port: 5001,
+        dst_port: 1024,
+        seq: SeqNumber(1),
+        ack: SeqNumber(1),
+        flags: TcpFlags {
+            ack: true,
+            ..TcpFlags::default()
+        },
+        window: 100,
+        mss: None,
+        window_scale: None,
+        payload_len: 0,
+    });
+    packet
+}
+
+#[test]
+fn a_failed_frame_is_settled_as_it_was_sent_even_if_acks_arrive_meanwhile() {
+    let settings = AgentSettings {
+        txop_ns: 3_264_000,
+        max_aggregate: 16,
+        target_stations: 3.0,
+        cw_min: 31,
+        stages: 5,
+    };
+    let mut bss = Bss::new(
+        Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap(),
+        MacParams {
+            rts_threshold: None,
+            short_retry_limit: 1,
+            long_retry_limit: 1,
+            queue_packets: 50,
+            ack_queue_packets: None,
+        },
+        ErrorModel {
+            loss: 1.0,
+            ber: 0.0,
+        }, // every frame is corrupted: one attempt, then a drop
+        stream(1, StreamId::WlanChannel { bss: 0 }),
+        (0..2)
+            .map(|m| {
+                (
+                    m,
+                    stream(
+                        1,
+                        StreamId::Mac {
+                            bss: 0,
+                            mac: m as u32,
+                        },
+                    ),
+                )
+            })
+            .collect(),
+        agent::by_name("ack_aggregation", settings),
+    );
+    let mut actions = Actions::default();
+    let data = |packet| Frame { packet, to: 1 };
+    bss.enqueue(Instant::ZERO, 0, data(udp_packet(500)), &mut actions);
+    let (at, generation) = actions
+        .access
+        .take()
+        .expect("the AP accesses the idle medium");
+    bss.on_access(at, generation, &mut actions);
+    let busy_end = actions
+        .busy_end
+        .take()
+        .expect("the data frame is on the air");
+    for _ in 0..5 {
+        bss.enqueue(at, 0, data(pure_ack()), &mut actions);
+    }
+    bss.enqueue(at, 0, data(udp_packet(500)), &mut actions);
+    bss.on_busy_end(busy_end, &mut actions);
+    assert_eq!(
+        bss.counters.retry_drops, 1,
+        "only the frame that was sent is dropped"
+    );
+    let view = bss.ap_view();
+    assert_eq!((view.data_frames, view.ack_frames), (1, 5));
+}
+
+fn params(rts_threshold: Option<u32>, short: u32, long: u32, queue: u32) -> MacParams {
+    MacParams {
+        rts_threshold,
+        short_retry_limit: short,
+        long_retry_limit: long,
+        queue_packets: queue,
+        ack_queue_packets: None,
+    }
+}
+
+/// An 802.11b BSS of `macs` MACs (MAC 0 the AP), node i for MAC i, streams from `seed`.
+fn bss_of(macs: usize, params: MacParams, loss: f64, agent: Option<&str>, seed: u64) -> Bss {
+    let settings = AgentSettings {
+        txop_ns: 3_264_000,
+        max_aggregate: 16,
+        target_stations: 3.0,
+        cw_min: 31,
+        stages: 5,
+    };
+    Bss::new(
+        Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap(),
+        params,
+        ErrorModel { loss, ber: 0.0 },
+        stream(seed, StreamId::WlanChannel { bss: 0 }),
+        (0..macs)
+            .map(|m| {
+                (
+                    m,
+                    stream(
+                        seed,
+                        StreamId::Mac {
+                            bss: 0,
+                            mac: m as u32,
+                        },
+                    ),
+                )
+            })
+            .collect(),
+        agent.and_then(|name| agent::by_name(name, settings)),
+    )
+}
+
+/// Drives a BSS alone until nothing is left to happen (or `until`); returns when each
+/// transmission (busy period) started. `arrivals` are frames (time, MAC, frame) to enqueue.
+fn drive(bss: &mut Bss, mut arrivals: Vec<(Instant, u32, Frame)>, until: Instant) -> Vec<Instant> {
+    #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    enum Kind {
+        Arrival(usize),
+        BusyEnd,
+        Access(u64),
+    }
+    arrivals.sort_by_key(|a| a.0);
+    let mut events: Vec<(Instant, u64, Kind)> = arrivals
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.0, i as u64, Kind::Arrival(i)))
+        .collect();
+    let mut order = events.len() as u64;
+    let mut starts = Vec::new();
+    let mut actions = Actions::default();
+    while let Some(index) = (0..events.len()).min_by_key(|&i| (events[i].0, events[i].1)) {
+        let (now, _, kind) = events.swap_remove(index);
+        if now > until {
+            break;
+        }
+        match kind {
+            Kind::Arrival(i) => bss.enqueue(now, arrivals[i].1, arrivals[i].2, &mut actions),
+            Kind::BusyEnd => bss.on_busy_end(now, &mut actions),
+            Kind::Access(generation) => bss.on_access(now, generation, &mut actions),
+        }
+        if let Some((at, generation)) = actions.access.take() {
+            events.push((at, order, Kind::Access(generation)));
+            order += 1;
+        }
+        if let Some(at) = actions.busy_end.take() {
+            starts.push(now);
+            events.push((at, order, Kind::BusyEnd));
+            order += 1;
+        }
+        actions.deliveries.clear();
+    }
+    starts
+}
+
+fn frame(to: u32) -> Frame {
+    Frame {
+        packet: udp_packet(1000),
+        to,
+    }
+}
+
+#[test]
+fn rts_failures_count_against_the_short_retry_limit() {
+    // Two stations hold a frame at an idle medium: both access at once and their RTSs
+    // collide. A failed RTS is a short retry (limit 7), so with a long limit of 1 nothing
+    // may be dropped.
+    let mut bss = bss_of(3, params(Some(0), 7, 1, 10), 0.0, None, 1);
+    let arrivals = vec![(Instant::ZERO, 1, frame(0)), (Instant::ZERO, 2, frame(0))];
+    drive(&mut bss, arrivals, Instant::from_nanos(1_000_000_000));
+    let c = &bss.counters;
+    assert!(c.collisions >= 1, "{c:?}");
+    assert_eq!(c.retry_drops, 0, "{c:?}");
+    assert_eq!(c.successes, 2, "{c:?}");
+}
+
+#[test]
+fn failed_frames_after_a_cts_count_against_the_long_retry_limit() {
+    // Every data frame is corrupted after a successful RTS/CTS: long retries, limit 4.
+    let mut bss = bss_of(2, params(Some(0), 7, 4, 10), 1.0, None, 1);
+    drive(
+        &mut bss,
+        vec![(Instant::ZERO, 1, frame(0))],
+        Instant::from_nanos(1_000_000_000),
+    );
+    assert_eq!(bss.counters.failed_attempts, 4);
+    assert_eq!(bss.counters.retry_drops, 1);
+    // Without RTS/CTS the same frame is a short retry: 7 attempts.
+    let mut bss = bss_of(2, params(None, 7, 4, 10), 1.0, None, 1);
+    drive(
+        &mut bss,
+        vec![(Instant::ZERO, 1, frame(0))],
+        Instant::from_nanos(1_000_000_000),
+    );
+    assert_eq!(bss.counters.failed_attempts, 7);
+    assert_eq!(bss.counters.retry_drops, 1);
+}
+
+#[test]
+fn the_last_a_msdu_subframe_is_not_padded() {
+    // 40-byte MSDUs: subframes of 54 bytes; the first padded to 56, the last not.
+    assert_eq!(a_msdu_bytes([40, 40].into_iter()), 56 + 54);
+    assert_eq!(a_msdu_bytes([40, 40, 41].into_iter()), 56 + 56 + 55);
+    assert_eq!(a_msdu_bytes([42].into_iter()), 56);
+}
+
+#[test]
+fn an_agent_shares_the_ap_buffer_between_its_queues_unless_told_otherwise() {
+    let at = Instant::ZERO;
+    let fill = |bss: &mut Bss, data: usize, acks: usize| {
+        let mut actions = Actions::default();
+        for _ in 0..data {
+            bss.enqueue(at, 0, frame(1), &mut actions);
+        }
+        for _ in 0..acks {
+            bss.enqueue(
+                at,
+                0,
+                Frame {
+                    packet: pure_ack(),
+                    to: 1,
+                },
+                &mut actions,
+            );
+        }
+    };
+    let mut shared = bss_of(2, params(None, 7, 4, 4), 0.0, Some("ack_priority"), 1);
+    fill(&mut shared, 3, 3);
+    assert_eq!(shared.counters.queue_drops, 2, "4 frames in all");
+    assert_eq!(shared.queue_len(0), 4);
+    let mut separate = bss_of(
+        2,
+        MacParams {
+            ack_queue_packets: Some(3),
+            ..params(None, 7, 4, 4)
+        },
+        0.0,
+        Some("ack_priority"),
+        1,
+    );
+    fill(&mut separate, 4, 4);
+    assert_eq!(separate.counters.queue_drops, 1, "4 data frames and 3 ACKs");
+    assert_eq!(separate.queue_len(0), 7);
+}
+
+#[test]
+fn a_failed_frame_inside_a_txop_counts_as_a_failure_and_doubles_cw() {
+    // Half the frames are corrupted; find seeds where the first frame of a TXOP burst gets
+    // through and a later one does not.
+    let mut seen = 0;
+    for seed in 0..200 {
+        let mut bss = bss_of(2, params(None, 7, 4, 50), 0.5, Some("txop_burst"), seed);
+        let mut actions = Actions::default();
+        for _ in 0..4 {
+            let ack = Frame {
+                packet: pure_ack(),
+                to: 1,
+            };
+            bss.enqueue(Instant::ZERO, 0, ack, &mut actions);
+        }
+        let Some((at, generation)) = actions.access.take() else {
+            continue;
+        };
+        bss.on_access(at, generation, &mut actions);
+        let Medium::Busy {
+            outcome:
+                Outcome::Success {
+                    delivered,
+                    failed_after: true,
+                    ..
+                },
+            ..
+        } = bss.medium
+        else {
+            continue;
+        };
+        let end = actions.busy_end.take().unwrap();
+        bss.on_busy_end(end, &mut actions);
+        seen += 1;
+        let ap = &bss.macs[0];
+        assert_eq!(ap.cw, 2 * 31 + 1, "CW doubles after the failed frame");
+        assert_eq!(ap.short_retries, 1);
+        assert_eq!(bss.counters.failed_attempts, 1);
+        assert_eq!(bss.counters.retries, 1);
+        assert_eq!(
+            bss.queue_len(0),
+            4 - delivered,
+            "the failed frame stays queued"
+        );
+    }
+    assert!(seen >= 10, "only {seen} seeds gave a failure inside a TXOP");
+}
+
+#[test]
+fn a_frame_arriving_after_a_transmission_waits_for_the_post_backoff() {
+    // A station sends a frame, then draws a backoff with an empty queue (post-backoff). A
+    // frame that arrives just after the medium went idle (a frame arriving while it is busy
+    // would back off anyway) waits for it: 0..=31 slots after DIFS, not DIFS alone.
+    let phy = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
+    let mut slots = Vec::new();
+    for seed in 0..200 {
+        let mut bss = bss_of(2, params(None, 7, 4, 10), 0.0, None, seed);
+        let busy = phy.data_airtime_ns(frame(0).msdu_bytes())
+            + 2 * phy.propagation_ns
+            + phy.sifs_ns
+            + phy.ack_airtime_ns();
+        let idle = Instant::from_nanos(busy + 10_000);
+        let starts = drive(
+            &mut bss,
+            vec![(Instant::ZERO, 1, frame(0)), (idle, 1, frame(0))],
+            Instant::from_nanos(1_000_000_000),
+        );
+        assert_eq!(starts[0], Instant::ZERO, "an idle medium is used at once");
+        let second = starts[1].as_nanos() - busy - phy.difs_ns();
+        assert_eq!(second % phy.slot_ns, 0);
+        slots.push(second / phy.slot_ns);
+    }
+    let mean = slots.iter().sum::<u64>() as f64 / slots.len() as f64;
+    assert!(slots.iter().all(|s| *s <= 31), "{slots:?}");
+    assert!(
+        (12.0..19.0).contains(&mean),
+        "mean backoff {mean} slots, expected ~15.5"
+    );
+}
+
+#[test]
+fn a_frame_arriving_after_the_post_backoff_ended_goes_at_once() {
+    let mut bss = bss_of(2, params(None, 7, 4, 10), 0.0, None, 3);
+    let later = Instant::from_nanos(50_000_000);
+    let starts = drive(
+        &mut bss,
+        vec![(Instant::ZERO, 1, frame(0)), (later, 1, frame(0))],
+        Instant::from_nanos(1_000_000_000),
+    );
+    // At the next slot boundary of the idle medium, without a backoff.
+    assert_eq!(starts.len(), 2);
+    let waited = starts[1].as_nanos() - later.as_nanos();
+    assert!(waited < 20_000, "waited {waited} ns");
+}

@@ -1,0 +1,34 @@
+"""Command help in the usual Unix form. Typer's own shows a required argument as
+``{scenario}`` and every flag with a ``<bool>`` type; here arguments read ``SCENARIO`` (or
+``[NAME]`` when optional) and flags have no type, as in click, argparse and man pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer.core
+
+
+def _untyped_flags(params: list[Any]) -> list[Any]:
+    for param in params:
+        if isinstance(param, typer.core.TyperOption) and param.is_flag:
+            param.metavar = ""
+    return params
+
+
+class Command(typer.core.TyperCommand):
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if isinstance(param, typer.core.TyperArgument):
+                name = (param.metavar or param.name or "").upper()
+                pieces.append(name if param.required else f"[{name}]")
+        return pieces
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _untyped_flags(super().get_params(ctx))
+
+
+class Group(typer.core.TyperGroup):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _untyped_flags(super().get_params(ctx))

@@ -1,0 +1,292 @@
+"""Resolution of a validated scenario into the plain JSON the simulator runs (integers in ns,
+bit/s and bytes; node indices; templates expanded), with a record of where each resolved field
+came from, so that the simulator's checks speak of the user's keys.
+
+The simulator validates the resolved scenario (crates/airtcp-sim/src/validate.rs) and names
+the resolved field at fault: ``wlans[0].phy.rate_bps``, ``flows[5].stop_ns``,
+``links[3].a_to_b.queue``. :meth:`Origins.user_key` turns that into ``wlan.rate``,
+``flows[0].stop`` (for station 6), ``links[1].queue``: the key the user wrote, or would write.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import _core
+from .scenario import Direction, Flow, Link, Scenario, ScenarioError
+
+_TCP_DURATIONS = ("initial_rto", "min_rto", "max_rto", "delayed_ack_timeout", "time_wait")
+
+# Resolved leaf names that differ from the user's, after unit suffixes are dropped.
+_RENAMES = {
+    "queue_packets": "queue",
+    "ack_queue_packets": "ack_queue",
+    "payload_bytes": "payload",
+}
+
+
+def _leaf(name: str) -> str:
+    """The user's name of a resolved leaf: ``rate_bps`` -> ``rate``, ``stop_ns`` -> ``stop``."""
+    if name in _RENAMES:
+        return _RENAMES[name]
+    return re.sub(r"_(ns|bps)$", "", name)
+
+
+@dataclass
+class _LinkOrigin:
+    key: str
+    link: Link
+    station: int | None
+
+
+@dataclass
+class _FlowOrigin:
+    key: str
+    flow: Flow
+    station: int | None
+    name: str
+
+
+@dataclass
+class Origins:
+    """Where the nodes, links and flows of a resolved scenario came from."""
+
+    nodes: list[str] = field(default_factory=list)
+    links: list[_LinkOrigin] = field(default_factory=list)
+    flows: list[_FlowOrigin] = field(default_factory=list)
+
+    def user_key(self, key: str) -> tuple[str, str]:
+        """The user's key for a resolved key, and a note on which instance of a template it
+        is ("" if none)."""
+        match = re.fullmatch(r"(\w+)(?:\[(\d+)\])?(?:\.(.*))?", key)
+        if match is None:
+            return key, ""
+        part, index, rest = match.group(1), match.group(2), match.group(3) or ""
+        i = int(index) if index is not None else None
+        if part == "simulation":
+            return ".".join(["simulation", *map(_leaf, rest.split("."))]).rstrip("."), ""
+        if part == "nodes" and i is not None and i < len(self.nodes):
+            return self.nodes[i], ""
+        if part == "wlans":
+            return _join("wlan", _wlan_field(rest)), ""
+        if part == "links" and i is not None and i < len(self.links):
+            return self._link_key(self.links[i], rest)
+        if part == "flows" and i is not None and i < len(self.flows):
+            return self._flow_key(self.flows[i], rest)
+        return key, ""
+
+    @staticmethod
+    def _link_key(origin: _LinkOrigin, rest: str) -> tuple[str, str]:
+        note = "" if origin.station is None else f"for station {origin.station}"
+        direction, _, leaf = rest.partition(".")
+        if direction not in ("a_to_b", "b_to_a") or not leaf:
+            return origin.key, note
+        name = _leaf(leaf.removeprefix("errors."))
+        override: Direction = getattr(origin.link, direction)
+        if getattr(override, name, None) is not None:
+            return f"{origin.key}.{direction}.{name}", note
+        return f"{origin.key}.{name}", note
+
+    @staticmethod
+    def _flow_key(origin: _FlowOrigin, rest: str) -> tuple[str, str]:
+        note = "" if origin.station is None else f"{origin.name}, for station {origin.station}"
+        rest = rest.removeprefix("app.").removeprefix("app")
+        if not rest:
+            return origin.key, note
+        if rest == "congestion_control" or rest.startswith("tcp."):
+            name = _leaf(rest.removeprefix("tcp."))
+            if getattr(origin.flow.tcp, name, None) is not None:
+                return f"{origin.key}.tcp.{name}", note
+            return f"tcp.{name}", note
+        return f"{origin.key}.{_leaf(rest)}", note
+
+
+def _wlan_field(rest: str) -> str:
+    rest = rest.removeprefix("phy.").removeprefix("errors.")
+    if rest == "agent.kind":
+        return "agent"
+    return ".".join(_leaf(p) for p in rest.split(".")) if rest else ""
+
+
+def _join(prefix: str, rest: str) -> str:
+    return f"{prefix}.{rest}" if rest else prefix
+
+
+def resolve_checked(
+    scenario: Scenario,
+    source: str,
+    seed: int | None = None,
+    overrides: list[str] | tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """Resolves a scenario and validates it exactly as the simulator will (so `airtcp
+    validate` accepts what runs and nothing else); errors name the user's key."""
+    try:
+        resolved, origins = resolve(scenario, seed)
+    except ValueError as error:
+        key, message = error.args if len(error.args) == 2 else ("", str(error))
+        raise ScenarioError(source, key, message).blaming(overrides) from None
+    try:
+        _core.check(json.dumps(resolved))
+    except _core.ScenarioError as error:
+        key, note = origins.user_key(error.args[0])
+        message = f"{note}: {error.args[1]}" if note else error.args[1]
+        raise ScenarioError(source, key, message).blaming(overrides) from None
+    return resolved
+
+
+def _expand(template: str, i: int) -> str:
+    return template.replace("{i}", str(i))
+
+
+def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any], Origins]:
+    """The simulator's JSON and the origins of its parts; raises ValueError(key, message) for
+    references the schema cannot check (unknown nodes, a node joined to itself)."""
+    origins = Origins()
+    stations = scenario.wlan.station_names() if scenario.wlan else []
+    numbers = range(1, len(stations) + 1)
+    nodes: list[str] = []
+    index: dict[str, int] = {}
+
+    def node(name: str, key: str) -> int:
+        if name not in index:
+            index[name] = len(nodes)
+            nodes.append(name)
+            origins.nodes.append(key)
+        return index[name]
+
+    if scenario.wlan:
+        node(scenario.wlan.ap, "wlan.ap")
+        for name in stations:
+            node(name, "wlan.station_name" if isinstance(scenario.wlan.stations, int) else
+                 "wlan.stations")  # fmt: skip
+
+    for kind, items in (("links", scenario.links), ("flows", scenario.flows)):
+        for k, item in enumerate(items):
+            if item.per_station and not stations:
+                raise ValueError(
+                    f"{kind}[{k}].per_station", "needs a [wlan] whose stations it repeats for"
+                )
+
+    links = []
+    for k, link in enumerate(scenario.links):
+        for i in numbers if link.per_station else [None]:
+            a = link.a if i is None else _expand(link.a, i)
+            b = link.b if i is None else _expand(link.b, i)
+            if a == b:
+                raise ValueError(f"links[{k}]", f"joins {a!r} to itself")
+            links.append(
+                {
+                    "a": node(a, f"links[{k}].a"),
+                    "b": node(b, f"links[{k}].b"),
+                    "a_to_b": _direction(link, link.a_to_b),
+                    "b_to_a": _direction(link, link.b_to_a),
+                }
+            )
+            origins.links.append(_LinkOrigin(f"links[{k}]", link, i))
+
+    flows = []
+    for k, flow in enumerate(scenario.flows):
+        for i in numbers if flow.per_station else [None]:
+            expand = (lambda s: s) if i is None else (lambda s, i=i: _expand(s, i))
+            src, dst = expand(flow.src), expand(flow.dst)
+            for end, name in (("src", src), ("dst", dst)):
+                if name not in index:
+                    known = ", ".join(nodes[:8]) + (", ..." if len(nodes) > 8 else "")
+                    raise ValueError(f"flows[{k}].{end}", f"unknown node {name!r} (nodes: {known})")
+            if src == dst:
+                raise ValueError(f"flows[{k}]", f"src and dst are both {src!r}")
+            name = expand(flow.name) if flow.name else f"flow{len(flows) + 1}"
+            flows.append(_flow_json(scenario, flow, name, index[src], index[dst]))
+            origins.flows.append(_FlowOrigin(f"flows[{k}]", flow, i, name))
+    names = [f["name"] for f in flows]
+    if len(set(names)) != len(names):
+        duplicate = next(n for n in names if names.count(n) > 1)
+        raise ValueError("flows", f"flow name {duplicate!r} is used more than once")
+
+    sim = scenario.simulation
+    wlans = [_wlan_json(scenario, index, stations)] if scenario.wlan else []
+    resolved = {
+        "name": sim.name,
+        "seed": sim.seed if seed is None else seed,
+        "duration_ns": sim.duration,
+        "measure_from_ns": sim.measure_from,
+        "sample_interval_ns": sim.sample_interval,
+        "nodes": nodes,
+        "links": links,
+        "wlans": wlans,
+        "flows": flows,
+    }
+    return resolved, origins
+
+
+def _flow_json(scenario: Scenario, flow: Flow, name: str, src: int, dst: int) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "name": name,
+        "src": src,
+        "dst": dst,
+        "start_ns": flow.start,
+        "stop_ns": flow.stop,
+    }
+    if flow.kind == "tcp_bulk":
+        merged = {
+            **scenario.tcp.model_dump(exclude_none=True),
+            **flow.tcp.model_dump(exclude_none=True),
+        }
+        entry["app"] = {
+            "kind": "tcp_bulk",
+            "bytes": flow.bytes,
+            "congestion_control": merged.pop("congestion_control", "newreno"),
+            "tcp": {f"{k}_ns" if k in _TCP_DURATIONS else k: v for k, v in merged.items()},
+        }
+    else:
+        entry["app"] = {"kind": "udp_cbr", "rate_bps": flow.rate, "payload_bytes": flow.payload}
+    return entry
+
+
+def _wlan_json(scenario: Scenario, index: dict[str, int], stations: list[str]) -> dict[str, Any]:
+    w = scenario.wlan
+    assert w is not None
+    agent = w.agent
+    return {
+        "ap": index[w.ap],
+        "stations": [index[s] for s in stations],
+        "phy": {
+            "standard": w.phy,
+            "rate_bps": w.rate,
+            "basic_rate_bps": w.basic_rate,
+            "preamble": w.preamble,
+            "short_slot": w.short_slot,
+            "cw_min": w.cw_min,
+            "cw_max": w.cw_max,
+        },
+        "rts_threshold": None if w.rts_threshold == "off" else w.rts_threshold,
+        "queue_packets": w.queue,
+        "short_retry_limit": w.short_retry_limit,
+        "long_retry_limit": w.long_retry_limit,
+        "errors": {"loss": w.loss, "ber": w.ber},
+        "agent": None
+        if agent is None
+        else {
+            "kind": agent.kind,
+            "txop_limit_ns": agent.txop_limit,
+            "max_aggregate": agent.max_aggregate,
+            "target_stations": agent.target_stations,
+            "ack_queue_packets": agent.ack_queue,
+        },
+    }
+
+
+def _direction(link: Link, override: Direction) -> dict[str, Any]:
+    queue = override.queue or link.queue
+    return {
+        "rate_bps": override.rate or link.rate,
+        "delay_ns": link.delay if override.delay is None else override.delay,
+        "queue": {"packets": queue.packets, "bytes": queue.bytes},
+        "errors": {
+            "loss": link.loss if override.loss is None else override.loss,
+            "ber": link.ber if override.ber is None else override.ber,
+        },
+    }
