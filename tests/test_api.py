@@ -64,6 +64,17 @@ def test_per_station_templates_scale_with_station_count():
     assert resolved["flows"][0]["app"]["tcp"]["mss"] == 1024
 
 
+def test_python_overrides_are_values_not_text():
+    """A table from Python stays a table (JSON text is not TOML: it once became a string)."""
+    agent = {"kind": "adaptive", "target_stations": 4}
+    resolved = airtcp.prepare(
+        SCENARIOS / "ryu-upload.toml", overrides={"wlan.agent": agent, "wlan.stations": 2}
+    )
+    assert resolved["wlans"][0]["agent"]["target_stations"] == 4.0
+    text = airtcp.prepare(SCENARIOS / "ryu-upload.toml", overrides=["wlan.agent={kind = 'dcf'}"])
+    assert text["wlans"][0]["agent"]["kind"] == "dcf"
+
+
 def test_units():
     assert parse_rate("11Mbps") == 11_000_000
     assert parse_rate("5.5 Mbit/s") == 5_500_000

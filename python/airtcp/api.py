@@ -37,24 +37,16 @@ class RunResult:
             self.timeseries.to_parquet(temporary, index=False)
 
 
-def _overrides(overrides: dict[str, Any] | list[str] | None) -> list[str]:
-    if overrides is None:
-        return []
-    if isinstance(overrides, dict):
-        return [
-            f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in overrides.items()
-        ]
-    return list(overrides)
-
-
 def prepare(
     scenario: str | Path | Scenario | dict[str, Any],
     seed: int | None = None,
     overrides: dict[str, Any] | list[str] | None = None,
 ) -> dict[str, Any]:
     """Loads, overrides, validates (as the simulator will) and resolves a scenario into the
-    simulator's JSON; a ScenarioError names the file, the ``--set`` argument and the key."""
-    sets = _overrides(overrides)
+    simulator's JSON; a ScenarioError names the file, the ``--set`` argument and the key.
+    ``overrides``: ``["wlan.stations=40"]`` as on the command line, or ``{"wlan.stations":
+    40}`` with values used as they are."""
+    sets = overrides or []
     if isinstance(scenario, str | Path):
         source = str(scenario)
         model = load(scenario, sets)

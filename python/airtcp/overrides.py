@@ -1,14 +1,19 @@
-"""Dotted overrides from the command line: ``--set wlan.stations=40``.
+"""Dotted overrides: ``--set wlan.stations=40`` on the command line, or ``{"wlan.stations":
+40}`` from Python.
 
-The value is read as a TOML value (``40``, ``1.5``, ``true``, ``"x"``, ``[1, 2]``); anything
-that is not valid TOML is taken as a plain string, so ``--set simulation.duration=20s`` works
-without quotes. List items are addressed by index: ``--set links.0.rate=1Mbps``.
+A command-line value is read as a TOML value (``40``, ``1.5``, ``true``, ``"x"``, ``[1, 2]``,
+``{kind = "adaptive"}``); anything that is not valid TOML is taken as a plain string, so
+``--set simulation.duration=20s`` works without quotes. A value from Python is used as it is.
+List items are addressed by index: ``--set links.0.rate=1Mbps``.
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+Overrides = Sequence[str] | Mapping[str, Any]
 
 
 def parse_value(text: str) -> Any:
@@ -18,18 +23,31 @@ def parse_value(text: str) -> Any:
         return text
 
 
-def apply_overrides(data: dict[str, Any], overrides: list[str] | tuple[str, ...]) -> None:
-    """Applies each ``key=value`` to ``data`` in place; raises ValueError naming the override."""
-    for override in overrides:
-        key, sep, text = override.partition("=")
-        if not sep:
-            raise ValueError(
-                f"{override!r}: expected KEY=VALUE with a dotted key, like wlan.stations=10"
-            )
+def texts(overrides: Overrides) -> list[str]:
+    """The overrides as ``key=value`` texts, as a user would have typed them."""
+    if isinstance(overrides, Mapping):
+        return [f"{key}={value}" for key, value in overrides.items()]
+    return list(overrides)
+
+
+def apply_overrides(data: dict[str, Any], overrides: Overrides) -> None:
+    """Applies each override to ``data`` in place; raises ValueError naming the override."""
+    if isinstance(overrides, Mapping):
+        pairs = [(key, value, f"{key}={value}") for key, value in overrides.items()]
+    else:
+        pairs = []
+        for override in overrides:
+            key, sep, text = override.partition("=")
+            if not sep:
+                raise ValueError(
+                    f"{override!r}: expected KEY=VALUE with a dotted key, like wlan.stations=10"
+                )
+            pairs.append((key.strip(), parse_value(text.strip()), override))
+    for key, value, text in pairs:
         try:
-            set_key(data, key.strip(), parse_value(text.strip()))
+            set_key(data, key, value)
         except ValueError as error:
-            raise ValueError(f"{override!r}: {error}") from None
+            raise ValueError(f"{text!r}: {error}") from None
 
 
 def set_key(data: dict[str, Any], key: str, value: Any) -> None:

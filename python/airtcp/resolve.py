@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _core
+from .overrides import Overrides
 from .scenario import Direction, Flow, Link, Scenario, ScenarioError
 
 _TCP_DURATIONS = ("initial_rto", "min_rto", "max_rto", "delayed_ack_timeout", "time_wait")
@@ -119,7 +120,7 @@ def resolve_checked(
     scenario: Scenario,
     source: str,
     seed: int | None = None,
-    overrides: list[str] | tuple[str, ...] = (),
+    overrides: Overrides = (),
 ) -> dict[str, Any]:
     """Resolves a scenario and validates it exactly as the simulator will (so `airtcp
     validate` accepts what runs and nothing else); errors name the user's key."""

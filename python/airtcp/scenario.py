@@ -27,7 +27,7 @@ from pydantic import (
 )
 
 from . import _core
-from .overrides import apply_overrides
+from .overrides import Overrides, apply_overrides, texts
 from .units import parse_duration, parse_rate, parse_size
 
 LIMITS: dict[str, int] = _core.limits()
@@ -40,9 +40,9 @@ class ScenarioError(Exception):
         super().__init__(f"{source}: {key}: {message}" if key else f"{source}: {message}")
         self.source, self.key, self.message = source, key, message
 
-    def blaming(self, overrides: list[str] | tuple[str, ...]) -> ScenarioError:
+    def blaming(self, overrides: Overrides) -> ScenarioError:
         """The same error, naming the ``--set`` argument that set its key, if one did."""
-        for override in overrides:
+        for override in texts(overrides):
             set_key = override.partition("=")[0].strip()
             if self.key and (self.key + ".").startswith(_index_dots(set_key) + "."):
                 return ScenarioError(f"{self.source} (--set {override})", self.key, self.message)
@@ -358,16 +358,14 @@ def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
         raise ScenarioError(source, "", f"invalid TOML: {error}") from None
 
 
-def load(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> Scenario:
+def load(path: str | Path, overrides: Overrides = ()) -> Scenario:
     """Reads a TOML scenario and applies ``--set key=value`` overrides."""
     path = Path(path)
     _, data = read_toml(path)
     return parse_with_overrides(data, str(path), overrides)
 
 
-def parse_with_overrides(
-    data: dict[str, Any], source: str, overrides: list[str] | tuple[str, ...]
-) -> Scenario:
+def parse_with_overrides(data: dict[str, Any], source: str, overrides: Overrides) -> Scenario:
     """Applies ``--set`` overrides to a scenario mapping, then validates it; an error names
     the override that caused it."""
     try:

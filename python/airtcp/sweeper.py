@@ -39,6 +39,9 @@ from .worker import execute, failure_record
 
 # A run whose worker process dies this many times is recorded as failed.
 MAX_WORKER_DEATHS = 2
+# Runs handed to each worker at a time: one running and one waiting, so that a worker does
+# not idle while the driver stores a result; few enough that a dead pool names few suspects.
+IN_FLIGHT_PER_WORKER = 2
 
 
 class SweepError(Exception):
@@ -76,8 +79,8 @@ def _threads(tasks: list[Task], jobs: int) -> Iterator[dict[str, Any]]:
 
 
 def _processes(tasks: list[Task], jobs: int) -> Iterator[dict[str, Any]]:
-    """Runs tasks on pools of worker processes, keeping at most one task per worker in flight
-    so that a dead pool tells which runs were on it."""
+    """Runs tasks on pools of worker processes, keeping few tasks per worker in flight so
+    that a dead pool tells which runs may have killed it."""
     fresh: deque[Task] = deque(tasks)
     suspects: deque[Task] = deque()
     deaths: Counter[str] = Counter()
@@ -112,7 +115,7 @@ def _one_pool(
     lost: list[Task] = []
     try:
         while source or in_flight:
-            while source and len(in_flight) < workers:
+            while source and len(in_flight) < workers * IN_FLIGHT_PER_WORKER:
                 task = source.popleft()
                 try:
                     with _without_main_script():

@@ -189,6 +189,44 @@ impl Pair {
     }
 }
 
+/// Client and server with 1000-byte segments over 10 Mbit/s and 10 ms.
+fn lan_pair() -> Pair {
+    Pair::new(
+        config(1000),
+        config(1000),
+        Duration::from_millis(10),
+        10_000_000,
+    )
+}
+
+/// As `lan_pair`, with a receive buffer of 16 KiB.
+fn small_receiver_pair() -> Pair {
+    let receiver = TcpConfig {
+        receive_buffer: 16 << 10,
+        ..config(1000)
+    };
+    Pair::new(
+        config(1000),
+        receiver,
+        Duration::from_millis(10),
+        10_000_000,
+    )
+}
+
+/// A pair whose first handshake segment in `dir` (the SYN, or the SYN-ACK) is lost.
+fn first_syn_lost(dir: Dir) -> Pair {
+    let mut pair = lan_pair();
+    let mut syns = 0;
+    pair.drop = Box::new(move |_, d, seg| {
+        if d == dir && seg.flags.syn {
+            syns += 1;
+            return syns == 1;
+        }
+        false
+    });
+    pair
+}
+
 fn config(mss: u32) -> TcpConfig {
     TcpConfig {
         mss,
@@ -203,12 +241,7 @@ fn at(secs: f64) -> Instant {
 
 #[test]
 fn transfer_completes_and_both_sides_close() {
-    let mut pair = Pair::new(
-        config(1000),
-        config(1000),
-        Duration::from_millis(10),
-        10_000_000,
-    );
+    let mut pair = lan_pair();
     pair.client_to_send = 1_000_000;
     pair.run_until(at(60.0));
     assert_eq!(pair.server.stats().bytes_received, 1_000_000);
@@ -224,12 +257,7 @@ fn transfer_completes_and_both_sides_close() {
 
 #[test]
 fn delayed_ack_acknowledges_every_second_segment() {
-    let mut pair = Pair::new(
-        config(1000),
-        config(1000),
-        Duration::from_millis(10),
-        10_000_000,
-    );
+    let mut pair = lan_pair();
     pair.client_to_send = 200_000;
     pair.run_until(at(30.0));
     let data = pair.data_segments(Dir::ClientToServer).count();
@@ -247,12 +275,7 @@ fn delayed_ack_acknowledges_every_second_segment() {
 
 #[test]
 fn lone_segment_is_acked_after_the_delayed_ack_timer() {
-    let mut pair = Pair::new(
-        config(1000),
-        config(1000),
-        Duration::from_millis(10),
-        10_000_000,
-    );
+    let mut pair = lan_pair();
     pair.client_to_send = 500;
     pair.client_closes = false; // a FIN would be acknowledged at once
     pair.run_until(at(5.0));
@@ -327,20 +350,7 @@ fn cwnd_is_halved_at_fast_retransmit() {
 
 #[test]
 fn lost_syn_is_retransmitted_after_the_initial_rto_and_the_connection_starts_cautiously() {
-    let mut pair = Pair::new(
-        config(1000),
-        config(1000),
-        Duration::from_millis(10),
-        10_000_000,
-    );
-    let mut syns = 0;
-    pair.drop = Box::new(move |_, dir, seg| {
-        if dir == Dir::ClientToServer && seg.flags.syn {
-            syns += 1;
-            return syns == 1;
-        }
-        false
-    });
+    let mut pair = first_syn_lost(Dir::ClientToServer);
     pair.run_until(at(0.9));
     assert_eq!(pair.client.state(), TcpState::SynSent);
     pair.run_until(at(1.1));
@@ -358,20 +368,7 @@ fn lost_syn_is_retransmitted_after_the_initial_rto_and_the_connection_starts_cau
 
 #[test]
 fn lost_syn_ack_gives_the_server_the_same_cautious_start() {
-    let mut pair = Pair::new(
-        config(1000),
-        config(1000),
-        Duration::from_millis(10),
-        10_000_000,
-    );
-    let mut syn_acks = 0;
-    pair.drop = Box::new(move |_, dir, seg| {
-        if dir == Dir::ServerToClient && seg.flags.syn {
-            syn_acks += 1;
-            return syn_acks == 1;
-        }
-        false
-    });
+    let mut pair = first_syn_lost(Dir::ServerToClient);
     pair.run_until(at(1.5));
     assert_eq!(pair.server.state(), TcpState::Established);
     assert_eq!(pair.server.stats().timeouts, 1);
@@ -415,16 +412,7 @@ fn timeout_collapses_cwnd_and_recovery_completes() {
 
 #[test]
 fn zero_window_probes_back_off_and_transfer_resumes() {
-    let receiver = TcpConfig {
-        receive_buffer: 16 << 10,
-        ..config(1000)
-    };
-    let mut pair = Pair::new(
-        config(1000),
-        receiver,
-        Duration::from_millis(10),
-        10_000_000,
-    );
+    let mut pair = small_receiver_pair();
     pair.client_to_send = 100_000;
     pair.server_reads = false;
     pair.run_until(at(40.0));
@@ -587,12 +575,7 @@ fn mass_loss_recovery_ends_in_a_timeout_not_one_rtt_per_hole() {
 
 #[test]
 fn retransmission_timeouts_back_off_exponentially_up_to_the_maximum() {
-    let mut pair = Pair::new(
-        config(1000),
-        config(1000),
-        Duration::from_millis(10),
-        10_000_000,
-    );
+    let mut pair = lan_pair();
     pair.client_to_send = 1_000_000;
     pair.client_closes = false;
     // The path dies for good after half a second.
@@ -631,16 +614,7 @@ fn data_written_after_a_zero_window_is_probed_for_even_if_the_window_update_is_l
     // RFC 1122 §4.2.2.17: the sender must probe a zero window whenever it has data to send.
     // Here everything sent has been acknowledged with a zero window when the application
     // writes again, and the receiver's window update is lost: only a probe can go on.
-    let receiver = TcpConfig {
-        receive_buffer: 16 << 10,
-        ..config(1000)
-    };
-    let mut pair = Pair::new(
-        config(1000),
-        receiver,
-        Duration::from_millis(10),
-        10_000_000,
-    );
+    let mut pair = small_receiver_pair();
     pair.client_to_send = 16 << 10;
     pair.client_closes = false;
     pair.server_reads = false;
@@ -663,12 +637,7 @@ fn data_written_after_a_zero_window_is_probed_for_even_if_the_window_update_is_l
 
 #[test]
 fn a_segment_acknowledging_unsent_data_is_dropped_with_an_ack_in_reply() {
-    let mut pair = Pair::new(
-        config(1000),
-        config(1000),
-        Duration::from_millis(10),
-        10_000_000,
-    );
+    let mut pair = lan_pair();
     pair.client_to_send = 5000;
     pair.client_closes = false;
     pair.run_until(at(2.0));

@@ -30,43 +30,8 @@ fn pure_ack() -> Packet {
 
 #[test]
 fn a_failed_frame_is_settled_as_it_was_sent_even_if_acks_arrive_meanwhile() {
-    let settings = AgentSettings {
-        txop_ns: 3_264_000,
-        max_aggregate: 16,
-        target_stations: 3.0,
-        cw_min: 31,
-        stages: 5,
-    };
-    let mut bss = Bss::new(
-        Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap(),
-        MacParams {
-            rts_threshold: None,
-            short_retry_limit: 1,
-            long_retry_limit: 1,
-            queue_packets: 50,
-            ack_queue_packets: None,
-        },
-        ErrorModel {
-            loss: 1.0,
-            ber: 0.0,
-        }, // every frame is corrupted: one attempt, then a drop
-        stream(1, StreamId::WlanChannel { bss: 0 }),
-        (0..2)
-            .map(|m| {
-                (
-                    m,
-                    stream(
-                        1,
-                        StreamId::Mac {
-                            bss: 0,
-                            mac: m as u32,
-                        },
-                    ),
-                )
-            })
-            .collect(),
-        agent::by_name("ack_aggregation", settings),
-    );
+    // Every frame is corrupted: one attempt, then a drop.
+    let mut bss = bss_of(2, params(None, 1, 1, 50), 1.0, Some("ack_aggregation"), 1);
     let mut actions = Actions::default();
     let data = |packet| Frame { packet, to: 1 };
     bss.enqueue(Instant::ZERO, 0, data(udp_packet(500)), &mut actions);
@@ -199,24 +164,18 @@ fn rts_failures_count_against_the_short_retry_limit() {
 
 #[test]
 fn failed_frames_after_a_cts_count_against_the_long_retry_limit() {
-    // Every data frame is corrupted after a successful RTS/CTS: long retries, limit 4.
-    let mut bss = bss_of(2, params(Some(0), 7, 4, 10), 1.0, None, 1);
-    drive(
-        &mut bss,
-        vec![(Instant::ZERO, 1, frame(0))],
-        Instant::from_nanos(1_000_000_000),
-    );
-    assert_eq!(bss.counters.failed_attempts, 4);
-    assert_eq!(bss.counters.retry_drops, 1);
-    // Without RTS/CTS the same frame is a short retry: 7 attempts.
-    let mut bss = bss_of(2, params(None, 7, 4, 10), 1.0, None, 1);
-    drive(
-        &mut bss,
-        vec![(Instant::ZERO, 1, frame(0))],
-        Instant::from_nanos(1_000_000_000),
-    );
-    assert_eq!(bss.counters.failed_attempts, 7);
-    assert_eq!(bss.counters.retry_drops, 1);
+    // Every data frame is corrupted. After a successful RTS/CTS that is a long retry (limit
+    // 4); without RTS/CTS the same frame is a short retry (limit 7).
+    for (rts_threshold, attempts) in [(Some(0), 4), (None, 7)] {
+        let mut bss = bss_of(2, params(rts_threshold, 7, 4, 10), 1.0, None, 1);
+        drive(
+            &mut bss,
+            vec![(Instant::ZERO, 1, frame(0))],
+            Instant::from_nanos(1_000_000_000),
+        );
+        assert_eq!(bss.counters.failed_attempts, attempts, "{rts_threshold:?}");
+        assert_eq!(bss.counters.retry_drops, 1);
+    }
 }
 
 #[test]

@@ -1,0 +1,49 @@
+"""Simulator speed of two airtcp builds compared in one run: machines are noisy, so each
+build runs paper 000's upload scenario (N = 4, 10, 40 stations, 100 simulated seconds, best
+of 5) in its own interpreter, the two interleaved over several rounds, and the ratio is
+reported per round.
+
+Run: python bench/ab_speed.py OLD_PYTHON NEW_PYTHON [ROUNDS]
+  e.g. an older commit's wheel installed in its own virtualenv against .venv/bin/python.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "ryu-upload.toml"
+STATIONS = (4, 10, 40)
+CHILD = """
+import json, sys, airtcp
+best = {}
+for n in (4, 10, 40):
+    for _ in range(5):
+        s = airtcp.run(sys.argv[1], overrides={"wlan.stations": n}).summary
+        best[n] = min(best.get(n, float("inf")), s["wall_time_s"])
+print(json.dumps(best))
+"""
+
+
+def best_times(python: str) -> dict[str, float]:
+    done = subprocess.run(
+        [python, "-c", CHILD, str(SCENARIO)], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout)
+
+
+def main() -> None:
+    old, new = sys.argv[1], sys.argv[2]
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+    print("wall s of old / new build (new/old), best of 5, per round")
+    print("round " + " ".join(f"{f'N={n}':>22}" for n in STATIONS))
+    for round_ in range(1, rounds + 1):
+        a, b = best_times(old), best_times(new)
+        cells = [f"{a[str(n)]:.4f}/{b[str(n)]:.4f} ({b[str(n)] / a[str(n)]:.2f})" for n in STATIONS]
+        print(f"{round_:>5} " + " ".join(f"{c:>22}" for c in cells))
+
+
+if __name__ == "__main__":
+    main()
