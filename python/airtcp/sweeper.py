@@ -85,10 +85,12 @@ def _processes(tasks: list[Task], jobs: int) -> Iterator[dict[str, Any]]:
     suspects: deque[Task] = deque()
     deaths: Counter[str] = Counter()
     while fresh or suspects:
-        # After a death, the runs that were on the pool go one at a time, so that the next
-        # death is the culprit's own.
-        source, workers = (suspects, 1) if suspects else (fresh, jobs)
-        lost, cause = yield from _one_pool(source, workers)
+        # After a death, the runs that were on the pool go alone, one at a time on one
+        # worker, so that the next death is the culprit's own.
+        if suspects:
+            lost, cause = yield from _one_pool(suspects, workers=1, in_flight_limit=1)
+        else:
+            lost, cause = yield from _one_pool(fresh, jobs, jobs * IN_FLIGHT_PER_WORKER)
         for task in lost:
             deaths[task.run_id] += 1
             if deaths[task.run_id] >= MAX_WORKER_DEATHS:
@@ -99,10 +101,11 @@ def _processes(tasks: list[Task], jobs: int) -> Iterator[dict[str, Any]]:
 
 
 def _one_pool(
-    source: deque[Task], workers: int
+    source: deque[Task], workers: int, in_flight_limit: int
 ) -> Generator[dict[str, Any], None, tuple[list[Task], str]]:
-    """Runs tasks from ``source`` on one pool until it is empty or the pool breaks; yields
-    records and returns the runs lost with a broken pool and the cause of its death."""
+    """Runs tasks from ``source`` on one pool, at most ``in_flight_limit`` handed to it at a
+    time, until it is empty or the pool breaks; yields records and returns the runs lost
+    with a broken pool and the cause of its death."""
     context = multiprocessing.get_context("spawn")
     started = context.Event()
     executor = cf.ProcessPoolExecutor(
@@ -111,11 +114,11 @@ def _one_pool(
         initializer=_worker_init,
         initargs=(started,),
     )
-    in_flight: dict[cf.Future, Task] = {}
+    in_flight: dict[cf.Future, Task] = {}  # in the order handed to the pool
     lost: list[Task] = []
     try:
         while source or in_flight:
-            while source and len(in_flight) < workers * IN_FLIGHT_PER_WORKER:
+            while source and len(in_flight) < in_flight_limit:
                 task = source.popleft()
                 try:
                     with _without_main_script():
@@ -123,22 +126,28 @@ def _one_pool(
                 except OSError as error:
                     raise SweepError(f"cannot start worker processes: {error}") from None
             done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
-            for future in done:
-                task = in_flight.pop(future)
+            broken = False
+            for future in [f for f in in_flight if f in done]:
                 try:
                     record = future.result()
                 except BrokenProcessPool:
-                    lost.append(task)
+                    broken = True
                     continue
+                del in_flight[future]
                 yield record
-            if lost:
-                lost.extend(in_flight.values())
+            if broken:
+                # In the order they were handed out, so that the culprit, which a worker
+                # took first, is re-run first when they go one at a time.
+                lost = list(in_flight.values())
                 break
     except BaseException:
         _stop(executor)
         raise
-    cause = _death_cause(executor)
+    # Exit codes are read only after shutdown has joined the pool's manager thread: it reaps
+    # the dead worker itself, and a concurrent read would see no status.
+    workers_started = list(getattr(executor, "_processes", {}).values())
     executor.shutdown(wait=True, cancel_futures=True)
+    cause = _death_cause(workers_started)
     if lost and not started.is_set():
         raise SweepError(
             f"worker processes could not start ({cause}); their error is printed above. "
@@ -172,14 +181,12 @@ def _without_main_script() -> Iterator[None]:
             main.__file__ = path
 
 
-def _death_cause(executor: cf.ProcessPoolExecutor) -> str:
-    codes = [
-        p.exitcode
-        for p in getattr(executor, "_processes", {}).values()
-        if p.exitcode not in (None, 0)
-    ]
+def _death_cause(workers: list[multiprocessing.process.BaseProcess]) -> str:
+    codes = [p.exitcode for p in workers if p.exitcode not in (None, 0)]
     if not codes:
         return "no exit status"
+    # Only a one-worker pool's death is reported (a run fails on its second death, always
+    # alone), so its one exit code is the cause.
     code = codes[0]
     if code < 0:
         name = signal.Signals(-code).name

@@ -173,3 +173,16 @@ fn time_series_are_kept_only_when_asked() {
     assert!(with.series.flow.iter().all(|&f| f == 0));
     assert_eq!(with.series.time_s[9], 0.1);
 }
+
+#[test]
+fn a_flow_keeps_its_goodput_for_thousands_of_seconds() {
+    // The reported symptom: over 10 Mbit/s the flow froze near 1773 s (2^31 bytes acked) and
+    // a 4000 s run reported 4.29 Mbit/s. 2500 s carries 3 GB, well past 2^31 bytes.
+    let mut scenario = wired_tcp(10_000_000, 20, 33, 0.0, None, 1, 2500);
+    scenario["sample_interval_ns"] = serde_json::json!(0);
+    let result = run(&scenario);
+    let flow = &result.summary.flows[0];
+    let limit = 10e6 * 1460.0 / 1500.0;
+    assert!(flow.goodput_bps > 0.95 * limit, "{flow:?}");
+    assert!(flow.bytes_delivered > 3_000_000_000, "{flow:?}");
+}
