@@ -1,0 +1,97 @@
+//! Golden seeded runs: summaries of fixed scenarios, stored in `tests/golden/`, must stay
+//! bit-identical across refactors (the agent interface, routing, the MAC's optional
+//! mechanisms switched off). A change that moves them on purpose re-blesses them with
+//! `AIRTCP_BLESS=1 cargo test --test golden` and says why in its commit.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{run, saturation, upload, wired_tcp, MS, S};
+use serde_json::{json, Value};
+
+/// Two BSSs (802.11b with RTS/CTS and per-frame loss; 802.11g) joined by a router, with a
+/// server behind it: TCP between stations of different BSSs, a download, an upload, and UDP.
+fn two_bsses() -> Value {
+    let nodes = [
+        "ap1", "ap2", "router", "server", "a1", "a2", "a3", "b1", "b2",
+    ];
+    let wired = json!({"rate_bps": 100_000_000u64, "delay_ns": 2 * MS});
+    let slow = json!({"rate_bps": 20_000_000u64, "delay_ns": 10 * MS, "queue": {"packets": 30}});
+    let tcp = |name: &str, src: usize, dst: usize, cc: &str| {
+        json!({"name": name, "src": src, "dst": dst,
+               "app": {"kind": "tcp_bulk", "congestion_control": cc}})
+    };
+    json!({
+        "name": "two-bsses", "seed": 11, "duration_ns": 15 * S, "measure_from_ns": 3 * S,
+        "nodes": nodes,
+        "links": [
+            {"a": 0, "b": 2, "a_to_b": wired, "b_to_a": wired},
+            {"a": 1, "b": 2, "a_to_b": wired, "b_to_a": wired},
+            {"a": 2, "b": 3, "a_to_b": slow, "b_to_a": slow},
+        ],
+        "wlans": [
+            {"ap": 0, "stations": [4, 5, 6], "rts_threshold": 500, "errors": {"loss": 0.02},
+             "phy": {"standard": "802.11b", "rate_bps": 11_000_000, "basic_rate_bps": 2_000_000}},
+            {"ap": 1, "stations": [7, 8],
+             "phy": {"standard": "802.11g", "rate_bps": 54_000_000, "basic_rate_bps": 6_000_000},
+             "agent": {"kind": "ack_priority"}},
+        ],
+        "flows": [
+            tcp("a1-b1", 4, 7, "newreno"),
+            tcp("server-a2", 3, 5, "newreno"),
+            tcp("b2-server", 8, 3, "newreno"),
+            {"name": "cbr", "src": 6, "dst": 8,
+             "app": {"kind": "udp_cbr", "rate_bps": 1_000_000, "payload_bytes": 500}},
+        ],
+    })
+}
+
+fn cases() -> Vec<(String, Value)> {
+    let mut cases = Vec::new();
+    for agent in [
+        "none",
+        "dcf",
+        "ack_priority",
+        "txop_burst",
+        "ack_aggregation",
+        "adaptive",
+    ] {
+        let config = (agent != "none").then(|| json!({"kind": agent}));
+        cases.push((format!("upload-{agent}"), upload(6, config, 7, 15)));
+    }
+    cases.push(("two-bsses".into(), two_bsses()));
+    cases.push(("saturation-rts".into(), saturation(5, 1500, true, 3, 10)));
+    cases.push((
+        "wired-lossy-finite".into(),
+        wired_tcp(10_000_000, 20, 40, 0.01, Some(4_000_000), 5, 10),
+    ));
+    cases
+}
+
+fn golden_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{name}.json"))
+}
+
+#[test]
+fn seeded_summaries_match_their_golden_files() {
+    let bless = std::env::var_os("AIRTCP_BLESS").is_some();
+    let mut differing = Vec::new();
+    for (name, scenario) in cases() {
+        let mut summary = serde_json::to_value(run(&scenario).summary).unwrap();
+        summary.as_object_mut().unwrap().remove("wall_time_s");
+        let text = serde_json::to_string_pretty(&summary).unwrap() + "\n";
+        let path = golden_path(&name);
+        if bless {
+            std::fs::write(&path, &text).unwrap();
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            differing.push(name);
+        }
+    }
+    assert!(
+        differing.is_empty(),
+        "summaries differ from tests/golden/ for {differing:?}"
+    );
+}
