@@ -37,3 +37,4 @@ bench: install
 	$(PY) bench/sim_speed.py
 	$(PY) bench/sweep_speed.py
 	$(PY) bench/memory.py
+	$(PY) bench/scale.py

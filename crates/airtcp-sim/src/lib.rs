@@ -17,6 +17,7 @@ pub mod pcap;
 pub mod ports;
 pub mod queue;
 pub mod rng;
+pub mod routing;
 pub mod sim;
 pub mod summary;
 pub mod validate;

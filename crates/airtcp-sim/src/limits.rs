@@ -5,12 +5,12 @@
 /// Flows in a scenario: each needs a client port of its own (`crate::ports`).
 pub const MAX_FLOWS: usize = 60_000;
 
-/// Nodes in a scenario. Routes are an all-pairs table of first hops (16 bytes a pair), so
-/// this bounds it to 1 GiB.
-pub const MAX_NODES: usize = 8_192;
+/// Nodes in a scenario. Each node with several neighbours that sends keeps a first-hop
+/// table of 16 bytes a node (`crate::routing`): 1 MiB each at this bound.
+pub const MAX_NODES: usize = 65_536;
 
-/// Stations in one WLAN (with a server each, that is 8002 nodes).
-pub const MAX_STATIONS: usize = 4_000;
+/// Stations in one WLAN (with a server each, that is 20002 nodes).
+pub const MAX_STATIONS: usize = 10_000;
 
 /// Time-series samples a run may keep: one per TCP flow per sampling instant, 48 bytes each
 /// in memory, so about 1 GB.

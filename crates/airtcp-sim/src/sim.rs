@@ -1,10 +1,9 @@
 //! A simulation run: builds nodes, links, BSSs and flows from a [`Scenario`], routes packets
 //! hop by hop, drives the sans-IO TCP sockets from events, and collects the summary.
 //!
-//! Nodes are IPv4 hosts or forwarders with static shortest-path routes (breadth-first, in
-//! declaration order, so routes are deterministic). An AP bridges its BSS and wired links.
+//! Nodes are IPv4 hosts or forwarders with static shortest-path routes (`routing`). An AP
+//! bridges its BSS and wired links.
 
-use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -24,6 +23,7 @@ use crate::packet::{address_node, node_address, Packet};
 use crate::pcap::PcapSet;
 use crate::ports::{client_port, flow_of_port, SERVER_PORT, UDP_SINK_PORT};
 use crate::rng::{stream, StreamId};
+use crate::routing::{Hop, Routes};
 use crate::summary::{
     jain_index, FlowSummary, LinkSummary, Sample, Summary, TimeSeries, WlanSummary,
 };
@@ -49,14 +49,6 @@ enum Event {
 enum Side {
     Sender = 0,
     Receiver = 1,
-}
-
-/// How a node reaches a neighbour.
-#[derive(Clone, Copy, Debug)]
-enum Hop {
-    Unreachable,
-    Channel(u32),
-    Wlan { bss: u32, mac: u32, to: u32 },
 }
 
 struct TcpFlow {
@@ -131,7 +123,7 @@ pub struct Simulation {
     monitor: Option<Monitor>,
     time_series: bool,
     events: EventQueue<Event>,
-    routes: Vec<Vec<Hop>>,
+    routes: Routes,
     channels: Vec<Channel>,
     channel_ends: Vec<(usize, usize)>,
     bsses: Vec<Bss>,
@@ -231,9 +223,7 @@ impl Simulation {
             bsses.push(Bss::new(phy, params, wlan.errors, channel_rng, macs, agent));
         }
         // Validation made sure that every flow has a path.
-        let routes = (0..node_count)
-            .map(|source| first_hops(source, &adjacency))
-            .collect::<Vec<_>>();
+        let routes = Routes::new(adjacency);
         let flows = scenario
             .flows
             .iter()
@@ -448,11 +438,7 @@ impl Simulation {
             return;
         };
         let now = self.now();
-        match self.routes[node]
-            .get(dst)
-            .copied()
-            .unwrap_or(Hop::Unreachable)
-        {
+        match self.routes.first_hop(node, dst) {
             Hop::Unreachable => {}
             Hop::Channel(channel) => {
                 let actions = self.channels[channel as usize].enqueue(now, packet);
@@ -917,29 +903,4 @@ fn build_agent(scenario: &Scenario, index: usize, phy: &Phy) -> Option<Box<dyn A
         stages: phy.backoff_stages(),
     };
     agent::by_name(&config.kind, settings)
-}
-
-/// Breadth-first search from `source`: the hop to take towards every node.
-fn first_hops(source: usize, adjacency: &[Vec<(usize, Hop)>]) -> Vec<Hop> {
-    let mut first = vec![Hop::Unreachable; adjacency.len()];
-    let mut seen = vec![false; adjacency.len()];
-    seen[source] = true;
-    let mut queue = VecDeque::new();
-    for &(neighbour, hop) in &adjacency[source] {
-        if !seen[neighbour] {
-            seen[neighbour] = true;
-            first[neighbour] = hop;
-            queue.push_back(neighbour);
-        }
-    }
-    while let Some(node) = queue.pop_front() {
-        for &(neighbour, _) in &adjacency[node] {
-            if !seen[neighbour] {
-                seen[neighbour] = true;
-                first[neighbour] = first[node];
-                queue.push_back(neighbour);
-            }
-        }
-    }
-    first
 }
