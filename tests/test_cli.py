@@ -274,6 +274,65 @@ def test_bianchi_json():
     assert 2 <= model["optimal"]["stations"] <= 6
 
 
+def _bianchi_2000(w: int, m: int, rts: bool, n: int) -> float:
+    """Bianchi's JSAC 2000 equations, written out independently for his FHSS set (Table II):
+    eq. 7 for tau(p), p = 1 - (1 - tau)^(n-1) solved by bisection, eqs. 13-15 for S."""
+    payload, mac_header, phy_header, ack, rts_bits, cts = 8184, 272, 128, 112, 160, 112
+    rate, delta, slot, sifs, difs = 1e6, 1e-6, 50e-6, 28e-6, 128e-6
+    h = (phy_header + mac_header) / rate
+    ack_t, rts_t, cts_t = (ack + phy_header) / rate, (rts_bits + phy_header) / rate, \
+        (cts + phy_header) / rate  # fmt: skip
+    data = payload / rate
+    if rts:
+        ts = rts_t + sifs + delta + cts_t + sifs + delta + h + data + sifs + delta + ack_t
+        ts += difs + delta
+        tc = rts_t + difs + delta
+    else:
+        ts, tc = h + data + sifs + delta + ack_t + difs + delta, h + data + difs + delta
+
+    def tau_of(p: float) -> float:
+        # Eq. 7 with (1 - 2p) divided out: (1 - (2p)^m) / (1 - 2p) = sum of (2p)^i, i < m.
+        return 2 / ((w + 1) + p * w * sum((2 * p) ** i for i in range(m)))
+
+    lo, hi = 0.0, 1.0  # p = 1 - (1 - tau(p))^(n-1) has one root; the difference rises in p
+    for _ in range(200):
+        p = (lo + hi) / 2
+        lo, hi = (p, hi) if p < 1 - (1 - tau_of(p)) ** (n - 1) else (lo, p)
+    tau = tau_of((lo + hi) / 2)
+    p_tr = 1 - (1 - tau) ** n
+    p_s = n * tau * (1 - tau) ** (n - 1) / p_tr
+    busy = (1 - p_tr) * slot + p_tr * p_s * ts + p_tr * (1 - p_s) * tc
+    return p_s * p_tr * payload / rate / busy
+
+
+@pytest.mark.parametrize("rts", [False, True])
+def test_bianchi_difs_equals_bianchis_equations(rts):
+    for w, m in [(32, 3), (32, 5), (128, 3)]:
+        args = ["bianchi", "--phy", "bianchi2000", "--payload", "1023", "--cw-min", str(w - 1)]
+        args += ["--stages", str(m), "--stations", "2-50", "--collision", "difs", "--json"]
+        args += ["--rts"] * rts
+        result = airtcp(*args)
+        assert result.returncode == 0, result.stderr
+        for point in json.loads(result.stdout)["points"]:
+            expected = _bianchi_2000(w, m, rts, point["stations"])
+            assert point["throughput"] == pytest.approx(expected, rel=1e-9, abs=0), point
+
+
+def test_bianchi_collision_time_is_chosen():
+    def model(*extra: str) -> dict:
+        result = airtcp("bianchi", "--stations", "10", "--json", *extra)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    eifs, difs = model(), model("--collision", "difs")
+    assert (eifs["collision"], difs["collision"]) == ("eifs", "difs")
+    # 802.11b: EIFS (364 us) is longer than DIFS (50 us), so collisions cost more.
+    assert eifs["collision_time_us"] - difs["collision_time_us"] == pytest.approx(364 - 50)
+    assert eifs["points"][0]["throughput"] < difs["points"][0]["throughput"]
+    bad = airtcp("bianchi", "--collision", "sifs")
+    assert bad.returncode == 2 and "--collision: expected eifs or difs" in bad.stderr
+
+
 def test_wireshark_reads_the_traces(tmp_path):
     """Wireshark's TCP analysis validates every checksum and follows the sender's stream."""
     tshark = shutil.which("tshark")

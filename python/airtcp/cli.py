@@ -234,6 +234,15 @@ def bianchi(
         int | None,
         typer.Option(metavar="N", help="Retransmissions before a drop (default: unlimited)."),
     ] = None,
+    collision: Annotated[
+        str | None,
+        typer.Option(
+            metavar="eifs|difs",
+            help="Channel time of a collision: eifs, the frame then EIFS as the standard and "
+            "the simulator do (default for 802.11b/g); difs, Bianchi's own frame + DIFS "
+            "(default for bianchi2000).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Bianchi's saturation model: tau, p and throughput per number of stations."""
@@ -246,10 +255,20 @@ def bianchi(
         raise fail(f"--stages: expected 0..10, got {stages}")
     if retry_limit is not None and not 0 <= retry_limit <= 100:
         raise fail(f"--retry-limit: expected 0..100, got {retry_limit}")
+    if collision not in (None, "eifs", "difs"):
+        raise fail(f"--collision: expected eifs or difs, got {collision!r}")
     try:
         result = json.loads(
             _core.bianchi_model(
-                phy, payload, first, last, rts, cw_min, stages, None, None, retry_limit
+                phy,
+                payload,
+                first,
+                last,
+                rts,
+                cw_min,
+                stages,
+                retry_limit=retry_limit,
+                collision=collision,
             )
         )
     except ValueError as error:
@@ -258,9 +277,11 @@ def bianchi(
         sys.stdout.write(json.dumps(result) + "\n")
         return
     access = "RTS/CTS" if rts else "basic access"
+    retries = "unlimited" if retry_limit is None else retry_limit
     table = Table(
         title=f"Bianchi model: {phy}, {payload}-byte payload, {access}, "
-        f"CW {result['cw_min']}..{result['cw_max']}",
+        f"CW {result['cw_min']}..{result['cw_max']}, collision {result['collision'].upper()}, "
+        f"retries {retries}",
         title_justify="left",
     )
     for column in ("n", "tau", "p", "S", "Mbit/s"):

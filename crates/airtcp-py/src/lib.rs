@@ -167,7 +167,7 @@ fn series_columns(py: Python<'_>, series: TimeSeries) -> PyResult<Bound<'_, PyDi
 
 /// Bianchi's model for a PHY over a range of station counts; returns JSON.
 #[pyfunction]
-#[pyo3(signature = (phy, payload, first, last, rts, cw_min=None, stages=None, rate_bps=None, basic_rate_bps=None, retry_limit=None))]
+#[pyo3(signature = (phy, payload, first, last, rts, cw_min=None, stages=None, rate_bps=None, basic_rate_bps=None, retry_limit=None, collision=None))]
 #[allow(clippy::too_many_arguments)]
 fn bianchi_model(
     phy: &str,
@@ -180,9 +180,11 @@ fn bianchi_model(
     rate_bps: Option<u64>,
     basic_rate_bps: Option<u64>,
     retry_limit: Option<u32>,
+    collision: Option<&str>,
 ) -> PyResult<String> {
     let invalid = |e: airtcp_proto::wifi::PhyError| PyValueError::new_err(e.message);
-    let (mut model_phy, timing) = match phy {
+    // The PHY's own collision time unless asked: EIFS for 802.11b/g, DIFS for Bianchi's set.
+    let (mut model_phy, default_timing) = match phy {
         "802.11b" => (
             Phy::dsss(
                 rate_bps.unwrap_or(11_000_000),
@@ -198,9 +200,15 @@ fn bianchi_model(
         ),
         "bianchi2000" => (
             Phy::bianchi2000(cw_min.unwrap_or(31), stages.unwrap_or(5)),
-            CollisionTiming::Bianchi2000,
+            CollisionTiming::Difs,
         ),
         other => return Err(PyValueError::new_err(format!("unknown PHY '{other}'"))),
+    };
+    let timing = match collision {
+        None => default_timing,
+        Some(name) => CollisionTiming::by_name(name).ok_or_else(|| {
+            PyValueError::new_err(format!("unknown collision time '{name}' (eifs or difs)"))
+        })?,
     };
     if let Some(cw) = cw_min {
         let stages = stages.unwrap_or(model_phy.backoff_stages());
@@ -214,6 +222,8 @@ fn bianchi_model(
     let best = bianchi::optimal_stations(&params, 1..=last.max(100));
     let out = serde_json::json!({
         "phy": phy, "payload_bytes": payload, "rts_cts": rts,
+        "collision": if timing == CollisionTiming::Difs { "difs" } else { "eifs" },
+        "retry_limit": retry_limit,
         "cw_min": model_phy.cw_min, "cw_max": model_phy.cw_max,
         "slot_us": model_phy.slot_ns as f64 / 1e3,
         "success_time_us": params.success_time * 1e6, "collision_time_us": params.collision_time * 1e6,

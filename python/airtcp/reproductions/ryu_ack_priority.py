@@ -33,6 +33,7 @@ NAME = "ryu-ack-priority"
 AGENTS = ("dcf", "ack_priority", "txop_burst", "ack_aggregation", "adaptive")
 SCENARIO = Path(__file__).resolve().parents[3] / "scenarios" / "ryu-upload.toml"
 MSDU_OF_1024_SEGMENT = 1024 + 20 + 20 + 8  # TCP and IPv4 headers, LLC/SNAP
+SHORT_RETRY_LIMIT = 7  # dot11ShortRetryLimit, the simulator's default
 
 
 @dataclass(frozen=True)
@@ -69,12 +70,17 @@ metrics = ["aggregate_goodput_bps", "jain_fairness", "wlans[0].collision_probabi
 """
 
 
-def optimal_contenders(payloads: list[int], rts: bool) -> list[int]:
-    """Fig 4: the number of contenders maximising Bianchi's saturation throughput."""
+def optimal_contenders(payloads: list[int], rts: bool, collision: str) -> list[int]:
+    """Fig 4: the number of contenders maximising Bianchi's saturation throughput. ``difs``
+    is Bianchi's own model (collision = frame + DIFS, no retry limit), as the paper uses it;
+    ``eifs`` is the simulator's MAC (collision = frame + EIFS, 7 attempts)."""
+    retry_limit = None if collision == "difs" else SHORT_RETRY_LIMIT - 1
     result = []
     for payload in payloads:
         model = json.loads(
-            _core.bianchi_model("802.11b", payload, 1, 1, rts, None, None, None, None, 6)
+            _core.bianchi_model(
+                "802.11b", payload, 1, 1, rts, retry_limit=retry_limit, collision=collision
+            )
         )
         result.append(model["optimal"]["stations"])
     return result
@@ -108,21 +114,21 @@ def _contender_distributions(
 
 def _figure_4() -> tuple[str, dict[str, int]]:
     payloads = list(range(128, 2305, 128))
-    basic = optimal_contenders(payloads, rts=False)
-    rts = optimal_contenders(payloads, rts=True)
     figure, axes = plt.subplots(figsize=(6.4, 3.8))
-    axes.plot(payloads, basic, marker="o", label="basic access")
-    axes.plot(payloads, rts, marker="s", label="RTS/CTS")
+    at_1024 = {}
+    for collision, style, label in (("difs", "-", "Bianchi (DIFS)"), ("eifs", "--", "EIFS")):
+        for rts, marker, access in ((False, "o", "basic access"), (True, "s", "RTS/CTS")):
+            curve = optimal_contenders(payloads, rts, collision)
+            axes.plot(payloads, curve, linestyle=style, marker=marker, markersize=4,
+                      label=f"{access}, {label}")  # fmt: skip
+            key = f"{'rts' if rts else 'basic'}_{collision}"
+            at_1024[key] = optimal_contenders([MSDU_OF_1024_SEGMENT], rts, collision)[0]
     axes.axvline(MSDU_OF_1024_SEGMENT, color="grey", linestyle=":", label="1024-byte TCP segment")
     axes.set_xlabel("MSDU length (bytes)")
     axes.set_ylabel("optimal number of contenders")
     axes.set_title("Fig 4: optimal contenders vs packet length (802.11b, Bianchi)")
     axes.grid(alpha=0.3)
     axes.legend(fontsize="small")
-    at_1024 = {
-        "basic": optimal_contenders([MSDU_OF_1024_SEGMENT], rts=False)[0],
-        "rts": optimal_contenders([MSDU_OF_1024_SEGMENT], rts=True)[0],
-    }
     return _png(figure), at_1024
 
 
@@ -191,20 +197,22 @@ def claims(goodput: pd.DataFrame, contenders: pd.DataFrame, optimum: dict[str, i
     rows = [
         _optimum_claim(
             "Fig 4: about 4 contenders are optimal for 1024-byte packets with basic access",
-            optimum["basic"],
+            optimum,
+            "basic",
             4,
             1,
-            "Our model charges a collision EIFS (the standard's timing) where Bianchi charges "
-            "DIFS, and includes the 7-attempt retry limit; both lower the optimum slightly.",
+            "Bianchi's model puts the optimum between 3 and 4 for this length: the integer "
+            "argmax depends on the PHY overheads assumed.",
         ),
         _optimum_claim(
             "Fig 4: about 7 contenders are optimal with RTS/CTS, at any packet length",
-            optimum["rts"],
+            optimum,
+            "rts",
             7,
             2,
             "With RTS/CTS throughput is nearly flat around its optimum (a collision costs "
-            "only an RTS), so small timing differences (EIFS, retry limit, 802.11b's 1 Mbit/s "
-            "control frames) move the argmax a lot while the throughput barely changes.",
+            "only an RTS), so small timing differences (802.11b's 1 Mbit/s control frames) "
+            "move the argmax a lot while the throughput barely changes.",
         ),
         _peak_claim(goodput),
         _flat_dcf_claim(goodput, flows),
@@ -220,13 +228,20 @@ def claims(goodput: pd.DataFrame, contenders: pd.DataFrame, optimum: dict[str, i
     return claims_table(rows)
 
 
-def _optimum_claim(text: str, ours: int, paper: int, tolerance: int, why: str) -> Claim:
+def _optimum_claim(
+    text: str, optimum: dict[str, int], access: str, paper: int, tolerance: int, why: str
+) -> Claim:
+    """Judged on Bianchi's own model (DIFS collision time, no retry limit), as the paper
+    uses it; the simulator's EIFS model is shown beside it."""
+    ours = optimum[f"{access}_difs"]
     agrees = abs(ours - paper) <= tolerance
     return Claim(
         text,
-        f"{ours} for a {MSDU_OF_1024_SEGMENT}-byte MSDU",
+        f"{ours} for a {MSDU_OF_1024_SEGMENT}-byte MSDU (Bianchi's model; "
+        f"{optimum[f'{access}_eifs']} with the simulator's EIFS and retry limit)",
         verdict(agrees),
-        f"agrees if |optimum - {paper}| <= {tolerance}",
+        f"agrees if |optimum - {paper}| <= {tolerance}, Bianchi's model (collision "
+        "= frame + DIFS, no retry limit)",
         "" if agrees else why,
     )
 

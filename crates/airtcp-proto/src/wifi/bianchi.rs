@@ -17,10 +17,21 @@ use crate::time::seconds;
 /// Which collision time to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CollisionTiming {
-    /// Bianchi's: frame + DIFS + δ (used to check his published curves).
-    Bianchi2000,
+    /// Bianchi's own (his eqs. 14 and 15): frame + DIFS + δ, the frame being the RTS with
+    /// RTS/CTS and the data frame in basic access.
+    Difs,
     /// What the standard (and this simulator) does: frame + δ + EIFS.
     Eifs,
+}
+
+impl CollisionTiming {
+    pub fn by_name(name: &str) -> Option<CollisionTiming> {
+        match name {
+            "difs" => Some(CollisionTiming::Difs),
+            "eifs" => Some(CollisionTiming::Eifs),
+            _ => None,
+        }
+    }
 }
 
 /// Inputs of the model, times in seconds.
@@ -48,7 +59,7 @@ impl Params {
         retry_limit: Option<u32>,
     ) -> Self {
         let collision = match timing {
-            CollisionTiming::Bianchi2000 => phy.bianchi_collision_time_ns(msdu_bytes, rts_cts),
+            CollisionTiming::Difs => phy.bianchi_collision_time_ns(msdu_bytes, rts_cts),
             CollisionTiming::Eifs => phy.collision_time_ns(msdu_bytes, rts_cts),
         };
         let window = phy.cw_min + 1;
@@ -151,7 +162,7 @@ mod tests {
             &Phy::bianchi2000(window - 1, stages),
             1023,
             rts,
-            CollisionTiming::Bianchi2000,
+            CollisionTiming::Difs,
             None,
         )
     }
