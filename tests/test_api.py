@@ -75,12 +75,28 @@ def test_python_overrides_are_values_not_text():
     assert text["wlans"][0]["agent"]["kind"] == "dcf"
 
 
+def test_msdu_lifetime_defaults_to_the_standards_and_can_be_off():
+    """The default comes from the simulator (512 TU); under ten uploads the AP's queue of
+    ACKs waits longer than that, and the drops are the AP's."""
+    overrides = {"wlan.stations": 10, "simulation.duration": "25s"}
+    path = SCENARIOS / "ryu-upload.toml"
+    assert "msdu_lifetime_ns" not in airtcp.prepare(path, overrides=overrides)["wlans"][0]
+    on = airtcp.run(path, overrides=overrides, timeseries=False).summary["wlans"][0]
+    assert on["lifetime_drops"] > 100
+    assert on["lifetime_drops"] == on["ap_lifetime_drops"] + sum(on["station_lifetime_drops"])
+    off = {**overrides, "wlan.msdu_lifetime": "off"}
+    assert airtcp.prepare(path, overrides=off)["wlans"][0]["msdu_lifetime_ns"] is None
+    summary = airtcp.run(path, overrides=off, timeseries=False).summary["wlans"][0]
+    assert summary["lifetime_drops"] == 0
+
+
 def test_units():
     assert parse_rate("11Mbps") == 11_000_000
     assert parse_rate("5.5 Mbit/s") == 5_500_000
     assert parse_rate("16kbps") == 16_000
     assert parse_duration("5ms") == 5_000_000
     assert parse_duration("1.5s") == 1_500_000_000
+    assert parse_duration("512TU") == 524_288_000
     assert parse_size("64KiB") == 65536
     assert parse_size("1MB") == 1_000_000
     assert parse_size(1500) == 1500

@@ -118,6 +118,7 @@ per_station = true
         ("wlan.cw_min=30", ("wlan.cw_min", "2^k - 1")),
         ("wlan.ap=a/p", ("wlan.ap", "names files")),
         ("flows.0.stop=0s", ("flows[0].stop", "for station 1", "after start")),
+        ("wlan.msdu_lifetime=0s", ("wlan.msdu_lifetime", "must be positive", "or expected 'off'")),
     ],
 )
 def test_settings_only_the_simulator_checked_name_the_set_argument(

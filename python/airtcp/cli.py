@@ -22,6 +22,7 @@ from . import _core
 from .api import prepare, run_resolved
 from .cli_help import Command, Group
 from .output import OutputError, output_dir
+from .overrides import parse_value
 from .progress import RunProgress, sweep_progress
 from .scenario import ScenarioError, json_schema
 from .sweeper import SweepError, Terminated, check_scheduler, terminate_as_interrupt
@@ -299,6 +300,16 @@ def bianchi(
     out.print(f"optimal number of contenders: {best['stations']} (S = {best['throughput']:.4f})")
 
 
+def _reproduction_settings(sets: list[str]) -> dict[str, object]:
+    settings = {}
+    for text in sets:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            raise fail(f"--set {text!r}: expected KEY=VALUE, like wlan.msdu_lifetime=off")
+        settings[key.strip()] = parse_value(value.strip())
+    return settings
+
+
 def _check_workers(jobs: int | None, dask: str | None, threads: bool = False) -> None:
     if jobs is not None and jobs < 1:
         raise fail(f"--jobs: must be at least 1, got {jobs}")
@@ -322,6 +333,15 @@ def reproduce(
     jobs: JobsOption = None,
     dask: DaskOption = None,
     quiet: QuietOption = False,
+    sets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="KEY=VALUE",
+            help="Change the scenario at every point, e.g. wlan.msdu_lifetime=off; the "
+            "default output directory then names the settings.",
+        ),
+    ] = None,
 ) -> None:
     """Reproduce a paper's experiment with one command; re-run to resume."""
     from .reproductions import REPRODUCTIONS
@@ -330,14 +350,17 @@ def reproduce(
     if module is None:
         raise fail(f"unknown reproduction {name!r}; expected one of {', '.join(REPRODUCTIONS)}")
     _check_workers(jobs, dask)
-    out_dir = out_dir or Path("results") / (name + ("-quick" if quick else ""))
+    settings = _reproduction_settings(sets or [])
+    suffix = "".join(f"-{k}={v}" for k, v in settings.items()).replace("/", "_")
+    out_dir = out_dir or Path("results") / (name + ("-quick" if quick else "") + suffix)
     progress, started, finished = sweep_progress(err, name, quiet)
     try:
+        module.effective_settings(settings)  # bad settings fail here, before any progress
         if dask:
             check_scheduler(dask)
         with progress:
             outcome, report, claims = module.reproduce(
-                out_dir, quick, jobs, dask, started, finished
+                out_dir, quick, jobs, dask, started, finished, settings
             )
     except (ScenarioError, OutputError) as error:
         raise fail(_plain(str(error))) from None

@@ -267,6 +267,7 @@ def _wlan_json(scenario: Scenario, index: dict[str, int], stations: list[str]) -
         "queue_packets": w.queue,
         "short_retry_limit": w.short_retry_limit,
         "long_retry_limit": w.long_retry_limit,
+        **_lifetime(w.msdu_lifetime),
         "errors": {"loss": w.loss, "ber": w.ber},
         "agent": None
         if agent is None
@@ -278,6 +279,13 @@ def _wlan_json(scenario: Scenario, index: dict[str, int], stations: list[str]) -
             "ack_queue_packets": agent.ack_queue,
         },
     }
+
+
+def _lifetime(value: int | str | None) -> dict[str, int | None]:
+    """The MSDU lifetime's resolved key: left out for the simulator's default."""
+    if value is None:
+        return {}
+    return {"msdu_lifetime_ns": None if value == "off" else value}
 
 
 def _direction(link: Link, override: Direction) -> dict[str, Any]:

@@ -190,6 +190,8 @@ class Wlan(Strict):
     queue: Annotated[int, Field(gt=0)] = 100
     short_retry_limit: Annotated[int, Field(gt=0)] = 7
     long_retry_limit: Annotated[int, Field(gt=0)] = 4
+    # None: the simulator's default, the standard's 512 TU.
+    msdu_lifetime: PositiveDuration | Literal["off"] | None = None
     cw_min: int | None = None
     cw_max: int | None = None
     loss: Probability = 0.0
@@ -318,6 +320,8 @@ def _message(error: dict[str, Any], root: type[BaseModel], fields: tuple[Any, ..
         return f"unknown key {name!r}{hint}"
     if error["type"] == "missing":
         return "missing required key"
+    if error["type"] == "literal_error":
+        return f"expected {error['ctx']['expected']}"
     return str(error["msg"]).removeprefix("Value error, ")
 
 

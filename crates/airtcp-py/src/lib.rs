@@ -49,6 +49,18 @@ fn summary_template(py: Python<'_>, scenario_json: String) -> PyResult<String> {
     serde_json::to_string(&summary).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// The settings a run of a resolved scenario uses, defaults applied, as JSON.
+#[pyfunction]
+fn effective_settings(py: Python<'_>, scenario_json: String) -> PyResult<String> {
+    let settings = py
+        .detach(|| {
+            let scenario = Scenario::from_json(&scenario_json)?;
+            airtcp_sim::effective::effective_settings(&scenario)
+        })
+        .map_err(scenario_error)?;
+    Ok(settings.to_string())
+}
+
 /// The bounds of a scenario (`airtcp_sim::limits`), for the Python schema.
 #[pyfunction]
 fn limits(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -238,6 +250,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(limits, m)?)?;
+    m.add_function(wrap_pyfunction!(effective_settings, m)?)?;
     m.add_function(wrap_pyfunction!(summary_template, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -147,6 +147,9 @@ pub struct WlanConfig {
     pub short_retry_limit: u32,
     #[serde(default = "default_long_retry")]
     pub long_retry_limit: u32,
+    /// dot11MaxTransmitMSDULifetime; `null` turns it off.
+    #[serde(default = "default_msdu_lifetime")]
+    pub msdu_lifetime_ns: Option<u64>,
     #[serde(default)]
     pub errors: ErrorModel,
     /// The AP's agent; `None` is plain DCF without an agent.
@@ -184,6 +187,10 @@ fn default_short_retry() -> u32 {
 
 fn default_long_retry() -> u32 {
     4
+}
+
+fn default_msdu_lifetime() -> Option<u64> {
+    Some(crate::wlan::dcf::DEFAULT_MSDU_LIFETIME_NS)
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -27,7 +27,7 @@ use crate::routing::{Hop, Routes};
 use crate::summary::{
     jain_index, FlowSummary, LinkSummary, Sample, Summary, TimeSeries, WlanSummary,
 };
-use crate::wlan::{Actions, Bss, Frame, MacParams};
+use crate::wlan::{Actions, Bss, MacParams};
 
 const TTL: u8 = 64;
 
@@ -217,6 +217,7 @@ impl Simulation {
                 long_retry_limit: wlan.long_retry_limit,
                 queue_packets: wlan.queue_packets,
                 ack_queue_packets: wlan.agent.as_ref().and_then(|a| a.ack_queue_packets),
+                msdu_lifetime_ns: wlan.msdu_lifetime_ns,
             };
             let channel_rng = stream(seed, StreamId::WlanChannel { bss: b as u32 });
             let agent = build_agent(&scenario, b, &phy);
@@ -446,7 +447,7 @@ impl Simulation {
             }
             Hop::Wlan { bss, mac, to } => {
                 let mut actions = std::mem::take(&mut self.wlan_actions);
-                self.bsses[bss as usize].enqueue(now, mac, Frame { packet, to }, &mut actions);
+                self.bsses[bss as usize].enqueue(now, mac, packet, to, &mut actions);
                 self.apply_wlan(bss, actions);
             }
         }

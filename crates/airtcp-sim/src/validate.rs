@@ -143,6 +143,12 @@ impl Scenario {
                 return fail(format!("{key}.{field}"), "must be positive");
             }
         }
+        if wlan.msdu_lifetime_ns == Some(0) {
+            return fail(
+                format!("{key}.msdu_lifetime_ns"),
+                "must be positive (or off)",
+            );
+        }
         validate_errors(&format!("{key}.errors"), &wlan.errors)?;
         if let Some(agent) = &wlan.agent {
             let key = format!("{key}.agent");

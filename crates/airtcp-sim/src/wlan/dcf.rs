@@ -47,11 +47,16 @@ use crate::rng::Stream;
 /// LLC/SNAP header carried in every MSDU before the IP packet.
 pub const LLC_SNAP_BYTES: u32 = 8;
 
-/// A queued MSDU and the index of the MAC it is addressed to.
+/// IEEE 802.11 dot11MaxTransmitMSDULifetime's default: 512 TU.
+pub const DEFAULT_MSDU_LIFETIME_NS: u64 = 512 * 1_024_000;
+
+/// A queued MSDU, the index of the MAC it is addressed to, and when it entered the queue
+/// (for the MSDU lifetime).
 #[derive(Clone, Copy, Debug)]
 pub struct Frame {
     pub packet: Packet,
     pub to: u32,
+    pub queued_at: Instant,
 }
 
 impl Frame {
@@ -76,6 +81,11 @@ pub struct MacCounters {
     pub retry_drops: u64,
     /// Frames dropped because a MAC queue was full.
     pub queue_drops: u64,
+    /// MSDUs discarded because they waited longer than the MSDU lifetime: all, the AP's,
+    /// and each station's (in the WLAN's station order).
+    pub lifetime_drops: u64,
+    pub ap_lifetime_drops: u64,
+    pub station_lifetime_drops: Vec<u64>,
     /// Frames corrupted by the channel's error model.
     pub channel_errors: u64,
     /// `contenders[k]`: channel accesses at which k MACs (AP included) held a frame.
@@ -109,6 +119,9 @@ pub struct MacParams {
     /// At an AP with an agent: a separate limit for its ACK queue, the data queue keeping
     /// `queue_packets`.
     pub ack_queue_packets: Option<u32>,
+    /// dot11MaxTransmitMSDULifetime; `None` keeps MSDUs until sent or dropped at the retry
+    /// limit.
+    pub msdu_lifetime_ns: Option<u64>,
 }
 
 /// Which retry counter a failed transmission counts against (IEEE 802.11-2020 §10.3.4.4).
@@ -225,6 +238,7 @@ impl Bss {
             .collect::<Vec<_>>();
         let counters = MacCounters {
             contenders: vec![0; macs.len() + 1],
+            station_lifetime_drops: vec![0; macs.len() - 1],
             ..MacCounters::default()
         };
         Bss {
@@ -305,7 +319,19 @@ impl Bss {
     }
 
     /// Queues a frame at `mac`; starts its channel access if it was idle.
-    pub fn enqueue(&mut self, now: Instant, mac: u32, frame: Frame, actions: &mut Actions) {
+    pub fn enqueue(
+        &mut self,
+        now: Instant,
+        mac: u32,
+        packet: Packet,
+        to: u32,
+        actions: &mut Actions,
+    ) {
+        let frame = Frame {
+            packet,
+            to,
+            queued_at: now,
+        };
         let queue = match (&mut self.agent, mac) {
             (Some(agent), 0) => {
                 let queue = agent.classify(&frame.packet.repr);
@@ -470,9 +496,13 @@ impl Bss {
                 break;
             }
             let Reverse((_, mac, _)) = self.expiries.pop().expect("peeked");
-            let station = &mut self.macs[mac as usize];
-            station.expiry = None;
-            if station.queues.iter().any(|q| !q.is_empty()) {
+            self.macs[mac as usize].expiry = None;
+            // Dequeue: an MSDU past its lifetime is discarded instead of sent, also before
+            // a retry.
+            if self.discard_expired(now, mac) && mac == 0 && self.queue_len(0) > 0 {
+                self.replan(now);
+            }
+            if self.queue_len(mac) > 0 {
                 transmitters.push(mac);
             }
         }
@@ -784,6 +814,30 @@ impl Bss {
             self.counters.retries += 1;
             station.cw = (2 * station.cw + 1).min(self.phy.cw_max);
         }
+    }
+
+    /// Discards the MSDUs at the heads of `mac`'s queues that have waited longer than the
+    /// MSDU lifetime (queues are FIFO, so the expired ones are a prefix); whether any was.
+    fn discard_expired(&mut self, now: Instant, mac: u32) -> bool {
+        let Some(lifetime) = self.params.msdu_lifetime_ns else {
+            return false;
+        };
+        let mut discarded = false;
+        for queue in 0..2 {
+            while self.macs[mac as usize].queues[queue]
+                .front()
+                .is_some_and(|frame| (now - frame.queued_at).as_nanos() > u128::from(lifetime))
+            {
+                self.pop_head(mac, queue);
+                self.counters.lifetime_drops += 1;
+                match mac {
+                    0 => self.counters.ap_lifetime_drops += 1,
+                    station => self.counters.station_lifetime_drops[station as usize - 1] += 1,
+                }
+                discarded = true;
+            }
+        }
+        discarded
     }
 
     /// Removes the head frame of a queue after success or drop; the contention window resets.

@@ -48,7 +48,9 @@ pub fn saturation_on(
         "nodes": nodes,
         "wlans": [{"ap": 0, "stations": (1..=n).collect::<Vec<_>>(),
                    "phy": phy,
-                   "rts_threshold": if rts { Some(0) } else { None }, "queue_packets": 50}],
+                   "rts_threshold": if rts { Some(0) } else { None }, "queue_packets": 50,
+                   // Bianchi's saturated stations keep every frame until sent or dropped.
+                   "msdu_lifetime_ns": null}],
         "flows": flows,
     })
 }

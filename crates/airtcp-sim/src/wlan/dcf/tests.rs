@@ -33,8 +33,7 @@ fn a_failed_frame_is_settled_as_it_was_sent_even_if_acks_arrive_meanwhile() {
     // Every frame is corrupted: one attempt, then a drop.
     let mut bss = bss_of(2, params(None, 1, 1, 50), 1.0, Some("ack_aggregation"), 1);
     let mut actions = Actions::default();
-    let data = |packet| Frame { packet, to: 1 };
-    bss.enqueue(Instant::ZERO, 0, data(udp_packet(500)), &mut actions);
+    bss.enqueue(Instant::ZERO, 0, udp_packet(500), 1, &mut actions);
     let (at, generation) = actions
         .access
         .take()
@@ -45,9 +44,9 @@ fn a_failed_frame_is_settled_as_it_was_sent_even_if_acks_arrive_meanwhile() {
         .take()
         .expect("the data frame is on the air");
     for _ in 0..5 {
-        bss.enqueue(at, 0, data(pure_ack()), &mut actions);
+        bss.enqueue(at, 0, pure_ack(), 1, &mut actions);
     }
-    bss.enqueue(at, 0, data(udp_packet(500)), &mut actions);
+    bss.enqueue(at, 0, udp_packet(500), 1, &mut actions);
     bss.on_busy_end(busy_end, &mut actions);
     assert_eq!(
         bss.counters.retry_drops, 1,
@@ -64,6 +63,7 @@ fn params(rts_threshold: Option<u32>, short: u32, long: u32, queue: u32) -> MacP
         long_retry_limit: long,
         queue_packets: queue,
         ack_queue_packets: None,
+        msdu_lifetime_ns: None,
     }
 }
 
@@ -100,8 +100,12 @@ fn bss_of(macs: usize, params: MacParams, loss: f64, agent: Option<&str>, seed: 
 }
 
 /// Drives a BSS alone until nothing is left to happen (or `until`); returns when each
-/// transmission (busy period) started. `arrivals` are frames (time, MAC, frame) to enqueue.
-fn drive(bss: &mut Bss, mut arrivals: Vec<(Instant, u32, Frame)>, until: Instant) -> Vec<Instant> {
+/// transmission (busy period) started. `arrivals` are (time, MAC, (packet, receiver MAC)).
+fn drive(
+    bss: &mut Bss,
+    mut arrivals: Vec<(Instant, u32, (Packet, u32))>,
+    until: Instant,
+) -> Vec<Instant> {
     #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
     enum Kind {
         Arrival(usize),
@@ -123,7 +127,10 @@ fn drive(bss: &mut Bss, mut arrivals: Vec<(Instant, u32, Frame)>, until: Instant
             break;
         }
         match kind {
-            Kind::Arrival(i) => bss.enqueue(now, arrivals[i].1, arrivals[i].2, &mut actions),
+            Kind::Arrival(i) => {
+                let (_, mac, (packet, to)) = arrivals[i];
+                bss.enqueue(now, mac, packet, to, &mut actions);
+            }
             Kind::BusyEnd => bss.on_busy_end(now, &mut actions),
             Kind::Access(generation) => bss.on_access(now, generation, &mut actions),
         }
@@ -141,11 +148,8 @@ fn drive(bss: &mut Bss, mut arrivals: Vec<(Instant, u32, Frame)>, until: Instant
     starts
 }
 
-fn frame(to: u32) -> Frame {
-    Frame {
-        packet: udp_packet(1000),
-        to,
-    }
+fn frame(to: u32) -> (Packet, u32) {
+    (udp_packet(1000), to)
 }
 
 #[test]
@@ -192,18 +196,10 @@ fn an_agent_shares_the_ap_buffer_between_its_queues_unless_told_otherwise() {
     let fill = |bss: &mut Bss, data: usize, acks: usize| {
         let mut actions = Actions::default();
         for _ in 0..data {
-            bss.enqueue(at, 0, frame(1), &mut actions);
+            bss.enqueue(at, 0, udp_packet(1000), 1, &mut actions);
         }
         for _ in 0..acks {
-            bss.enqueue(
-                at,
-                0,
-                Frame {
-                    packet: pure_ack(),
-                    to: 1,
-                },
-                &mut actions,
-            );
+            bss.enqueue(at, 0, pure_ack(), 1, &mut actions);
         }
     };
     let mut shared = bss_of(2, params(None, 7, 4, 4), 0.0, Some("ack_priority"), 1);
@@ -234,11 +230,7 @@ fn a_failed_frame_inside_a_txop_counts_as_a_failure_and_doubles_cw() {
         let mut bss = bss_of(2, params(None, 7, 4, 50), 0.5, Some("txop_burst"), seed);
         let mut actions = Actions::default();
         for _ in 0..4 {
-            let ack = Frame {
-                packet: pure_ack(),
-                to: 1,
-            };
-            bss.enqueue(Instant::ZERO, 0, ack, &mut actions);
+            bss.enqueue(Instant::ZERO, 0, pure_ack(), 1, &mut actions);
         }
         let Some((at, generation)) = actions.access.take() else {
             continue;
@@ -282,7 +274,7 @@ fn a_frame_arriving_after_a_transmission_waits_for_the_post_backoff() {
     let mut slots = Vec::new();
     for seed in 0..200 {
         let mut bss = bss_of(2, params(None, 7, 4, 10), 0.0, None, seed);
-        let busy = phy.data_airtime_ns(frame(0).msdu_bytes())
+        let busy = phy.data_airtime_ns(LLC_SNAP_BYTES + frame(0).0.len())
             + 2 * phy.propagation_ns
             + phy.sifs_ns
             + phy.ack_airtime_ns();
@@ -318,4 +310,113 @@ fn a_frame_arriving_after_the_post_backoff_ended_goes_at_once() {
     assert_eq!(starts.len(), 2);
     let waited = starts[1].as_nanos() - later.as_nanos();
     assert!(waited < 20_000, "waited {waited} ns");
+}
+
+fn with_lifetime(mut params: MacParams, lifetime_ms: u64) -> MacParams {
+    params.msdu_lifetime_ns = Some(lifetime_ms * 1_000_000);
+    params
+}
+
+/// `count` frames to `to` from MAC `mac`, queued at `start + k * spacing_ms`.
+fn frames_at(mac: u32, to: u32, count: u64, spacing_ms: u64) -> Vec<(Instant, u32, (Packet, u32))> {
+    (0..count)
+        .map(|k| {
+            (
+                Instant::from_nanos(k * spacing_ms * 1_000_000),
+                mac,
+                (udp_packet(1000), to),
+            )
+        })
+        .collect()
+}
+
+const SECOND: Instant = Instant::from_nanos(1_000_000_000);
+
+#[test]
+fn msdus_past_their_lifetime_are_discarded_at_dequeue_and_never_sent() {
+    // 30 frames queued at once; each exchange takes about 1.3-1.6 ms, so only those
+    // dequeued within 10 ms go out and the rest are discarded.
+    let mut bss = bss_of(2, with_lifetime(params(None, 7, 4, 100), 10), 0.0, None, 1);
+    let starts = drive(&mut bss, frames_at(1, 0, 30, 0), SECOND);
+    let c = &bss.counters;
+    assert!(
+        starts.iter().all(|s| s.as_nanos() <= 10_000_000),
+        "{starts:?}"
+    );
+    assert_eq!(c.successes as usize, starts.len());
+    assert_eq!(c.successes + c.lifetime_drops, 30, "{c:?}");
+    assert!(c.lifetime_drops >= 20, "{c:?}");
+    assert_eq!(c.station_lifetime_drops, vec![c.lifetime_drops]);
+    assert_eq!(c.ap_lifetime_drops, 0);
+    // Without a lifetime every frame is sent.
+    let mut bss = bss_of(2, params(None, 7, 4, 100), 0.0, None, 1);
+    drive(&mut bss, frames_at(1, 0, 30, 0), SECOND);
+    assert_eq!(
+        (bss.counters.successes, bss.counters.lifetime_drops),
+        (30, 0)
+    );
+}
+
+#[test]
+fn msdus_that_wait_less_than_their_lifetime_are_never_discarded() {
+    // One frame every 3 ms: none waits anywhere near 10 ms.
+    let mut bss = bss_of(2, with_lifetime(params(None, 7, 4, 100), 10), 0.0, None, 2);
+    drive(&mut bss, frames_at(1, 0, 100, 3), SECOND);
+    assert_eq!(
+        (bss.counters.successes, bss.counters.lifetime_drops),
+        (100, 0)
+    );
+}
+
+#[test]
+fn a_retry_after_the_lifetime_discards_the_msdu() {
+    // Every frame is corrupted and retries are almost unlimited: the frame is retried with
+    // growing backoffs until an attempt would start after its 20 ms lifetime.
+    let mut bss = bss_of(
+        2,
+        with_lifetime(params(None, 1000, 1000, 10), 20),
+        1.0,
+        None,
+        3,
+    );
+    let starts = drive(&mut bss, frames_at(1, 0, 1, 0), SECOND);
+    let c = &bss.counters;
+    assert!(starts.len() >= 3, "{starts:?}");
+    assert!(
+        starts.iter().all(|s| s.as_nanos() <= 20_000_000),
+        "{starts:?}"
+    );
+    assert_eq!(
+        (c.lifetime_drops, c.retry_drops, c.successes),
+        (1, 0, 0),
+        "{c:?}"
+    );
+}
+
+#[test]
+fn the_aps_queues_discard_expired_msdus_and_it_plans_again() {
+    // 40 pure ACKs at an AP with ACK priority: its ACK queue drains for longer than the
+    // 5 ms lifetime; the AP's drops are its own, and once its ACK queue is empty it plans
+    // again and sends its data frame.
+    let mut bss = bss_of(
+        2,
+        with_lifetime(params(None, 7, 4, 100), 5),
+        0.0,
+        Some("ack_priority"),
+        4,
+    );
+    let mut arrivals: Vec<_> = (0..40)
+        .map(|_| (Instant::ZERO, 0, (pure_ack(), 1)))
+        .collect();
+    // A data frame still young when the ACK queue's expired frames go.
+    arrivals.push((Instant::from_nanos(4_000_000), 0, (udp_packet(1000), 1)));
+    drive(&mut bss, arrivals, SECOND);
+    let c = &bss.counters;
+    assert!(c.ap_lifetime_drops > 0, "{c:?}");
+    assert_eq!(c.lifetime_drops, c.ap_lifetime_drops);
+    assert_eq!(c.station_lifetime_drops, vec![0]);
+    assert_eq!(c.successes + c.lifetime_drops, 41, "{c:?}");
+    // The ACKs that went out carry fewer bytes than the data frame.
+    let data_bytes = u64::from(LLC_SNAP_BYTES + udp_packet(1000).len());
+    assert!(c.delivered_msdu_bytes > data_bytes, "{c:?}");
 }
