@@ -99,8 +99,8 @@ WHY = {
     "(ns-2's default interface queue holds 50)",
     "short_retry_limit": "dot11ShortRetryLimit default (as ns-2)",
     "long_retry_limit": "dot11LongRetryLimit default (as ns-2)",
-    "msdu_lifetime_ns": "dot11MaxTransmitMSDULifetime default, 512 TU (ns-3: 500 ms); ns-2 "
-    "has none: --set wlan.msdu_lifetime=off",
+    "msdu_lifetime_ns": "dot11MaxTransmitMSDULifetime: the standard's default is 512 TU (ns-3: "
+    "500 ms); ns-2 has none (--set wlan.msdu_lifetime=off)",
     "agent": "the sweep's grid (wlan.agent)",
     "congestion_control": "the paper's TCP is Reno-like; NewReno (RFC 6582)",
     "mss": "paper §3.1: 1024-byte TCP segments",
