@@ -157,6 +157,16 @@ pub struct WlanConfig {
     pub agent: Option<AgentConfig>,
 }
 
+impl WlanConfig {
+    /// The PHY of the WLAN at `key` (`wlans[0]`), or an error naming the field at fault.
+    pub fn build_phy(&self, key: &str) -> Result<Phy, ConfigError> {
+        self.phy.build().map_err(|(field, message)| ConfigError {
+            key: format!("{key}.phy.{field}"),
+            message,
+        })
+    }
+}
+
 /// An access-point agent of `airtcp_proto::agent` and its settings (defaults in docs/agents.md).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

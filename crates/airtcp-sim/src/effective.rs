@@ -10,10 +10,7 @@ use crate::config::{AppConfig, ConfigError, Scenario};
 pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
     let mut wlans = Vec::new();
     for (index, wlan) in scenario.wlans.iter().enumerate() {
-        let phy = wlan.phy.build().map_err(|(field, message)| ConfigError {
-            key: format!("wlans[{index}].phy.{field}"),
-            message,
-        })?;
+        let phy = wlan.build_phy(&format!("wlans[{index}]"))?;
         wlans.push(json!({
             "phy": phy.name,
             "rate_bps": phy.data_rate_bps,

@@ -172,10 +172,7 @@ impl Simulation {
         }
         let mut bsses = Vec::new();
         for (b, wlan) in scenario.wlans.iter().enumerate() {
-            let phy = wlan.phy.build().map_err(|(field, message)| ConfigError {
-                key: format!("wlans[{b}].phy.{field}"),
-                message,
-            })?;
+            let phy = wlan.build_phy(&format!("wlans[{b}]"))?;
             let macs = std::iter::once(wlan.ap)
                 .chain(wlan.stations.iter().copied())
                 .enumerate()

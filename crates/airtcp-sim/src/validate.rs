@@ -128,12 +128,7 @@ impl Scenario {
                 format!("{} stations; at most {MAX_STATIONS}", wlan.stations.len()),
             );
         }
-        wlan.phy
-            .build()
-            .map_err(|(parameter, message)| ConfigError {
-                key: format!("{key}.phy.{parameter}"),
-                message,
-            })?;
+        wlan.build_phy(key)?;
         for (field, value) in [
             ("queue_packets", wlan.queue_packets),
             ("short_retry_limit", wlan.short_retry_limit),
