@@ -22,7 +22,7 @@ from . import _core
 from .api import prepare, run_resolved
 from .cli_help import Command, Group
 from .output import OutputError, output_dir
-from .overrides import parse_value
+from .overrides import parse_pair
 from .progress import RunProgress, sweep_progress
 from .scenario import ScenarioError, json_schema
 from .sweeper import SweepError, Terminated, check_scheduler, terminate_as_interrupt
@@ -301,13 +301,10 @@ def bianchi(
 
 
 def _reproduction_settings(sets: list[str]) -> dict[str, object]:
-    settings = {}
-    for text in sets:
-        key, sep, value = text.partition("=")
-        if not sep or not key.strip():
-            raise fail(f"--set {text!r}: expected KEY=VALUE, like wlan.msdu_lifetime=off")
-        settings[key.strip()] = parse_value(value.strip())
-    return settings
+    try:
+        return dict(parse_pair(text) for text in sets)
+    except ValueError as error:
+        raise fail(f"--set {error}") from None
 
 
 def _check_workers(jobs: int | None, dask: str | None, threads: bool = False) -> None:

@@ -23,6 +23,14 @@ def parse_value(text: str) -> Any:
         return text
 
 
+def parse_pair(text: str) -> tuple[str, Any]:
+    """``key=value`` as typed: the dotted key (checked when it is applied) and its value."""
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise ValueError(f"{text!r}: expected KEY=VALUE with a dotted key, like wlan.stations=10")
+    return key.strip(), parse_value(value.strip())
+
+
 def texts(overrides: Overrides) -> list[str]:
     """The overrides as ``key=value`` texts, as a user would have typed them."""
     if isinstance(overrides, Mapping):
@@ -35,14 +43,7 @@ def apply_overrides(data: dict[str, Any], overrides: Overrides) -> None:
     if isinstance(overrides, Mapping):
         pairs = [(key, value, f"{key}={value}") for key, value in overrides.items()]
     else:
-        pairs = []
-        for override in overrides:
-            key, sep, text = override.partition("=")
-            if not sep:
-                raise ValueError(
-                    f"{override!r}: expected KEY=VALUE with a dotted key, like wlan.stations=10"
-                )
-            pairs.append((key.strip(), parse_value(text.strip()), override))
+        pairs = [(*parse_pair(override), override) for override in overrides]
     for key, value, text in pairs:
         try:
             set_key(data, key, value)

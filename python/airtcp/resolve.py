@@ -29,7 +29,7 @@ _RENAMES = {
 }
 
 
-def _leaf(name: str) -> str:
+def user_leaf(name: str) -> str:
     """The user's name of a resolved leaf: ``rate_bps`` -> ``rate``, ``stop_ns`` -> ``stop``."""
     if name in _RENAMES:
         return _RENAMES[name]
@@ -68,7 +68,7 @@ class Origins:
         part, index, rest = match.group(1), match.group(2), match.group(3) or ""
         i = int(index) if index is not None else None
         if part == "simulation":
-            return ".".join(["simulation", *map(_leaf, rest.split("."))]).rstrip("."), ""
+            return ".".join(["simulation", *map(user_leaf, rest.split("."))]).rstrip("."), ""
         if part == "nodes" and i is not None and i < len(self.nodes):
             return self.nodes[i], ""
         if part == "wlans":
@@ -85,7 +85,7 @@ class Origins:
         direction, _, leaf = rest.partition(".")
         if direction not in ("a_to_b", "b_to_a") or not leaf:
             return origin.key, note
-        name = _leaf(leaf.removeprefix("errors."))
+        name = user_leaf(leaf.removeprefix("errors."))
         override: Direction = getattr(origin.link, direction)
         if getattr(override, name, None) is not None:
             return f"{origin.key}.{direction}.{name}", note
@@ -98,18 +98,18 @@ class Origins:
         if not rest:
             return origin.key, note
         if rest == "congestion_control" or rest.startswith("tcp."):
-            name = _leaf(rest.removeprefix("tcp."))
+            name = user_leaf(rest.removeprefix("tcp."))
             if getattr(origin.flow.tcp, name, None) is not None:
                 return f"{origin.key}.tcp.{name}", note
             return f"tcp.{name}", note
-        return f"{origin.key}.{_leaf(rest)}", note
+        return f"{origin.key}.{user_leaf(rest)}", note
 
 
 def _wlan_field(rest: str) -> str:
     rest = rest.removeprefix("phy.").removeprefix("errors.")
     if rest == "agent.kind":
         return "agent"
-    return ".".join(_leaf(p) for p in rest.split(".")) if rest else ""
+    return ".".join(user_leaf(p) for p in rest.split(".")) if rest else ""
 
 
 def _join(prefix: str, rest: str) -> str:

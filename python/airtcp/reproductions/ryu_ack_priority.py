@@ -25,6 +25,7 @@ from .. import _core
 from ..experiment import load as load_experiment
 from ..output import atomic_write
 from ..reporting import _png, _table_html, _versions, confidence_interval
+from ..resolve import user_leaf
 from ..results import ResultStore
 from ..sweeper import run_experiment
 from .claims import Claim, verdict
@@ -34,7 +35,6 @@ NAME = "ryu-ack-priority"
 AGENTS = ("dcf", "ack_priority", "txop_burst", "ack_aggregation", "adaptive")
 SCENARIO = Path(__file__).resolve().parents[3] / "scenarios" / "ryu-upload.toml"
 MSDU_OF_1024_SEGMENT = 1024 + 20 + 20 + 8  # TCP and IPv4 headers, LLC/SNAP
-SHORT_RETRY_LIMIT = 7  # dot11ShortRetryLimit, the simulator's default
 
 
 @dataclass(frozen=True)
@@ -108,20 +108,29 @@ WHY = {
 TCP_WHY = "airtcp's RFC profile (docs/tcp.md); the paper does not say"
 
 
-def effective_settings(settings: dict[str, Any] | None = None) -> pd.DataFrame:
-    """Every MAC and TCP setting the runs use, defaults applied by the simulator, and why."""
+def _effective(settings: dict[str, Any] | None) -> dict[str, Any]:
+    """The simulator's effective settings of the runs (one station stands for any count)."""
     from ..api import prepare
 
     resolved = prepare(
         SCENARIO, overrides={**(settings or {}), "wlan.stations": 1, "wlan.agent": "dcf"}
     )
-    effective = json.loads(_core.effective_settings(json.dumps(resolved)))
+    return json.loads(_core.effective_settings(json.dumps(resolved)))
+
+
+def effective_settings(settings: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Every MAC and TCP setting the runs use, defaults applied by the simulator, and why,
+    named by the user's keys."""
+    return _settings_table(_effective(settings))
+
+
+def _settings_table(effective: dict[str, Any]) -> pd.DataFrame:
     rows = []
     wlan = effective["wlans"][0]
     for key, value in wlan.items():
         value = "(per point)" if key == "agent" else value
-        name = key.removesuffix("_ns").removesuffix("_bps")
-        rows.append({"setting": f"wlan.{name}", "value": _shown(key, value), "why": WHY[key]})
+        name = f"wlan.{user_leaf(key)}"
+        rows.append({"setting": name, "value": _shown(key, value), "why": WHY[key]})
     flow = effective["flows"][0]
     cc = flow["congestion_control"]
     rows.append(
@@ -145,11 +154,12 @@ def _shown(key: str, value: Any) -> str:
     return str(value)
 
 
-def optimal_contenders(payloads: list[int], rts: bool, collision: str) -> list[int]:
+def optimal_contenders(
+    payloads: list[int], rts: bool, collision: str, retry_limit: int | None
+) -> list[int]:
     """Fig 4: the number of contenders maximising Bianchi's saturation throughput. ``difs``
-    is Bianchi's own model (collision = frame + DIFS, no retry limit), as the paper uses it;
-    ``eifs`` is the simulator's MAC (collision = frame + EIFS, 7 attempts)."""
-    retry_limit = None if collision == "difs" else SHORT_RETRY_LIMIT - 1
+    is Bianchi's own model (collision = frame + DIFS), as the paper uses it, with no retry
+    limit; ``eifs`` is the simulator's MAC (collision = frame + EIFS) with its limit."""
     result = []
     for payload in payloads:
         model = json.loads(
@@ -187,17 +197,19 @@ def _contender_distributions(
     return out
 
 
-def _figure_4() -> tuple[str, dict[str, int]]:
+def _figure_4(short_retry_limit: int) -> tuple[str, dict[str, int]]:
+    """Fig 4 with both collision times; the EIFS curves retry as the runs' MAC does."""
     payloads = list(range(128, 2305, 128))
     figure, axes = plt.subplots(figsize=(6.4, 3.8))
     at_1024 = {}
-    for collision, style, label in (("difs", "-", "Bianchi (DIFS)"), ("eifs", "--", "EIFS")):
+    models = (("difs", None, "-", "Bianchi (DIFS)"), ("eifs", short_retry_limit - 1, "--", "EIFS"))
+    for collision, retries, style, label in models:
         for rts, marker, access in ((False, "o", "basic access"), (True, "s", "RTS/CTS")):
-            curve = optimal_contenders(payloads, rts, collision)
+            curve = optimal_contenders(payloads, rts, collision, retries)
             axes.plot(payloads, curve, linestyle=style, marker=marker, markersize=4,
                       label=f"{access}, {label}")  # fmt: skip
             key = f"{'rts' if rts else 'basic'}_{collision}"
-            at_1024[key] = optimal_contenders([MSDU_OF_1024_SEGMENT], rts, collision)[0]
+            at_1024[key] = optimal_contenders([MSDU_OF_1024_SEGMENT], rts, collision, retries)[0]
     axes.axvline(MSDU_OF_1024_SEGMENT, color="grey", linestyle=":", label="1024-byte TCP segment")
     axes.set_xlabel("MSDU length (bytes)")
     axes.set_ylabel("optimal number of contenders")
@@ -462,7 +474,8 @@ def write_report(
     goodput = _per_point(ok, "aggregate_goodput_bps")
     contenders = _per_point(ok, "wlans[0].mean_contenders")
     collisions = _per_point(ok, "wlans[0].collision_probability")
-    fig4, optimum = _figure_4()
+    effective = _effective(settings)
+    fig4, optimum = _figure_4(effective["wlans"][0]["short_retry_limit"])
     available = set(ok["wlan.stations"])
     chosen = [n for n in (10, 20, 40) if n in available]
     distributions = {n: _contender_distributions(store, ok, n) for n in chosen}
@@ -488,7 +501,7 @@ def write_report(
     aggregates["collision probability"] = collisions["mean"].to_numpy()
     atomic_write(out / "aggregates.csv", aggregates.to_csv(index=False).encode())
     atomic_write(out / "claims.csv", table.to_csv(index=False).encode())
-    used = effective_settings(settings)
+    used = _settings_table(effective)
     atomic_write(out / "settings.csv", used.to_csv(index=False).encode())
     body = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>airtcp: {NAME}</title>
