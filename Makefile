@@ -1,6 +1,7 @@
 # The two commands of the README's quick start, and what they need.
 #   make demo   install, then run the headline experiment
-#   make test   install, then run every check and test (Rust and Python)
+#   make test   install, then run every check and test (Rust and Python), and the
+#               installed wheel from outside the source tree (scripts/check-wheel.sh)
 
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -32,9 +33,11 @@ test: install
 	$(BIN)/ruff format --check python tests bench
 	$(BIN)/ruff check python tests bench
 	$(PY) -m pytest -q
+	bash scripts/check-wheel.sh
 
 bench: install
 	$(PY) bench/sim_speed.py
 	$(PY) bench/sweep_speed.py
 	$(PY) bench/memory.py
 	$(PY) bench/scale.py
+	$(PY) bench/startup.py

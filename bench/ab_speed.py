@@ -14,7 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "ryu-upload.toml"
+# A path, not the built-in name: older revisions under test took paths only.
+SCENARIO = Path(__file__).resolve().parents[1] / "python/airtcp/scenarios/ryu-upload.toml"
 STATIONS = (4, 10, 40)
 CHILD = """
 import json, sys, airtcp

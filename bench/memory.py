@@ -1,5 +1,5 @@
 """Memory of a large run: 1000 uploading 802.11b stations for 600 simulated seconds
-(scenarios/ryu-upload.toml), each measurement a fresh process, peak RSS of that process.
+(the built-in ryu-upload scenario), each measurement a fresh process, peak RSS of that process.
 
 - `airtcp run` with default settings (the CLI keeps no time series without --out);
 - `airtcp.run(...)` from Python with its default time series (every 100 ms, per flow);
@@ -13,9 +13,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "ryu-upload.toml"
+SCENARIO = "ryu-upload"  # built in
 SETTINGS = {"wlan.stations": 1000, "simulation.duration": "600s"}
 
 PEAK = "import resource, sys; peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss"

@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "ryu-upload.toml"
+SCENARIO = "ryu-upload"  # built in
 CHILD = """
 import json, resource, sys
 import airtcp

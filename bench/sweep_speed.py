@@ -15,7 +15,7 @@ from airtcp import _core
 from airtcp.experiment import load
 from airtcp.sweeper import run_experiment
 
-SCENARIO = (Path(__file__).resolve().parents[1] / "scenarios" / "ryu-upload.toml").as_posix()
+SCENARIO = "ryu-upload"  # built in
 EXPERIMENT = f"""
 [experiment]
 name = "bench"

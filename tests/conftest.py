@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCENARIOS = ROOT / "scenarios"
+SCENARIOS = ROOT / "python" / "airtcp" / "scenarios"
 
 
 def airtcp(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -44,6 +44,19 @@ def test_time_series_are_compact_columns_and_optional():
     assert without.summary["flows"] == result.summary["flows"], "series change nothing"
 
 
+def test_written_time_series_read_back_as_the_dataframe(tmp_path):
+    """Parquet is written from the raw columns through pyarrow, without pandas; read back
+    it is the DataFrame the API gives, types and flow categories in scenario order."""
+    result = airtcp.run(
+        "ryu-upload", overrides={"wlan.stations": 3, "simulation.duration": "23s"}, seed=2
+    )
+    result.write(tmp_path)
+    written = pd.read_parquet(tmp_path / "timeseries.parquet")
+    assert len(written) == 3 * 230
+    pd.testing.assert_frame_equal(written, result.timeseries)
+    assert list(written["flow"].cat.categories) == ["up1", "up2", "up3"]
+
+
 def test_same_seed_same_summary_other_seed_differs():
     def summary(seed):
         s = airtcp.run(
@@ -168,3 +181,46 @@ def test_parsed_scenario_runs_as_is():
     assert airtcp.prepare(scenario)["duration_ns"] == 8_000_000_000
     with pytest.raises(TypeError):
         airtcp.prepare(scenario, overrides={"simulation.seed": 2})
+
+
+AGENTS_BASE = {
+    "simulation": {"name": "agents", "duration": "12s", "measure_from": "2s"},
+    "wlan": {"stations": 4},
+    "links": [{"a": "ap", "b": "srv", "rate": "100Mbps", "delay": "5ms"}],
+    "flows": [{"src": "sta{i}", "dst": "srv", "per_station": True}],
+}
+
+
+@pytest.mark.parametrize("kind", ["ack_priority", "adaptive"])
+def test_agents_tables_place_what_the_wlan_shorthand_does(kind):
+    """``[[agents]]`` on the AP's wlan interface is ``wlan.agent``: the same run."""
+    shorthand = {**AGENTS_BASE, "wlan": {"stations": 4, "agent": {"kind": kind, "ack_queue": 30}}}
+    table = {
+        **AGENTS_BASE,
+        "agents": [{"node": "ap", "interface": "wlan", "kind": kind, "ack_queue": 30}],
+    }
+    plain = airtcp.run(AGENTS_BASE, seed=4, timeseries=False).summary
+    first = airtcp.run(shorthand, seed=4, timeseries=False).summary
+    second = airtcp.run(table, seed=4, timeseries=False).summary
+    for summary in (first, second):
+        summary["wall_time_s"] = 0
+    assert first == second
+    assert first["wlans"][0]["ap_ack_headed_accesses"] > 0
+    assert plain["wlans"][0]["ap_ack_headed_accesses"] == 0
+
+
+@pytest.mark.parametrize(
+    ("placement", "key", "message"),
+    [
+        ({"node": "ap"}, "agents[0].interface", "ap has several interfaces (srv, wlan)"),
+        ({"node": "ap", "interface": "eth0"}, "agents[0].interface", "expected one of srv, wlan"),
+        ({"node": "sta1"}, "agents[0].interface", "put it on an AP's wlan interface"),
+        ({"node": "nobody"}, "agents[0].node", "unknown node 'nobody'"),
+        ({"node": "ap", "interface": "wlan", "colour": 1}, "agents[0].colour", ""),
+    ],
+)
+def test_misplaced_agents_are_named(placement, key, message):
+    scenario = {**AGENTS_BASE, "agents": [{"kind": "ack_priority", **placement}]}
+    with pytest.raises(ScenarioError) as error:
+        airtcp.prepare(scenario)
+    assert error.value.key == key and message in error.value.message, error.value

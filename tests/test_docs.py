@@ -1,7 +1,7 @@
 """Every example in the README and docs works as written, so none can rot: each `airtcp`
-command of a shell block runs (in order, in a scratch directory holding the project's
-scenarios and experiments), each Python block runs, and each complete scenario or
-experiment file in a TOML block validates.
+command of a shell block runs (in order, in an empty directory: files are named as
+built-ins, as a user outside the source tree would), each Python block runs, and each
+complete scenario or experiment file in a TOML block validates.
 
 Placeholders a reader replaces are replaced here too: ``tcp://HOST:8786`` by a local Dask
 cluster. A block that needs software the project does not install (dask-jobqueue, a batch
@@ -53,13 +53,6 @@ def name(path: Path) -> str:
     return str(path.relative_to(ROOT))
 
 
-@pytest.fixture
-def scratch(tmp_path: Path) -> Path:
-    for directory in ("scenarios", "experiments"):
-        (tmp_path / directory).symlink_to(ROOT / directory)
-    return tmp_path
-
-
 def run_line(line: str, cwd: Path, dask_address: str | None) -> None:
     if dask_address:
         line = line.replace("tcp://HOST:8786", dask_address)
@@ -82,7 +75,7 @@ def run_line(line: str, cwd: Path, dask_address: str | None) -> None:
 
 
 @pytest.mark.parametrize("doc", docs_with("sh", commands), ids=name)
-def test_shell_examples_run(doc: Path, scratch: Path):
+def test_shell_examples_run(doc: Path, tmp_path: Path):
     lines = [line for block in blocks(doc, "sh") for line in commands(block)]
     if any("tcp://HOST:8786" in line for line in lines):
         distributed = pytest.importorskip("distributed")
@@ -90,32 +83,32 @@ def test_shell_examples_run(doc: Path, scratch: Path):
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         ) as cluster:
             for line in lines:
-                run_line(line, scratch, cluster.scheduler_address)
+                run_line(line, tmp_path, cluster.scheduler_address)
     else:
         for line in lines:
-            run_line(line, scratch, None)
+            run_line(line, tmp_path, None)
 
 
 @pytest.mark.parametrize("doc", docs_with("python", lambda code: "airtcp" in code), ids=name)
-def test_python_examples_run(doc: Path, scratch: Path):
+def test_python_examples_run(doc: Path, tmp_path: Path):
     for code in blocks(doc, "python"):
         if "airtcp" not in code or any(module in code for module in NEEDS_UNINSTALLED):
             continue  # not ours, or needs a batch scheduler (see the module doc)
         result = subprocess.run(
-            [sys.executable, "-"], input=code, cwd=scratch, capture_output=True, text=True,
+            [sys.executable, "-"], input=code, cwd=tmp_path, capture_output=True, text=True,
             timeout=600,
         )  # fmt: skip
         assert result.returncode == 0, f"{code}\n{result.stderr}"
 
 
 @pytest.mark.parametrize("doc", docs_with("toml", complete_file), ids=name)
-def test_toml_examples_validate(doc: Path, scratch: Path):
+def test_toml_examples_validate(doc: Path, tmp_path: Path):
     for number, text in enumerate(blocks(doc, "toml")):
         if not complete_file(text):
             continue  # a fragment (one table), not a file
         if "[experiment]" in text:
-            # Scenario paths are relative to the experiment file, as in experiments/.
-            path = scratch / "docs-examples" / f"example{number}.toml"
+            # Scenario paths are relative to the experiment file; names are built-ins.
+            path = tmp_path / "docs-examples" / f"example{number}.toml"
             path.parent.mkdir(exist_ok=True)
             path.write_text(text)
             assert load_experiment(path).tasks

@@ -1,16 +1,43 @@
-"""airtcp: simulate, emulate and measure TCP over wireless and asymmetric links."""
+"""airtcp: simulate, emulate and measure TCP over wireless and asymmetric links.
+
+Names are imported on first use (PEP 562), so that ``import airtcp`` and the command line
+do not pay for pydantic, pandas and pyarrow until something needs them.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
 
 from ._core import __version__
-from .api import RunResult, prepare, run
-from .results import load_results
-from .scenario import Scenario, ScenarioError, load
+
+_LAZY = {
+    "RunResult": ".api",
+    "prepare": ".api",
+    "run": ".api",
+    "load_results": ".results",
+    "Scenario": ".scenario",
+    "ScenarioError": ".scenario",
+    "load": ".scenario",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'airtcp' has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
 
 
 def sweep(experiment, out=None, jobs=None, dask=None, threads=False):
-    """Runs (or resumes) an experiment file's sweep; returns one row per run (pandas)."""
+    """Runs (or resumes) an experiment file's sweep (a path or a built-in name); returns one
+    row per run (pandas)."""
     from pathlib import Path
 
     from .experiment import load as load_experiment
+    from .results import load_results
     from .sweeper import run_experiment
 
     loaded = load_experiment(experiment)

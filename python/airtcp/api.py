@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .output import atomic_write, output_dir, replacing
 from .resolve import resolve_checked
 from .scenario import Scenario, ScenarioError, load, parse_with_overrides
-from .timeseries import frame
+from .timeseries import frame, write_parquet
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Progress = Callable[[float, float, int], None]
 
@@ -25,8 +27,13 @@ class RunResult:
     series as a DataFrame (empty unless asked for), and the resolved scenario."""
 
     summary: dict[str, Any]
-    timeseries: pd.DataFrame
+    columns: dict[str, Any] = field(repr=False)
     scenario: dict[str, Any]
+
+    @cached_property
+    def timeseries(self) -> pd.DataFrame:
+        """Built on first use: pandas is imported only by those who ask for it."""
+        return frame(self.columns)
 
     def write(self, out: str | Path) -> None:
         """Writes summary.json, scenario.json and timeseries.parquet atomically into ``out``."""
@@ -34,7 +41,7 @@ class RunResult:
         atomic_write(out / "summary.json", json.dumps(self.summary, indent=2).encode())
         atomic_write(out / "scenario.json", json.dumps(self.scenario, indent=2).encode())
         with replacing(out / "timeseries.parquet") as temporary:
-            self.timeseries.to_parquet(temporary, index=False)
+            write_parquet(self.columns, temporary)
 
 
 def prepare(
@@ -87,7 +94,7 @@ def run_resolved(
         if key == "pcap":
             raise ScenarioError("--pcap", "", message) from None
         raise ScenarioError("<scenario>", key, message) from None
-    return RunResult(json.loads(summary_json), frame(columns), resolved)
+    return RunResult(json.loads(summary_json), columns, resolved)
 
 
 def run(

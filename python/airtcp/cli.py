@@ -19,13 +19,13 @@ from rich.console import Console
 from rich.table import Table
 
 from . import _core
-from .api import prepare, run_resolved
 from .cli_help import Command, Group
+from .interrupts import Terminated, terminate_as_interrupt
 from .output import OutputError, output_dir
 from .overrides import parse_pair
-from .progress import RunProgress, sweep_progress
-from .scenario import ScenarioError, json_schema
-from .sweeper import SweepError, Terminated, check_scheduler, terminate_as_interrupt
+
+# Commands import what they use (pydantic, pandas, pyarrow, dask) when they run, so that
+# `airtcp --help` and short runs do not wait for libraries they never touch.
 
 app = typer.Typer(
     cls=Group,
@@ -38,6 +38,10 @@ app = typer.Typer(
 out = Console() if sys.stdout.isatty() else Console(width=10_000)
 err = Console(stderr=True)
 
+ScenarioArgument = Annotated[
+    str,
+    typer.Argument(help="A scenario TOML file, or a built-in's name (see airtcp scenarios)."),
+]
 SetOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -119,7 +123,7 @@ def print_summary(summary: dict) -> None:
 
 @app.command(cls=Command)
 def run(
-    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+    scenario: ScenarioArgument,
     seed: Annotated[
         int | None, typer.Option(metavar="N", help="Seed (overrides simulation.seed).")
     ] = None,
@@ -149,6 +153,10 @@ def run(
         raise fail(f"--snaplen: expected 0..65535 bytes, got {snaplen}")
     if snaplen is not None and not pcap:
         raise fail("--snaplen: applies to --pcap traces; add --pcap")
+    from .api import prepare, run_resolved
+    from .progress import RunProgress
+    from .scenario import ScenarioError
+
     progress = RunProgress(err)
     try:
         resolved = prepare(scenario, seed, set_ or [])
@@ -184,10 +192,13 @@ def run(
 
 @app.command(cls=Command)
 def validate(
-    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+    scenario: ScenarioArgument,
     set_: SetOption = None,
 ) -> None:
     """Check a scenario file without running it (every check a run makes)."""
+    from .api import prepare
+    from .scenario import ScenarioError
+
     try:
         resolved = prepare(scenario, None, set_ or [])
     except ScenarioError as error:
@@ -202,7 +213,48 @@ def validate(
 @app.command(cls=Command)
 def schema() -> None:
     """Print the JSON Schema of scenario files."""
+    from .scenario import json_schema
+
     sys.stdout.write(json_schema() + "\n")
+
+
+scenarios_app = typer.Typer(
+    cls=Group,
+    help="The built-in scenarios and experiment files: list them, or print one to copy.",
+)
+app.add_typer(scenarios_app, name="scenarios")
+
+
+@scenarios_app.callback(invoke_without_command=True)
+def scenarios(ctx: typer.Context) -> None:
+    """List the built-in scenarios and experiment files, a line on each."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from .catalog import KINDS, built_ins
+
+    table = Table(title="built in (run by name, or print with: airtcp scenarios show NAME)")
+    for column in ("name", "kind", "what it is"):
+        table.add_column(column, overflow="fold")
+    for kind in KINDS:
+        for item in built_ins(kind):
+            table.add_row(item.name, kind.removesuffix("s"), _plain(item.description))
+    out.print(table)
+
+
+@scenarios_app.command(cls=Command)
+def show(
+    name: Annotated[str, typer.Argument(help="A built-in scenario or experiment's name.")],
+) -> None:
+    """Print a built-in scenario or experiment file (to copy and edit)."""
+    from .catalog import KINDS, built_ins, builtin_path
+
+    for kind in KINDS:
+        path = builtin_path(name, kind)
+        if path is not None:
+            sys.stdout.write(path.read_text(encoding="utf-8"))
+            return
+    names = ", ".join(item.name for kind in KINDS for item in built_ins(kind))
+    raise fail(f"{_plain(name)}: no built-in scenario or experiment (built-ins: {names})")
 
 
 def _station_range(text: str) -> tuple[int, int]:
@@ -341,7 +393,10 @@ def reproduce(
     ] = None,
 ) -> None:
     """Reproduce a paper's experiment with one command; re-run to resume."""
+    from .progress import sweep_progress
     from .reproductions import REPRODUCTIONS
+    from .scenario import ScenarioError
+    from .sweeper import SweepError, check_scheduler
 
     module = REPRODUCTIONS.get(name)
     if module is None:
@@ -394,7 +449,10 @@ def demo(
 
 @app.command(cls=Command)
 def sweep(
-    experiment_file: Annotated[Path, typer.Argument(help="Experiment TOML file.")],
+    experiment_file: Annotated[
+        str,
+        typer.Argument(help="An experiment TOML file, or a built-in's name (airtcp scenarios)."),
+    ],
     out_dir: OutOption = None,
     jobs: JobsOption = None,
     dask: DaskOption = None,
@@ -408,7 +466,9 @@ def sweep(
 ) -> None:
     """Run an experiment's parameter sweep with replications; re-run to resume."""
     from .experiment import load as load_experiment
-    from .sweeper import run_experiment
+    from .progress import sweep_progress
+    from .scenario import ScenarioError
+    from .sweeper import SweepError, check_scheduler, run_experiment
 
     _check_workers(jobs, dask, threads)
     try:

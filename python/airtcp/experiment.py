@@ -4,7 +4,7 @@ expansion into runs, each keyed by a hash of its resolved scenario and seed.
 ```toml
 [experiment]
 name = "flows"
-scenario = "../scenarios/ryu-upload.toml"   # relative to this file
+scenario = "ryu-upload"                     # a built-in name, or a path relative to this file
 replications = 10
 seed = 1                                     # base seed
 seeds = "per-point"                          # or "common" (common random numbers)
@@ -38,6 +38,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from . import _core
+from .catalog import NotFound, locate
 from .metrics import MetricError, lookup
 from .overrides import set_key
 from .resolve import resolve_checked
@@ -133,6 +134,7 @@ class Task:
 class Experiment:
     path: Path
     text: str
+    scenario_path: Path
     settings: Settings
     fixed: dict[str, Any]
     grid: dict[str, list[Any]]
@@ -160,8 +162,12 @@ def points(grid: dict[str, list[Any]], zipped: dict[str, list[Any]]) -> list[dic
 
 
 def load(path: str | Path) -> Experiment:
-    """Reads and expands an experiment file; every point is validated before anything runs."""
-    path = Path(path)
+    """Reads and expands an experiment file (a path or a built-in name); every point is
+    validated before anything runs."""
+    try:
+        path = locate(path, "experiments")
+    except NotFound as error:
+        raise ScenarioError(error.argument, "", error.message) from None
     source = str(path)
     text, data = read_toml(path)
     try:
@@ -181,11 +187,14 @@ def load(path: str | Path) -> Experiment:
         raise ScenarioError(
             source, sorted(overlap)[0], "is set in more than one of set, grid and zip"
         )
-    scenario_path = (path.parent / settings.scenario).resolve()
-    if not scenario_path.exists():
-        raise ScenarioError(source, "experiment.scenario", f"no such file: {scenario_path}")
+    try:
+        scenario_path = locate(settings.scenario, "scenarios", relative_to=path.parent).resolve()
+    except NotFound as error:
+        raise ScenarioError(source, "experiment.scenario", str(error)) from None
     _, base = read_toml(scenario_path)
-    experiment = Experiment(path, text, settings, parsed.set, parsed.grid, parsed.zip)
+    experiment = Experiment(
+        path, text, scenario_path, settings, parsed.set, parsed.grid, parsed.zip
+    )
     shapes: set[tuple[int, int, int]] = set()
     for index, point in enumerate(points(parsed.grid, parsed.zip)):
         data = copy.deepcopy(base)

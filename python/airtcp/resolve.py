@@ -17,7 +17,7 @@ from typing import Any
 
 from . import _core
 from .overrides import Overrides
-from .scenario import Direction, Flow, Link, Scenario, ScenarioError
+from .scenario import Agent, Direction, Flow, Link, Scenario, ScenarioError
 
 _TCP_DURATIONS = ("initial_rto", "min_rto", "max_rto", "delayed_ack_timeout", "time_wait")
 
@@ -220,6 +220,9 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
         "wlans": wlans,
         "flows": flows,
     }
+    if scenario.agents:
+        # Only when placed, so that a run's key (a hash of this) is unchanged without agents.
+        resolved["agents"] = _agents_json(scenario, index)
     return resolved, origins
 
 
@@ -269,16 +272,33 @@ def _wlan_json(scenario: Scenario, index: dict[str, int], stations: list[str]) -
         "long_retry_limit": w.long_retry_limit,
         **_lifetime(w.msdu_lifetime),
         "errors": {"loss": w.loss, "ber": w.ber},
-        "agent": None
-        if agent is None
-        else {
-            "kind": agent.kind,
-            "txop_limit_ns": agent.txop_limit,
-            "max_aggregate": agent.max_aggregate,
-            "target_stations": agent.target_stations,
-            "ack_queue_packets": agent.ack_queue,
-        },
+        "agent": None if agent is None else _agent_json(agent),
     }
+
+
+def _agent_json(agent: Agent) -> dict[str, Any]:
+    return {
+        "kind": agent.kind,
+        "txop_limit_ns": agent.txop_limit,
+        "max_aggregate": agent.max_aggregate,
+        "target_stations": agent.target_stations,
+        "ack_queue_packets": agent.ack_queue,
+    }
+
+
+def _agents_json(scenario: Scenario, index: dict[str, int]) -> list[dict[str, Any]]:
+    placed = []
+    for k, placement in enumerate(scenario.agents):
+        if placement.node not in index:
+            raise ValueError(f"agents[{k}].node", f"unknown node {placement.node!r}")
+        placed.append(
+            {
+                "node": index[placement.node],
+                "interface": placement.interface,
+                "agent": _agent_json(placement),
+            }
+        )
+    return placed
 
 
 def _lifetime(value: int | str | None) -> dict[str, int | None]:

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .output import atomic_write, output_dir, replacing
-from .timeseries import frame as series_frame
+from .timeseries import write_parquet
 
 ROW_COLUMNS = ("run_id", "point", "replication", "seed", "status", "error", "wall_time_s")
 
@@ -52,7 +52,7 @@ class ResultStore:
         if series is not None:
             target = self.out / "timeseries" / f"{record['row']['run_id']}.parquet"
             with replacing(target) as temporary:
-                series_frame(series).to_parquet(temporary, index=False)
+                write_parquet(series, temporary)
         atomic_write(path, json.dumps(record).encode(), durable=True)
         return True
 

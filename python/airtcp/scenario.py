@@ -27,6 +27,7 @@ from pydantic import (
 )
 
 from . import _core
+from .catalog import NotFound, locate
 from .overrides import Overrides, apply_overrides, texts
 from .units import parse_duration, parse_rate, parse_size
 
@@ -174,6 +175,15 @@ AgentSpec = Annotated[
 ]
 
 
+class AgentPlacement(Agent):
+    """An agent on a node's interface (``[[agents]]``): ``interface`` is the peer node of a
+    wired link, or ``"wlan"``; it may be left out when the node has one interface."""
+
+    kind: Literal["dcf", "ack_priority", "txop_burst", "ack_aggregation", "adaptive"]
+    node: str
+    interface: str | None = None
+
+
 class Wlan(Strict):
     ap: str = "ap"
     stations: (
@@ -262,6 +272,7 @@ class Scenario(Strict):
     wlan: Wlan | None = None
     links: list[Link] = []
     flows: list[Flow] = []
+    agents: list[AgentPlacement] = []
 
 
 _TYPE_NAMES = {"int", "str", "float", "bool", "list", "dict", "none"}
@@ -362,9 +373,18 @@ def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
         raise ScenarioError(source, "", f"invalid TOML: {error}") from None
 
 
+def find(argument: str | Path) -> Path:
+    """The scenario file an argument names: a path, or a built-in name (``ryu-upload``)."""
+    try:
+        return locate(argument, "scenarios")
+    except NotFound as error:
+        raise ScenarioError(error.argument, "", error.message) from None
+
+
 def load(path: str | Path, overrides: Overrides = ()) -> Scenario:
-    """Reads a TOML scenario and applies ``--set key=value`` overrides."""
-    path = Path(path)
+    """Reads a TOML scenario (a path or a built-in name) and applies ``--set key=value``
+    overrides."""
+    path = find(path)
     _, data = read_toml(path)
     return parse_with_overrides(data, str(path), overrides)
 

@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .experiment import Experiment, Task
+from .interrupts import Terminated, terminate_as_interrupt
 from .output import atomic_write
 from .results import ResultStore
 from .worker import execute, failure_record
@@ -46,10 +47,6 @@ IN_FLIGHT_PER_WORKER = 2
 
 class SweepError(Exception):
     """A sweep that cannot go on (workers cannot start, a cluster cannot be reached)."""
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, handled like Ctrl-C (see `terminate_as_interrupt`)."""
 
 
 @dataclass
@@ -240,26 +237,6 @@ def _dask(tasks: list[Task], address: str) -> Iterator[dict[str, Any]]:
             client.cancel(futures)
 
 
-@contextlib.contextmanager
-def terminate_as_interrupt() -> Iterator[None]:
-    """In the main thread, SIGTERM raises `Terminated`, a KeyboardInterrupt, so that it is
-    handled like Ctrl-C: workers are stopped and reaped and finished runs kept."""
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum, frame):
-        raise Terminated
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def run_experiment(
     experiment: Experiment,
     out: str | Path,
@@ -273,8 +250,7 @@ def run_experiment(
     """Runs the experiment's missing runs into ``out``; safe to call again to resume."""
     store = ResultStore(out)
     atomic_write(store.out / "experiment.toml", experiment.text.encode())
-    scenario_copy = (experiment.path.parent / experiment.settings.scenario).resolve()
-    atomic_write(store.out / "scenario.toml", scenario_copy.read_bytes())
+    atomic_write(store.out / "scenario.toml", experiment.scenario_path.read_bytes())
     done = store.done(include_failed=not retry_failed)
     todo = [t for t in experiment.tasks if t.run_id not in done]
     unique: dict[str, Task] = {}

@@ -1,12 +1,16 @@
 """The per-flow time series, from the simulator's raw little-endian columns to a DataFrame
-without a per-value Python object (about 46 bytes a sample in pandas)."""
+without a per-value Python object (about 46 bytes a sample in pandas), or straight to
+Parquet through pyarrow (pandas is slow to import and not needed to write)."""
 
 from __future__ import annotations
 
-from typing import Any
+import itertools
+from array import array
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = {
     "time_s": "<f8",
@@ -18,13 +22,50 @@ COLUMNS = {
 }
 
 
+def _codes(columns: dict[str, Any]) -> Any:
+    import numpy as np
+
+    return np.frombuffer(columns["flow"], dtype="<u4").astype(np.int32)
+
+
+def _values(columns: dict[str, Any]) -> dict[str, Any]:
+    import numpy as np
+
+    return {name: np.frombuffer(columns[name], dtype=dtype) for name, dtype in COLUMNS.items()}
+
+
 def frame(columns: dict[str, Any]) -> pd.DataFrame:
     """A DataFrame (flow, time_s, cwnd_bytes, ...) from ``_core.run``'s columns; the flow is
     categorical, its categories the flows' names in scenario order."""
-    codes = np.frombuffer(columns["flow"], dtype="<u4").astype(np.int32)
-    data: dict[str, Any] = {
-        "flow": pd.Categorical.from_codes(codes, categories=list(columns["flow_names"]))
-    }
-    for name, dtype in COLUMNS.items():
-        data[name] = np.frombuffer(columns[name], dtype=dtype)
-    return pd.DataFrame(data, copy=False)
+    import pandas as pd
+
+    flow = pd.Categorical.from_codes(_codes(columns), categories=list(columns["flow_names"]))
+    return pd.DataFrame({"flow": flow, **_values(columns)}, copy=False)
+
+
+def _strings(pa: Any, texts: list[str]) -> Any:
+    """A pyarrow string array from its offsets and bytes (``pa.array`` would import pandas)."""
+    encoded = [text.encode() for text in texts]
+    offsets = array("i", [0, *itertools.accumulate(len(raw) for raw in encoded)])
+    buffers = [None, pa.py_buffer(offsets.tobytes()), pa.py_buffer(b"".join(encoded))]
+    return pa.Array.from_buffers(pa.string(), len(texts), buffers)
+
+
+def write_parquet(columns: dict[str, Any], path: Path) -> None:
+    """The same table as `frame`, written to ``path`` (read back, flow is categorical).
+    Arrays are made from the raw buffers: pyarrow imports pandas when handed numpy arrays."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = len(columns["flow"]) // 4
+    types = {"<f8": pa.float64(), "<u4": pa.uint32(), "<u8": pa.uint64()}
+
+    def array(kind: Any, raw: bytes) -> Any:
+        return pa.Array.from_buffers(kind, rows, [None, pa.py_buffer(raw)])
+
+    flow = pa.DictionaryArray.from_arrays(
+        array(pa.uint32(), columns["flow"]).cast(pa.int32()),
+        _strings(pa, list(columns["flow_names"])),
+    )
+    data = {name: array(types[dtype], columns[name]) for name, dtype in COLUMNS.items()}
+    pq.write_table(pa.table({"flow": flow, **data}), path)

@@ -32,6 +32,20 @@ pub struct Scenario {
     pub wlans: Vec<WlanConfig>,
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
+    /// Agents on nodes' interfaces, after each WLAN's `agent` (placed on its AP).
+    #[serde(default)]
+    pub agents: Vec<AgentPlacement>,
+}
+
+/// An agent on a node's interface: `interface` names the peer of a wired link or `"wlan"`,
+/// and may be left out when the node has one interface.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentPlacement {
+    pub node: usize,
+    #[serde(default)]
+    pub interface: Option<String>,
+    pub agent: AgentConfig,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -167,7 +181,7 @@ impl WlanConfig {
     }
 }
 
-/// An access-point agent of `airtcp_proto::agent` and its settings (defaults in docs/agents.md).
+/// An agent of `airtcp_proto::agent` and its settings (defaults in docs/agents.md).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentConfig {

@@ -11,6 +11,7 @@ pub mod config;
 pub mod effective;
 pub mod engine;
 pub mod error_model;
+pub mod interface;
 pub mod limits;
 pub mod link;
 pub mod packet;

@@ -7,6 +7,7 @@ use airtcp_proto::Instant;
 
 use crate::config::DirectionConfig;
 use crate::error_model::ErrorModel;
+use crate::interface::AgentSlot;
 use crate::packet::Packet;
 use crate::queue::DropTailQueue;
 use crate::rng::Stream;
@@ -20,6 +21,8 @@ pub struct Channel {
     errors: ErrorModel,
     rng: Stream,
     pub queue: DropTailQueue,
+    /// The agent on the sending node's side of this direction.
+    pub agent: Option<AgentSlot>,
     in_transmission: Option<Packet>,
     pub delivered: u64,
     pub lost: u64,
@@ -43,6 +46,7 @@ impl Channel {
             errors: config.errors,
             rng,
             queue: DropTailQueue::new(config.queue),
+            agent: None,
             in_transmission: None,
             delivered: 0,
             lost: 0,

@@ -2,6 +2,8 @@
 
 use std::collections::VecDeque;
 
+use airtcp_proto::agent::InterfaceQueue;
+use airtcp_proto::wire::PacketRepr;
 use serde::Deserialize;
 
 use crate::packet::Packet;
@@ -76,6 +78,24 @@ impl DropTailQueue {
     }
 }
 
+/// What an agent on the link's sending side sees: the packets waiting, head first (the one
+/// being serialised has left the queue).
+impl InterfaceQueue for DropTailQueue {
+    fn len(&self) -> usize {
+        self.packets.len()
+    }
+
+    fn get(&self, index: usize) -> Option<&PacketRepr> {
+        self.packets.get(index).map(|packet| &packet.repr)
+    }
+
+    fn remove(&mut self, index: usize) -> Option<PacketRepr> {
+        let packet = self.packets.remove(index)?;
+        self.bytes -= u64::from(packet.len());
+        Some(packet.repr)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,6 +113,26 @@ mod tests {
         assert_eq!((q.len(), q.drops), (2, 1));
         q.pop();
         assert!(q.push(udp_packet(100)));
+    }
+
+    #[test]
+    fn an_agent_removes_a_waiting_packet_and_frees_its_bytes() {
+        let mut q = DropTailQueue::new(QueueLimit {
+            packets: None,
+            bytes: Some(300),
+        });
+        assert!(q.push(udp_packet(100 - 28)));
+        assert!(q.push(udp_packet(200 - 28)));
+        let agent_view: &mut dyn InterfaceQueue = &mut q;
+        assert_eq!(agent_view.len(), 2);
+        assert_eq!(agent_view.get(1).unwrap().ip_len(), 200);
+        assert_eq!(agent_view.remove(0).unwrap().ip_len(), 100);
+        assert!(agent_view.remove(1).is_none());
+        assert!(
+            q.push(udp_packet(100 - 28)),
+            "the removed packet's 100 bytes are free"
+        );
+        assert!(!q.push(udp_packet(1)));
     }
 
     #[test]

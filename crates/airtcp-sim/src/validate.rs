@@ -7,7 +7,7 @@
 //! (`wlan.rate`, `flows[0].stop`). `airtcp validate` runs this same code, so whatever it
 //! accepts runs.
 
-use crate::config::{AppConfig, ConfigError, DirectionConfig, Scenario, WlanConfig};
+use crate::config::{AgentConfig, AppConfig, ConfigError, DirectionConfig, Scenario, WlanConfig};
 use crate::error_model::ErrorModel;
 use crate::limits::{
     is_safe_name, MAX_FLOWS, MAX_NODES, MAX_NODE_NAME_LEN, MAX_SERIES_SAMPLES, MAX_STATIONS,
@@ -42,6 +42,13 @@ impl Scenario {
             self.validate_wlan(&format!("wlans[{i}]"), wlan)?;
         }
         self.validate_flows()?;
+        for (i, placement) in self.agents.iter().enumerate() {
+            if !self.node_ok(placement.node) {
+                return fail(format!("agents[{i}].node"), "must be an existing node");
+            }
+            validate_agent(&format!("agents[{i}]"), &placement.agent)?;
+        }
+        self.agent_places()?;
         self.validate_paths()?;
         self.validate_series()
     }
@@ -146,32 +153,7 @@ impl Scenario {
         }
         validate_errors(&format!("{key}.errors"), &wlan.errors)?;
         if let Some(agent) = &wlan.agent {
-            let key = format!("{key}.agent");
-            if !airtcp_proto::agent::AGENTS.contains(&agent.kind.as_str()) {
-                return fail(
-                    format!("{key}.kind"),
-                    format!(
-                        "unknown '{}'; expected one of {}",
-                        agent.kind,
-                        airtcp_proto::agent::AGENTS.join(", ")
-                    ),
-                );
-            }
-            if agent.max_aggregate == Some(0) {
-                return fail(format!("{key}.max_aggregate"), "must be positive");
-            }
-            if agent.txop_limit_ns == Some(0) {
-                return fail(format!("{key}.txop_limit_ns"), "must be positive");
-            }
-            if agent.ack_queue_packets == Some(0) {
-                return fail(format!("{key}.ack_queue_packets"), "must be positive");
-            }
-            if agent
-                .target_stations
-                .is_some_and(|t| !(t.is_finite() && t >= 1.0))
-            {
-                return fail(format!("{key}.target_stations"), "must be at least 1");
-            }
+            validate_agent(&format!("{key}.agent"), agent)?;
         }
         Ok(())
     }
@@ -333,6 +315,36 @@ fn validate_direction(key: &str, d: &DirectionConfig) -> Result<(), ConfigError>
             format!("{key}.queue"),
             "a zero-sized queue drops everything",
         );
+    }
+    Ok(())
+}
+
+/// An agent's kind and settings (where it sits is checked when the network is built).
+fn validate_agent(key: &str, agent: &AgentConfig) -> Result<(), ConfigError> {
+    if !airtcp_proto::agent::AGENTS.contains(&agent.kind.as_str()) {
+        return fail(
+            format!("{key}.kind"),
+            format!(
+                "unknown '{}'; expected one of {}",
+                agent.kind,
+                airtcp_proto::agent::AGENTS.join(", ")
+            ),
+        );
+    }
+    if agent.max_aggregate == Some(0) {
+        return fail(format!("{key}.max_aggregate"), "must be positive");
+    }
+    if agent.txop_limit_ns == Some(0) {
+        return fail(format!("{key}.txop_limit_ns"), "must be positive");
+    }
+    if agent.ack_queue_packets == Some(0) {
+        return fail(format!("{key}.ack_queue_packets"), "must be positive");
+    }
+    if agent
+        .target_stations
+        .is_some_and(|t| !(t.is_finite() && t >= 1.0))
+    {
+        return fail(format!("{key}.target_stations"), "must be at least 1");
     }
     Ok(())
 }

@@ -1,17 +1,22 @@
 //! Paper 000 §2.2 (c), the evaluated scheme: TCP ACKs in their own queue, served first; an
 //! access with an ACK at the head uses backoff counter 0, i.e. transmits right after DIFS.
 
-use super::{AccessPlan, ApAgent, ApQueue, ApView};
+use super::{AccessPlan, AccessPlanner, Agent, ApQueue, ApView};
 use crate::time::Instant;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AckPriority;
 
-impl ApAgent for AckPriority {
+impl Agent for AckPriority {
     fn name(&self) -> &'static str {
         "ack_priority"
     }
+    fn access_planner(&mut self) -> Option<&mut dyn AccessPlanner> {
+        Some(self)
+    }
+}
 
+impl AccessPlanner for AckPriority {
     fn plan(&mut self, _now: Instant, view: &ApView) -> AccessPlan {
         let queue = view.ack_first();
         AccessPlan {

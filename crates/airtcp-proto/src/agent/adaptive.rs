@@ -17,7 +17,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::{AccessPlan, ApAgent, ApQueue, ApView, ChannelEvent};
+use super::{
+    AccessPlan, AccessPlanner, Agent, ApQueue, ApView, ChannelEvent, Direction, InterfaceQueue,
+    Verdict,
+};
 use crate::time::Instant;
 use crate::wire::PacketRepr;
 
@@ -85,11 +88,31 @@ impl AdaptivePriority {
     }
 }
 
-impl ApAgent for AdaptivePriority {
+impl Agent for AdaptivePriority {
     fn name(&self) -> &'static str {
         "adaptive"
     }
 
+    /// Remembers the stations the AP forwards ACKs to (the cap on the estimate).
+    fn handle_packet(
+        &mut self,
+        now: Instant,
+        direction: Direction,
+        packet: &mut PacketRepr,
+        _queue: &mut dyn InterfaceQueue,
+    ) -> Verdict {
+        if direction == Direction::Outbound && self.classify(packet) == ApQueue::Ack {
+            self.last_ack.insert(packet.ip.dst, now);
+        }
+        Verdict::Pass
+    }
+
+    fn access_planner(&mut self) -> Option<&mut dyn AccessPlanner> {
+        Some(self)
+    }
+}
+
+impl AccessPlanner for AdaptivePriority {
     fn plan(&mut self, now: Instant, view: &ApView) -> AccessPlan {
         let queue = view.ack_first();
         if queue != ApQueue::Ack {
@@ -107,12 +130,6 @@ impl ApAgent for AdaptivePriority {
         AccessPlan {
             zero_backoff,
             ..AccessPlan::plain(queue)
-        }
-    }
-
-    fn on_packet(&mut self, now: Instant, packet: &PacketRepr, queue: ApQueue) {
-        if queue == ApQueue::Ack {
-            self.last_ack.insert(packet.ip.dst, now);
         }
     }
 
@@ -178,19 +195,14 @@ mod tests {
 
     fn uploaders_at(agent: &mut AdaptivePriority, stations: u8, now: Instant) {
         for station in 0..stations {
-            let packet = PacketRepr {
-                ip: crate::wire::Ipv4Repr {
-                    src: [10, 0, 0, 1],
-                    dst: [10, 0, 1, station],
-                    ttl: 64,
-                },
-                transport: crate::wire::TransportRepr::Udp(crate::wire::UdpRepr {
-                    src_port: 1,
-                    dst_port: 2,
-                    payload_len: 0,
-                }),
-            };
-            agent.on_packet(now, &packet, ApQueue::Ack);
+            let mut ack = super::super::tests::pure_ack_to([10, 0, 1, station]);
+            let verdict = agent.handle_packet(
+                now,
+                Direction::Outbound,
+                &mut ack,
+                &mut super::super::NoQueue,
+            );
+            assert_eq!(verdict, Verdict::Pass);
         }
     }
 

@@ -1,11 +1,25 @@
-//! Access-point agents of paper 000 (Ryu et al., "Improving TCP Uploading Throughput in IEEE
-//! 802.11 WLANs", §2.2): TCP pure ACKs get their own queue at the AP and one of three
-//! channel-access privileges. Plus `adaptive`, the paper's stated future work.
+//! Agents: sans-IO middleboxes that sit on one interface of a node (an AP, a base station,
+//! a router) and see every packet that crosses it, both ways. The papers' mechanisms are
+//! agents: paper 000's ACK policies at an 802.11 AP (`dcf`, `ack_priority`, `txop_burst`,
+//! `ack_aggregation`, and `adaptive`, its future work), and later Snoop, zero-window freeze
+//! and the ACK filters and regenerators of papers 001 and 003.
 //!
-//! An agent is sans-IO: it classifies packets from their headers and, each time the AP
-//! prepares a channel access, returns an [`AccessPlan`] that the MAC (simulated or, later,
-//! emulated) carries out. It may also observe the channel (`on_channel`).
+//! The driver (the simulator, later the emulator on real packets) calls, for an agent on an
+//! interface:
+//! - [`Agent::handle_packet`] for each packet leaving through the interface (before it joins
+//!   the interface's queue) or arriving on it (before the node handles it). The agent may
+//!   rewrite it in place and answers pass, drop or delay (held by the driver, then passed on
+//!   without another look);
+//! - [`Agent::poll_transmit`] after every call, for packets the agent injects, each leaving
+//!   through the interface or arriving from it (then handled by the node like any other);
+//! - [`Agent::poll_timeout`] / [`Agent::handle_timeout`] for the agent's own timers;
+//! - [`Agent::handle_signal`] for named notices from outside the packet stream (a handoff);
+//! - and gives it its interface's queue ([`InterfaceQueue`]) to inspect and edit.
+//!
+//! On an 802.11 AP an agent may also plan the AP's channel accesses: the optional
+//! [`AccessPlanner`] capability (`access`).
 
+mod access;
 mod ack_aggregation;
 mod ack_priority;
 mod adaptive;
@@ -14,6 +28,7 @@ mod txop_burst;
 
 use core::fmt;
 
+pub use access::{AccessPlan, AccessPlanner, ApQueue, ApView, ChannelEvent};
 pub use ack_aggregation::AckAggregation;
 pub use ack_priority::AckPriority;
 pub use adaptive::AdaptivePriority;
@@ -23,83 +38,97 @@ pub use txop_burst::{TxopBurst, DSSS_AC_VO_TXOP_NS, OFDM_AC_VO_TXOP_NS};
 use crate::time::Instant;
 use crate::wire::PacketRepr;
 
-/// The AP's queues: everything else, and TCP pure ACKs.
+/// Which way a packet crosses the agent's interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ApQueue {
-    Data = 0,
-    Ack = 1,
+pub enum Direction {
+    /// Leaving the node through the interface.
+    Outbound,
+    /// Received on the interface, not yet handled by the node.
+    Inbound,
 }
 
-/// How the AP's next channel access is made.
+/// What becomes of a packet an agent has seen (a rewrite is done in place, then `Pass`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AccessPlan {
-    /// Serve this queue (strict priority decided by the agent).
-    pub queue: ApQueue,
-    /// Contend with backoff counter 0 (transmit right after DIFS).
-    pub zero_backoff: bool,
-    /// After winning, send further frames of the queue SIFS-separated within this TXOP (ns).
-    pub txop_ns: Option<u64>,
-    /// Pack up to this many frames of the queue into one MAC frame (A-MSDU).
-    pub aggregate: usize,
+pub enum Verdict {
+    Pass,
+    Drop,
+    /// Held until then, and passed on without being shown to the agent again.
+    Delay(Instant),
 }
 
-impl AccessPlan {
-    pub const fn plain(queue: ApQueue) -> Self {
-        AccessPlan {
-            queue,
-            zero_backoff: false,
-            txop_ns: None,
-            aggregate: 1,
-        }
+/// The transmit queue of the agent's interface, head first: what ACK filtering needs to find
+/// and remove queued ACKs that a newer one covers. A packet being transmitted is not in it.
+pub trait InterfaceQueue {
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
     }
+
+    /// The packet at `index` (0 is the head).
+    fn get(&self, index: usize) -> Option<&PacketRepr>;
+
+    /// Takes the packet at `index` out of the queue; it is not sent.
+    fn remove(&mut self, index: usize) -> Option<PacketRepr>;
 }
 
-/// Queue lengths the AP sees when it plans.
+/// A queue that is always empty: for tests, and interfaces without one.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct ApView {
-    pub data_frames: usize,
-    pub ack_frames: usize,
-}
+pub struct NoQueue;
 
-impl ApView {
-    /// The non-empty queue, ACKs first (the priority every ACK agent gives).
-    fn ack_first(&self) -> ApQueue {
-        if self.ack_frames > 0 {
-            ApQueue::Ack
-        } else {
-            ApQueue::Data
-        }
+impl InterfaceQueue for NoQueue {
+    fn len(&self) -> usize {
+        0
+    }
+
+    fn get(&self, _index: usize) -> Option<&PacketRepr> {
+        None
+    }
+
+    fn remove(&mut self, _index: usize) -> Option<PacketRepr> {
+        None
     }
 }
 
-/// What the AP heard on the channel between two of its own accesses: idle backoff slots and
-/// busy periods (other stations' transmissions) — Bianchi's virtual slots.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChannelEvent {
-    IdleSlots(u64),
-    Busy { collision: bool },
-}
-
-pub trait ApAgent: fmt::Debug + Send {
+/// An agent on one interface of a node. Every method has a do-nothing default, so an agent
+/// implements only what it uses.
+pub trait Agent: fmt::Debug + Send {
+    /// The kind, as scenarios name it.
     fn name(&self) -> &'static str;
 
-    /// The queue a packet joins. Pure TCP ACKs are recognised from the header only.
-    fn classify(&self, packet: &PacketRepr) -> ApQueue {
-        match packet.tcp() {
-            Some(tcp) if tcp.is_pure_ack() => ApQueue::Ack,
-            _ => ApQueue::Data,
-        }
+    /// A packet crossing the interface; it may be rewritten in place.
+    fn handle_packet(
+        &mut self,
+        _now: Instant,
+        _direction: Direction,
+        _packet: &mut PacketRepr,
+        _queue: &mut dyn InterfaceQueue,
+    ) -> Verdict {
+        Verdict::Pass
     }
 
-    fn plan(&mut self, now: Instant, view: &ApView) -> AccessPlan;
+    /// A packet the agent injects, and the way it goes; called until `None`.
+    fn poll_transmit(&mut self, _now: Instant) -> Option<(Direction, PacketRepr)> {
+        None
+    }
 
-    /// A packet the AP queued, and the queue it joined.
-    fn on_packet(&mut self, _now: Instant, _packet: &PacketRepr, _queue: ApQueue) {}
+    /// When the agent next wants `handle_timeout`.
+    fn poll_timeout(&self) -> Option<Instant> {
+        None
+    }
 
-    fn on_channel(&mut self, _now: Instant, _event: ChannelEvent) {}
+    fn handle_timeout(&mut self, _now: Instant, _queue: &mut dyn InterfaceQueue) {}
+
+    /// A named notice from outside the packet stream, e.g. `"handoff"`.
+    fn handle_signal(&mut self, _now: Instant, _signal: &str, _queue: &mut dyn InterfaceQueue) {}
+
+    /// The 802.11 AP capability: queues for ACKs and a plan for each channel access.
+    fn access_planner(&mut self) -> Option<&mut dyn AccessPlanner> {
+        None
+    }
 }
 
-/// Agent names a scenario can use.
+/// Agent kinds a scenario can name.
 pub const AGENTS: &[&str] = &[
     "dcf",
     "ack_priority",
@@ -107,6 +136,11 @@ pub const AGENTS: &[&str] = &[
     "ack_aggregation",
     "adaptive",
 ];
+
+/// Kinds that plan an 802.11 AP's channel access, so they only sit on an AP's WLAN side.
+pub fn plans_access(kind: &str) -> bool {
+    AGENTS.contains(&kind)
+}
 
 /// Settings of the agents, with the documented defaults applied by the caller.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -119,7 +153,7 @@ pub struct AgentSettings {
     pub stages: u32,
 }
 
-pub fn by_name(name: &str, settings: AgentSettings) -> Option<Box<dyn ApAgent>> {
+pub fn by_name(name: &str, settings: AgentSettings) -> Option<Box<dyn Agent>> {
     Some(match name {
         "dcf" => Box::new(PlainDcf),
         "ack_priority" => Box::new(AckPriority),
@@ -139,16 +173,16 @@ pub fn by_name(name: &str, settings: AgentSettings) -> Option<Box<dyn ApAgent>> 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::seq::SeqNumber;
     use crate::wire::{Ipv4Repr, TcpFlags, TcpRepr, TransportRepr, UdpRepr};
 
-    fn tcp(flags: TcpFlags, payload_len: u32) -> PacketRepr {
+    fn tcp(flags: TcpFlags, payload_len: u32, dst: [u8; 4]) -> PacketRepr {
         PacketRepr {
             ip: Ipv4Repr {
                 src: [10, 0, 0, 1],
-                dst: [10, 0, 0, 2],
+                dst,
                 ttl: 64,
             },
             transport: TransportRepr::Tcp(TcpRepr {
@@ -165,36 +199,42 @@ mod tests {
         }
     }
 
+    const ACK: TcpFlags = TcpFlags {
+        ack: true,
+        syn: false,
+        fin: false,
+        rst: false,
+        psh: false,
+    };
+
+    /// A TCP pure ACK to `dst`.
+    pub(crate) fn pure_ack_to(dst: [u8; 4]) -> PacketRepr {
+        tcp(ACK, 0, dst)
+    }
+
     #[test]
     fn classifier_separates_pure_acks_from_data_syn_fin_and_udp() {
         let agent = AckPriority;
-        let ack = TcpFlags {
-            ack: true,
-            ..Default::default()
-        };
-        assert_eq!(agent.classify(&tcp(ack, 0)), ApQueue::Ack);
-        assert_eq!(agent.classify(&tcp(ack, 1024)), ApQueue::Data);
-        assert_eq!(
-            agent.classify(&tcp(TcpFlags { syn: true, ..ack }, 0)),
-            ApQueue::Data
-        );
-        assert_eq!(
-            agent.classify(&tcp(TcpFlags { fin: true, ..ack }, 0)),
-            ApQueue::Data
-        );
+        let to = [10, 0, 0, 2];
+        assert_eq!(agent.classify(&tcp(ACK, 0, to)), ApQueue::Ack);
+        assert_eq!(agent.classify(&tcp(ACK, 1024, to)), ApQueue::Data);
+        let syn = TcpFlags { syn: true, ..ACK };
+        assert_eq!(agent.classify(&tcp(syn, 0, to)), ApQueue::Data);
+        let fin = TcpFlags { fin: true, ..ACK };
+        assert_eq!(agent.classify(&tcp(fin, 0, to)), ApQueue::Data);
         let udp = PacketRepr {
             transport: TransportRepr::Udp(UdpRepr {
                 src_port: 1,
                 dst_port: 2,
                 payload_len: 0,
             }),
-            ..tcp(ack, 0)
+            ..tcp(ACK, 0, to)
         };
         assert_eq!(agent.classify(&udp), ApQueue::Data);
     }
 
     #[test]
-    fn every_named_agent_builds() {
+    fn every_named_agent_builds_and_plans_access() {
         let settings = AgentSettings {
             txop_ns: 3_264_000,
             max_aggregate: 8,
@@ -203,8 +243,31 @@ mod tests {
             stages: 5,
         };
         for name in AGENTS {
-            assert_eq!(by_name(name, settings).unwrap().name(), *name);
+            let mut agent = by_name(name, settings).unwrap();
+            assert_eq!(agent.name(), *name);
+            assert_eq!(agent.access_planner().is_some(), plans_access(name));
         }
         assert!(by_name("nope", settings).is_none());
+    }
+
+    #[test]
+    fn the_default_agent_passes_everything_and_injects_nothing() {
+        #[derive(Debug)]
+        struct Silent;
+        impl Agent for Silent {
+            fn name(&self) -> &'static str {
+                "silent"
+            }
+        }
+        let mut agent = Silent;
+        let mut packet = pure_ack_to([10, 0, 0, 2]);
+        for direction in [Direction::Outbound, Direction::Inbound] {
+            let verdict = agent.handle_packet(Instant::ZERO, direction, &mut packet, &mut NoQueue);
+            assert_eq!(verdict, Verdict::Pass);
+        }
+        assert_eq!(packet, pure_ack_to([10, 0, 0, 2]));
+        assert!(agent.poll_transmit(Instant::ZERO).is_none());
+        assert!(agent.poll_timeout().is_none());
+        assert!(agent.access_planner().is_none());
     }
 }

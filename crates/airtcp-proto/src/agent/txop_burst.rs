@@ -2,7 +2,7 @@
 //! back, SIFS apart, each with its MAC ACK, within an 802.11e TXOP limit (IEEE 802.11-2020
 //! §10.23.2.9). Channel access itself is ordinary DCF.
 
-use super::{AccessPlan, ApAgent, ApQueue, ApView};
+use super::{AccessPlan, AccessPlanner, Agent, ApQueue, ApView};
 use crate::time::Instant;
 
 /// EDCA default TXOP limit of AC_VO for DSSS/HR-DSSS PHYs (802.11-2020 Table 9-155).
@@ -15,11 +15,16 @@ pub struct TxopBurst {
     pub txop_ns: u64,
 }
 
-impl ApAgent for TxopBurst {
+impl Agent for TxopBurst {
     fn name(&self) -> &'static str {
         "txop_burst"
     }
+    fn access_planner(&mut self) -> Option<&mut dyn AccessPlanner> {
+        Some(self)
+    }
+}
 
+impl AccessPlanner for TxopBurst {
     fn plan(&mut self, _now: Instant, view: &ApView) -> AccessPlan {
         let queue = view.ack_first();
         let txop_ns = (queue == ApQueue::Ack).then_some(self.txop_ns);

@@ -34,7 +34,12 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::time::Duration;
 
-use airtcp_proto::agent::{AccessPlan, ApAgent, ApQueue, ApView, ChannelEvent};
+use airtcp_proto::agent::{
+    AccessPlan, AccessPlanner, Agent, ApQueue, ApView, ChannelEvent, InterfaceQueue,
+};
+use airtcp_proto::wire::PacketRepr;
+
+use crate::interface::AgentSlot;
 use airtcp_proto::wifi::Phy;
 use airtcp_proto::Instant;
 use rand::Rng;
@@ -190,8 +195,8 @@ pub struct Actions {
     pub access: Option<(Instant, u64)>,
     /// The end of the busy period just started.
     pub busy_end: Option<Instant>,
-    /// A packet received at a node at a time.
-    pub deliveries: Vec<(Instant, usize, Packet)>,
+    /// A packet received at a time by a MAC (its index in the BSS).
+    pub deliveries: Vec<(Instant, u32, Packet)>,
 }
 
 #[derive(Debug)]
@@ -206,7 +211,10 @@ pub struct Bss {
     access_generation: u64,
     scheduled_access: Option<Instant>,
     holding: usize,
-    agent: Option<Box<dyn ApAgent>>,
+    /// The agent on each MAC's interface (MAC 0, the AP, may plan its channel access).
+    agents: Vec<Option<AgentSlot>>,
+    /// The AP's agent plans its accesses: two queues, and the agent's plan.
+    plans_access: bool,
     /// The plan of the AP's pending access.
     ap_plan: AccessPlan,
     pub counters: MacCounters,
@@ -220,7 +228,7 @@ impl Bss {
         errors: ErrorModel,
         channel_rng: Stream,
         nodes: Vec<(usize, Stream)>,
-        agent: Option<Box<dyn ApAgent>>,
+        ap_agent: Option<Box<dyn Agent>>,
     ) -> Self {
         let macs = nodes
             .into_iter()
@@ -241,7 +249,9 @@ impl Bss {
             station_lifetime_drops: vec![0; macs.len() - 1],
             ..MacCounters::default()
         };
-        Bss {
+        let mut bss = Bss {
+            agents: macs.iter().map(|_| None).collect(),
+            plans_access: false,
             phy,
             params,
             errors,
@@ -255,10 +265,53 @@ impl Bss {
             access_generation: 0,
             scheduled_access: None,
             holding: 0,
-            agent,
             ap_plan: AccessPlan::plain(ApQueue::Data),
             counters,
+        };
+        if let Some(agent) = ap_agent {
+            bss.place_agent(0, agent);
         }
+        bss
+    }
+
+    /// Puts an agent on a MAC's interface (before any traffic); on the AP, an agent that
+    /// plans access gets the AP's ACK queue and plans each access.
+    pub fn place_agent(&mut self, mac: u32, mut agent: Box<dyn Agent>) {
+        if mac == 0 {
+            self.plans_access = agent.access_planner().is_some();
+        }
+        self.agents[mac as usize] = Some(AgentSlot::new(agent));
+    }
+
+    pub fn phy(&self) -> &Phy {
+        &self.phy
+    }
+
+    pub fn has_agent(&self, mac: u32) -> bool {
+        self.agents[mac as usize].is_some()
+    }
+
+    /// Gives the AP's ACK queue a limit of its own (an agent's `ack_queue`).
+    pub fn limit_ack_queue(&mut self, packets: u32) {
+        self.params.ack_queue_packets = Some(packets);
+    }
+
+    /// The node of a MAC.
+    pub fn node(&self, mac: u32) -> usize {
+        self.macs[mac as usize].node
+    }
+
+    /// The agent on a MAC's interface, with the MAC's queue as the agent may see and edit it.
+    pub fn agent_and_queue(&mut self, mac: u32) -> Option<(&mut AgentSlot, MacQueue<'_>)> {
+        let slot = self.agents[mac as usize].as_mut()?;
+        Some((slot, MacQueue(&mut self.macs[mac as usize].queues)))
+    }
+
+    fn planner(&mut self) -> Option<&mut dyn AccessPlanner> {
+        if !self.plans_access {
+            return None;
+        }
+        self.agents[0].as_mut()?.agent.access_planner()
     }
 
     /// Frames queued at a MAC (both queues).
@@ -281,8 +334,8 @@ impl Bss {
     /// Asks the AP's agent for its next access plan (plain DCF without an agent).
     fn replan(&mut self, now: Instant) -> AccessPlan {
         let view = self.ap_view();
-        self.ap_plan = match &mut self.agent {
-            Some(agent) => agent.plan(now, &view),
+        self.ap_plan = match self.planner() {
+            Some(planner) => planner.plan(now, &view),
             None => AccessPlan::plain(ApQueue::Data),
         };
         if self.macs[0].queues[self.ap_plan.queue as usize].is_empty() {
@@ -332,12 +385,8 @@ impl Bss {
             to,
             queued_at: now,
         };
-        let queue = match (&mut self.agent, mac) {
-            (Some(agent), 0) => {
-                let queue = agent.classify(&frame.packet.repr);
-                agent.on_packet(now, &frame.packet.repr, queue);
-                queue as usize
-            }
+        let queue = match (mac, self.planner()) {
+            (0, Some(planner)) => planner.classify(&frame.packet.repr) as usize,
             _ => ApQueue::Data as usize,
         };
         if self.queue_full(mac, queue) {
@@ -351,7 +400,7 @@ impl Bss {
         if was_empty {
             self.holding += 1;
         }
-        if mac == 0 && self.agent.is_some() {
+        if mac == 0 && self.plans_access {
             // The head of the AP changed: plan again (unless the AP is sending now: the end of
             // its busy period plans); a zero backoff can only shorten a backoff already running.
             let head_changed = queue_was_empty && (was_empty || queue == ApQueue::Ack as usize);
@@ -433,11 +482,7 @@ impl Bss {
 
     /// Draws a fresh backoff in [0, CW] counted from `base`, or 0 if the AP's plan says so.
     fn draw_backoff(&mut self, now: Instant, mac: u32, base: u64) {
-        if mac == 0
-            && self.agent.is_some()
-            && self.queue_len(0) > 0
-            && self.replan(now).zero_backoff
-        {
+        if mac == 0 && self.plans_access && self.queue_len(0) > 0 && self.replan(now).zero_backoff {
             self.set_expiry(0, base, true);
             return;
         }
@@ -511,10 +556,11 @@ impl Bss {
             self.schedule_access(actions);
             return;
         }
-        if let Some(agent) = &mut self.agent {
-            agent.on_channel(now, ChannelEvent::IdleSlots(current - base));
-            if !transmitters.contains(&0) {
-                agent.on_channel(
+        let others_only = !transmitters.contains(&0);
+        if let Some(planner) = self.planner() {
+            planner.on_channel(now, ChannelEvent::IdleSlots(current - base));
+            if others_only {
+                planner.on_channel(
                     now,
                     ChannelEvent::Busy {
                         collision: transmitters.len() > 1,
@@ -527,7 +573,7 @@ impl Bss {
 
     /// The queue a MAC transmits from, and how many of its frames form the first MAC frame.
     fn selection(&self, mac: u32) -> (usize, usize) {
-        if mac != 0 || self.agent.is_none() {
+        if mac != 0 || !self.plans_access {
             return (ApQueue::Data as usize, 1);
         }
         let queue = self.ap_plan.queue as usize;
@@ -696,7 +742,7 @@ impl Bss {
     }
 
     fn count_ap_access(&mut self) {
-        let ack_headed = self.agent.is_some() && self.ap_plan.queue == ApQueue::Ack;
+        let ack_headed = self.plans_access && self.ap_plan.queue == ApQueue::Ack;
         let zero = self.macs[0].zero_backoff;
         let c = &mut self.counters;
         c.ap_accesses += 1;
@@ -724,8 +770,7 @@ impl Bss {
             .skip(from)
             .take(count)
         {
-            let receiver = self.macs[frame.to as usize].node;
-            actions.deliveries.push((at, receiver, frame.packet));
+            actions.deliveries.push((at, frame.to, frame.packet));
         }
     }
 
@@ -854,6 +899,43 @@ impl Bss {
             self.holding -= 1;
         }
         frame
+    }
+}
+
+/// A MAC's queues as its agent sees them: the data queue, then the AP's ACK queue. The head
+/// of each queue is in service (its retries and lifetime belong to it) and is not shown.
+pub struct MacQueue<'a>(&'a mut [VecDeque<Frame>; 2]);
+
+impl MacQueue<'_> {
+    fn locate(&self, index: usize) -> Option<(usize, usize)> {
+        let waiting = |queue: &VecDeque<Frame>| queue.len().saturating_sub(1);
+        let first = waiting(&self.0[0]);
+        if index < first {
+            Some((0, index + 1))
+        } else if index - first < waiting(&self.0[1]) {
+            Some((1, index - first + 1))
+        } else {
+            None
+        }
+    }
+}
+
+impl InterfaceQueue for MacQueue<'_> {
+    fn len(&self) -> usize {
+        self.0
+            .iter()
+            .map(|queue| queue.len().saturating_sub(1))
+            .sum()
+    }
+
+    fn get(&self, index: usize) -> Option<&PacketRepr> {
+        let (queue, at) = self.locate(index)?;
+        Some(&self.0[queue][at].packet.repr)
+    }
+
+    fn remove(&mut self, index: usize) -> Option<PacketRepr> {
+        let (queue, at) = self.locate(index)?;
+        self.0[queue].remove(at).map(|frame| frame.packet.repr)
     }
 }
 

@@ -2,4 +2,4 @@
 
 pub mod dcf;
 
-pub use dcf::{Actions, Bss, MacCounters, MacParams};
+pub use dcf::{Actions, Bss, MacCounters, MacParams, MacQueue};

@@ -1,0 +1,227 @@
+//! Driving the agents on nodes' interfaces (`airtcp_proto::agent`): a packet leaving by an
+//! interface or arriving on it is shown to the agent there, which passes, drops, delays or
+//! rewrites it; after every call the agent's injected packets are sent and its timer is
+//! re-armed. Nothing here knows any agent's kind: a new agent needs no change to this file.
+
+use airtcp_proto::agent::{Direction, InterfaceQueue, Verdict};
+use airtcp_proto::Instant;
+
+use super::{Event, Simulation};
+use crate::interface::{AgentSlot, Interface};
+use crate::packet::{address_node, Packet};
+use crate::routing::Hop;
+
+/// A packet an agent delayed: the interface it was at, the hop it leaves by (`None` if it
+/// was arriving), and the packet.
+#[derive(Debug)]
+pub(super) struct Held {
+    interface: Interface,
+    hop: Option<Hop>,
+    packet: Packet,
+}
+
+impl Simulation {
+    /// Calls `f` with the agent on `interface` and the interface's queue, if it has an agent.
+    fn with_agent<R>(
+        &mut self,
+        interface: Interface,
+        f: impl FnOnce(&mut AgentSlot, &mut dyn InterfaceQueue) -> R,
+    ) -> Option<R> {
+        match interface {
+            Interface::Channel(channel) => {
+                let channel = &mut self.channels[channel as usize];
+                let slot = channel.agent.as_mut()?;
+                Some(f(slot, &mut channel.queue))
+            }
+            Interface::Wlan { bss, mac } => {
+                let (slot, mut queue) = self.bsses[bss as usize].agent_and_queue(mac)?;
+                Some(f(slot, &mut queue))
+            }
+        }
+    }
+
+    fn node_of(&self, interface: Interface) -> usize {
+        match interface {
+            Interface::Channel(channel) => self.channel_ends[channel as usize].0,
+            Interface::Wlan { bss, mac } => self.bsses[bss as usize].node(mac),
+        }
+    }
+
+    /// Sends a packet out by `hop`, past the agent on that interface.
+    pub(super) fn send(&mut self, hop: Hop, mut packet: Packet) -> std::io::Result<()> {
+        let Some(interface) = Interface::of_hop(hop) else {
+            return Ok(());
+        };
+        let now = self.now();
+        let verdict = self.with_agent(interface, |slot, queue| {
+            (slot.agent).handle_packet(now, Direction::Outbound, &mut packet.repr, queue)
+        });
+        match verdict {
+            None | Some(Verdict::Pass) => self.transmit(hop, packet),
+            Some(Verdict::Drop) => {}
+            Some(Verdict::Delay(until)) => self.hold(interface, Some(hop), until, packet),
+        }
+        if verdict.is_some() {
+            self.after_agent(interface)?;
+        }
+        Ok(())
+    }
+
+    /// A packet arriving at `node` on `via`, past the agent there, then handled by the node.
+    pub(super) fn receive(
+        &mut self,
+        node: usize,
+        via: Interface,
+        mut packet: Packet,
+    ) -> std::io::Result<()> {
+        let now = self.now();
+        let verdict = self.with_agent(via, |slot, queue| {
+            (slot.agent).handle_packet(now, Direction::Inbound, &mut packet.repr, queue)
+        });
+        match verdict {
+            None | Some(Verdict::Pass) => self.arrive(node, packet)?,
+            Some(Verdict::Drop) => {}
+            Some(Verdict::Delay(until)) => self.hold(via, None, until, packet),
+        }
+        if verdict.is_some() {
+            self.after_agent(via)?;
+        }
+        Ok(())
+    }
+
+    fn hold(&mut self, interface: Interface, hop: Option<Hop>, until: Instant, packet: Packet) {
+        let held = Some(Held {
+            interface,
+            hop,
+            packet,
+        });
+        let slot = match self.held_free.pop() {
+            Some(free) => {
+                self.held[free as usize] = held;
+                free as usize
+            }
+            None => {
+                self.held.push(held);
+                self.held.len() - 1
+            }
+        };
+        let at = until.max(self.now());
+        self.events
+            .schedule(at, Event::AgentRelease { held: slot as u32 });
+    }
+
+    /// Joins the link's or the MAC's queue.
+    fn transmit(&mut self, hop: Hop, packet: Packet) {
+        let now = self.now();
+        match hop {
+            Hop::Unreachable => {}
+            Hop::Channel(channel) => {
+                let actions = self.channels[channel as usize].enqueue(now, packet);
+                self.apply_channel(channel, actions);
+            }
+            Hop::Wlan { bss, mac, to } => {
+                let mut actions = std::mem::take(&mut self.wlan_actions);
+                self.bsses[bss as usize].enqueue(now, mac, packet, to, &mut actions);
+                self.apply_wlan(bss, actions);
+            }
+        }
+    }
+
+    /// A delayed packet goes on its way, not shown to its agent again.
+    pub(super) fn agent_release(&mut self, held: u32) -> std::io::Result<()> {
+        let Held {
+            interface,
+            hop,
+            packet,
+        } = self.held[held as usize]
+            .take()
+            .expect("held until released");
+        self.held_free.push(held);
+        match hop {
+            Some(hop) => {
+                self.transmit(hop, packet);
+                Ok(())
+            }
+            None => self.arrive(self.node_of(interface), packet),
+        }
+    }
+
+    pub(super) fn agent_timer(&mut self, interface: Interface) -> std::io::Result<()> {
+        let now = self.now();
+        let due = self.with_agent(interface, |slot, queue| {
+            if slot.timer != Some(now) {
+                return false; // superseded by an earlier deadline
+            }
+            slot.timer = None;
+            if slot.agent.poll_timeout().is_some_and(|at| at <= now) {
+                slot.agent.handle_timeout(now, queue);
+            }
+            true
+        });
+        if due == Some(true) {
+            self.after_agent(interface)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn agent_signal(
+        &mut self,
+        interface: Interface,
+        signal: u32,
+    ) -> std::io::Result<()> {
+        let now = self.now();
+        let name = std::mem::take(&mut self.signal_names[signal as usize]);
+        let delivered = self.with_agent(interface, |slot, queue| {
+            slot.agent.handle_signal(now, &name, queue);
+        });
+        self.signal_names[signal as usize] = name;
+        if delivered.is_some() {
+            self.after_agent(interface)?;
+        }
+        Ok(())
+    }
+
+    /// Sends what the agent injected and re-arms its timer. An injected packet leaves by the
+    /// node's route to its destination (past another interface's agent, not its own), or,
+    /// injected inbound, is handled by the node as if it had arrived.
+    fn after_agent(&mut self, interface: Interface) -> std::io::Result<()> {
+        let now = self.now();
+        let node = self.node_of(interface);
+        while let Some((direction, repr)) = self
+            .with_agent(interface, |slot, _| slot.agent.poll_transmit(now))
+            .flatten()
+        {
+            let packet = self.new_packet(repr);
+            match direction {
+                Direction::Inbound => self.arrive(node, packet)?,
+                Direction::Outbound => {
+                    if let Some(pcap) = &mut self.pcap {
+                        pcap.record(node, now, &packet)?;
+                    }
+                    let Some(dst) = address_node(packet.repr.ip.dst) else {
+                        continue;
+                    };
+                    let hop = self.routes.first_hop(node, dst);
+                    if Interface::of_hop(hop) == Some(interface) {
+                        self.transmit(hop, packet);
+                    } else {
+                        self.send(hop, packet)?;
+                    }
+                }
+            }
+        }
+        let armed = self.with_agent(interface, |slot, _| {
+            let deadline = slot.agent.poll_timeout()?.max(now);
+            if slot.timer.is_some_and(|armed| armed <= deadline) {
+                return None;
+            }
+            slot.timer = Some(deadline);
+            Some(deadline)
+        });
+        if let Some(deadline) = armed.flatten() {
+            self.events
+                .schedule(deadline, Event::AgentTimer { interface });
+        }
+        Ok(())
+    }
+}

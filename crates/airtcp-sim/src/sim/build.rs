@@ -1,0 +1,295 @@
+//! Building a run from a resolved [`Scenario`]: wired links as pairs of channels, BSSs with
+//! their MACs, the adjacency that `routing` computes first hops from, the flows' endpoints,
+//! and the agents placed on nodes' interfaces (`wlan.agent` on its AP, then `[[agents]]`).
+
+use airtcp_proto::agent::{self, Agent, AgentSettings, DSSS_AC_VO_TXOP_NS, OFDM_AC_VO_TXOP_NS};
+use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
+use airtcp_proto::wifi::Modulation;
+
+use super::endpoints::build_flow;
+use super::{RunOptions, Simulation};
+use crate::config::{AgentConfig, AppConfig, ConfigError, Scenario};
+use crate::engine::EventQueue;
+use crate::interface::{AgentSlot, Interface};
+use crate::link::Channel;
+use crate::pcap::PcapSet;
+use crate::rng::{stream, StreamId};
+use crate::routing::{Hop, Routes};
+use crate::summary::TimeSeries;
+use crate::wlan::{Actions, Bss, MacParams};
+
+impl Simulation {
+    pub fn new(scenario: Scenario, options: &RunOptions) -> Result<Simulation, ConfigError> {
+        scenario.validate()?;
+        let seed = scenario.seed;
+        let node_count = scenario.nodes.len();
+        let mut adjacency: Vec<Vec<(usize, Hop)>> = vec![Vec::new(); node_count];
+        let mut channels = Vec::new();
+        let mut channel_ends = Vec::new();
+        for (i, link) in scenario.links.iter().enumerate() {
+            for (direction, (from, to, config)) in [
+                (link.a, link.b, &link.a_to_b),
+                (link.b, link.a, &link.b_to_a),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let id = channels.len() as u32;
+                let rng = stream(
+                    seed,
+                    StreamId::Link {
+                        link: i as u32,
+                        direction: direction as u8,
+                    },
+                );
+                channels.push(Channel::new(config, to, rng));
+                channel_ends.push((from, to));
+                adjacency[from].push((to, Hop::Channel(id)));
+            }
+        }
+        let mut bsses = Vec::new();
+        for (b, wlan) in scenario.wlans.iter().enumerate() {
+            let phy = wlan.build_phy(&format!("wlans[{b}]"))?;
+            let macs = std::iter::once(wlan.ap)
+                .chain(wlan.stations.iter().copied())
+                .enumerate()
+                .map(|(m, node)| {
+                    (
+                        node,
+                        stream(
+                            seed,
+                            StreamId::Mac {
+                                bss: b as u32,
+                                mac: m as u32,
+                            },
+                        ),
+                    )
+                })
+                .collect::<Vec<_>>();
+            for (m, &station) in wlan.stations.iter().enumerate() {
+                let mac = m as u32 + 1;
+                adjacency[wlan.ap].push((
+                    station,
+                    Hop::Wlan {
+                        bss: b as u32,
+                        mac: 0,
+                        to: mac,
+                    },
+                ));
+                adjacency[station].push((
+                    wlan.ap,
+                    Hop::Wlan {
+                        bss: b as u32,
+                        mac,
+                        to: 0,
+                    },
+                ));
+            }
+            let params = MacParams {
+                rts_threshold: wlan.rts_threshold,
+                short_retry_limit: wlan.short_retry_limit,
+                long_retry_limit: wlan.long_retry_limit,
+                queue_packets: wlan.queue_packets,
+                ack_queue_packets: None, // set by the AP's agent, if it asks (place_agents)
+                msdu_lifetime_ns: wlan.msdu_lifetime_ns,
+            };
+            let channel_rng = stream(seed, StreamId::WlanChannel { bss: b as u32 });
+            bsses.push(Bss::new(phy, params, wlan.errors, channel_rng, macs, None));
+        }
+        // Validation made sure that every flow has a path.
+        let routes = Routes::new(adjacency);
+        let flows = scenario
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, config)| build_flow(i, config))
+            .collect();
+        let pcap = match &options.pcap_dir {
+            Some(dir) => Some(
+                PcapSet::create(dir, &scenario.nodes, options.pcap_snaplen).map_err(|e| {
+                    ConfigError {
+                        key: "pcap".into(),
+                        message: format!("cannot write traces in {}: {e}", dir.display()),
+                    }
+                })?,
+            ),
+            None => None,
+        };
+        let mut simulation = Simulation {
+            events: EventQueue::default(),
+            routes,
+            channels,
+            channel_ends,
+            bsses,
+            flows,
+            pcap,
+            next_uid: 0,
+            wlan_actions: Actions::default(),
+            outgoing: Vec::new(),
+            series: TimeSeries::default(),
+            wall_limit: options.wall_limit,
+            monitor: options.monitor.clone(),
+            time_series: options.time_series,
+            signal_names: Vec::new(),
+            held: Vec::new(),
+            held_free: Vec::new(),
+            scenario,
+        };
+        simulation.place_agents()?;
+        simulation.schedule_initial_events();
+        Ok(simulation)
+    }
+
+    /// Puts an agent on a node's interface before the run: `interface` names the peer of a
+    /// wired link or `"wlan"`, and may be `None` when the node has one interface. Agents that
+    /// plan channel access sit only on an AP's `wlan`. This is how tests and embedders add an
+    /// agent of their own; scenarios place the built-in kinds with `[[agents]]`.
+    pub fn place_agent(
+        &mut self,
+        node: &str,
+        interface: Option<&str>,
+        agent: Box<dyn Agent>,
+    ) -> Result<(), ConfigError> {
+        let index = self.node_index(node).ok_or_else(|| ConfigError {
+            key: "agents.node".into(),
+            message: format!("no node named '{node}'"),
+        })?;
+        let fail = |message| ConfigError {
+            key: "agents.interface".into(),
+            message,
+        };
+        let place = self.scenario.interface_of(index, interface).map_err(fail)?;
+        self.put_agent(place, agent, None).map_err(fail)
+    }
+
+    /// Delivers a named signal (e.g. `"handoff"`) at `at` to the agent on a node's interface.
+    pub fn schedule_signal(
+        &mut self,
+        at: airtcp_proto::Instant,
+        node: &str,
+        interface: Option<&str>,
+        name: &str,
+    ) -> Result<(), ConfigError> {
+        let fail = |message: String| ConfigError {
+            key: "signals".into(),
+            message,
+        };
+        let index = self
+            .node_index(node)
+            .ok_or_else(|| fail(format!("no node named '{node}'")))?;
+        let interface = self.scenario.interface_of(index, interface).map_err(fail)?;
+        self.signal_names.push(name.to_owned());
+        let signal = self.signal_names.len() as u32 - 1;
+        self.events
+            .schedule(at, super::Event::AgentSignal { interface, signal });
+        Ok(())
+    }
+
+    fn node_index(&self, name: &str) -> Option<usize> {
+        self.scenario.nodes.iter().position(|node| node == name)
+    }
+
+    /// The scenario's agents, where validation found their places.
+    fn place_agents(&mut self) -> Result<(), ConfigError> {
+        let places = self.scenario.agent_places()?;
+        let built: Vec<_> = places
+            .into_iter()
+            .map(|(key, place, config)| {
+                let Interface::Wlan { bss, .. } = place else {
+                    unreachable!("agent_places puts access planners on APs")
+                };
+                let bss = &self.bsses[bss as usize];
+                let agent = build_agent(&self.scenario, config, bss).expect("validated kind");
+                (key, place, agent, config.ack_queue_packets)
+            })
+            .collect();
+        for (key, place, agent, ack_queue) in built {
+            self.put_agent(place, agent, ack_queue)
+                .map_err(|message| ConfigError {
+                    key: format!("{key}.interface"),
+                    message,
+                })?;
+        }
+        Ok(())
+    }
+
+    fn put_agent(
+        &mut self,
+        place: Interface,
+        mut agent: Box<dyn Agent>,
+        ack_queue_packets: Option<u32>,
+    ) -> Result<(), String> {
+        let occupied = match place {
+            Interface::Channel(c) => self.channels[c as usize].agent.is_some(),
+            Interface::Wlan { bss, mac } => self.bsses[bss as usize].has_agent(mac),
+        };
+        if occupied {
+            return Err("the interface already has an agent".into());
+        }
+        if agent.access_planner().is_some() && !matches!(place, Interface::Wlan { mac: 0, .. }) {
+            return Err(format!(
+                "'{}' plans an 802.11 AP's channel access: put it on an AP's wlan interface",
+                agent.name()
+            ));
+        }
+        match place {
+            Interface::Channel(c) => self.channels[c as usize].agent = Some(AgentSlot::new(agent)),
+            Interface::Wlan { bss, mac } => {
+                let bss = &mut self.bsses[bss as usize];
+                bss.place_agent(mac, agent);
+                if let Some(limit) = ack_queue_packets {
+                    bss.limit_ack_queue(limit);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An agent for the AP of WLAN `index`, with defaults: the PHY's AC_VO TXOP limit, 16 frames
+/// per aggregate, and as target the optimal number of contenders of Bianchi's model for the
+/// stations' TCP data frames. The AP is not subtracted: with backoff 0 its short ACK frames
+/// rarely collide (paper 000's premise), so it is not a random-access contender.
+fn build_agent(scenario: &Scenario, config: &AgentConfig, bss: &Bss) -> Option<Box<dyn Agent>> {
+    let wlan = scenario
+        .wlans
+        .iter()
+        .find(|wlan| wlan.ap == bss.node(0))
+        .expect("a BSS has its WLAN");
+    let phy = bss.phy();
+    let mss = scenario
+        .flows
+        .iter()
+        .find_map(|flow| match &flow.app {
+            AppConfig::TcpBulk { tcp, .. } if wlan.stations.contains(&flow.src) => {
+                Some(tcp.build().mss)
+            }
+            _ => None,
+        })
+        .unwrap_or(1460);
+    let msdu = crate::wlan::dcf::LLC_SNAP_BYTES + 40 + mss;
+    let rts = wlan
+        .rts_threshold
+        .is_some_and(|t| phy.mac_overhead_bytes + msdu > t);
+    let params = Params::from_phy(
+        phy,
+        msdu,
+        rts,
+        CollisionTiming::Eifs,
+        Some(wlan.short_retry_limit - 1),
+    );
+    let optimum = bianchi::optimal_stations(&params, 1..=100).stations;
+    let ofdm = matches!(phy.modulation, Modulation::ErpOfdm);
+    let settings = AgentSettings {
+        txop_ns: config.txop_limit_ns.unwrap_or(if ofdm {
+            OFDM_AC_VO_TXOP_NS
+        } else {
+            DSSS_AC_VO_TXOP_NS
+        }),
+        max_aggregate: config.max_aggregate.unwrap_or(16) as usize,
+        target_stations: config.target_stations.unwrap_or(f64::from(optimum)),
+        cw_min: phy.cw_min,
+        stages: phy.backoff_stages(),
+    };
+    agent::by_name(&config.kind, settings)
+}

@@ -1,0 +1,287 @@
+//! The flows' endpoints: a sans-IO TCP socket pair per TCP flow (RFC 9293 connection set-up,
+//! data and close, driven by events and timers) with a bulk application writing into it,
+//! and a constant-rate UDP source per UDP flow. Packets addressed to a node end here.
+
+use std::time::Duration;
+
+use airtcp_proto::tcp::{cc, TcpSocket, TcpState};
+use airtcp_proto::wire::{Ipv4Repr, PacketRepr, TransportRepr, UdpRepr};
+use airtcp_proto::{Instant, SeqNumber};
+use rand::Rng;
+
+use super::{Event, Side, Simulation};
+use crate::config::{AppConfig, FlowConfig};
+use crate::packet::{node_address, Packet};
+use crate::ports::{client_port, flow_of_port, SERVER_PORT, UDP_SINK_PORT};
+use crate::rng::{stream, StreamId};
+
+const TTL: u8 = 64;
+
+pub(super) struct TcpFlow {
+    pub(super) sockets: [TcpSocket; 2],
+    pub(super) timers: [Option<Instant>; 2],
+    /// Bytes the application still has to write; `None` is unlimited.
+    pub(super) remaining: Option<u64>,
+    pub(super) finite: bool,
+}
+
+pub(super) struct UdpFlow {
+    pub(super) interval: Duration,
+    pub(super) payload_bytes: u32,
+    pub(super) active: bool,
+}
+
+pub(super) enum FlowApp {
+    Tcp(Box<TcpFlow>),
+    Udp(UdpFlow),
+}
+
+pub(super) struct Flow {
+    pub(super) config: FlowConfig,
+    pub(super) app: FlowApp,
+    /// When the receiver of a finite TCP transfer had every byte and the FIN.
+    pub(super) completed_at: Option<Instant>,
+    pub(super) delivered: u64,
+    pub(super) delivered_at_measure: u64,
+    pub(super) delivered_at_sample: u64,
+    pub(super) packets_sent: u64,
+}
+
+impl Simulation {
+    /// A packet addressed to `node`: to the TCP socket or UDP sink of its flow.
+    pub(super) fn deliver_locally(&mut self, packet: Packet) -> std::io::Result<()> {
+        let now = self.now();
+        match packet.repr.transport {
+            TransportRepr::Tcp(segment) => {
+                let (port, side) = if segment.dst_port == SERVER_PORT {
+                    (segment.src_port, Side::Receiver)
+                } else {
+                    (segment.dst_port, Side::Sender)
+                };
+                let Some(flow) = flow_of_port(port) else {
+                    return Ok(());
+                };
+                let Some(Flow {
+                    app: FlowApp::Tcp(tcp),
+                    ..
+                }) = self.flows.get_mut(flow)
+                else {
+                    return Ok(());
+                };
+                tcp.sockets[side as usize].handle_segment(now, &segment);
+                self.drive_tcp(flow, side)?;
+            }
+            TransportRepr::Udp(datagram) => {
+                if let Some(flow) = flow_of_port(datagram.src_port) {
+                    if let Some(flow) = self.flows.get_mut(flow) {
+                        flow.delivered += u64::from(datagram.payload_len);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn flow_endpoints(&self, flow: usize) -> (usize, usize) {
+        let config = &self.flows[flow].config;
+        (config.src, config.dst)
+    }
+
+    pub(super) fn start_flow(&mut self, flow: usize) -> std::io::Result<()> {
+        match &mut self.flows[flow].app {
+            FlowApp::Tcp(tcp) => {
+                // The receiver listens from the start of the run; the sender connects now.
+                let mut rng = stream(self.scenario.seed, StreamId::Flow { flow: flow as u32 });
+                tcp.sockets[Side::Receiver as usize].listen(SeqNumber(rng.random()));
+                tcp.sockets[Side::Sender as usize].connect(SeqNumber(rng.random()));
+                self.drive_tcp(flow, Side::Sender)?;
+            }
+            FlowApp::Udp(udp) => {
+                udp.active = true;
+                self.cbr_send(flow)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn stop_flow(&mut self, flow: usize) -> std::io::Result<()> {
+        match &mut self.flows[flow].app {
+            FlowApp::Tcp(tcp) => {
+                tcp.remaining = Some(0);
+                self.drive_tcp(flow, Side::Sender)?;
+            }
+            FlowApp::Udp(udp) => udp.active = false,
+        }
+        Ok(())
+    }
+
+    pub(super) fn cbr_send(&mut self, flow: usize) -> std::io::Result<()> {
+        let (src, dst) = self.flow_endpoints(flow);
+        let state = &mut self.flows[flow];
+        let FlowApp::Udp(udp) = &state.app else {
+            return Ok(());
+        };
+        if !udp.active {
+            return Ok(());
+        }
+        let (interval, payload_len) = (udp.interval, udp.payload_bytes);
+        state.packets_sent += 1;
+        let repr = PacketRepr {
+            ip: Ipv4Repr {
+                src: node_address(src),
+                dst: node_address(dst),
+                ttl: TTL,
+            },
+            transport: TransportRepr::Udp(UdpRepr {
+                src_port: client_port(flow).expect("validated flow count"),
+                dst_port: UDP_SINK_PORT,
+                payload_len,
+            }),
+        };
+        self.originate(src, repr)?;
+        let next = self.now() + interval;
+        self.events
+            .schedule(next, Event::CbrSend { flow: flow as u32 });
+        Ok(())
+    }
+
+    pub(super) fn tcp_timer(&mut self, flow: usize, side: Side) -> std::io::Result<()> {
+        let now = self.now();
+        let FlowApp::Tcp(tcp) = &mut self.flows[flow].app else {
+            return Ok(());
+        };
+        if tcp.timers[side as usize] != Some(now) {
+            return Ok(()); // superseded by an earlier deadline
+        }
+        tcp.timers[side as usize] = None;
+        let socket = &mut tcp.sockets[side as usize];
+        if socket
+            .poll_timeout()
+            .is_some_and(|deadline| deadline <= now)
+        {
+            socket.handle_timeout(now);
+        }
+        self.drive_tcp(flow, side)
+    }
+
+    /// Lets the application act on a socket, sends what it has, and re-arms its timer.
+    fn drive_tcp(&mut self, flow: usize, side: Side) -> std::io::Result<()> {
+        let now = self.now();
+        let (src, dst) = self.flow_endpoints(flow);
+        let state = &mut self.flows[flow];
+        let FlowApp::Tcp(tcp) = &mut state.app else {
+            return Ok(());
+        };
+        let socket = &mut tcp.sockets[side as usize];
+        match side {
+            Side::Sender => {
+                if socket.state() == TcpState::Established || socket.state() == TcpState::CloseWait
+                {
+                    match &mut tcp.remaining {
+                        None => {
+                            socket.send(u64::MAX);
+                        }
+                        Some(remaining) => {
+                            *remaining -= socket.send(*remaining);
+                            if *remaining == 0 {
+                                socket.close();
+                            }
+                        }
+                    }
+                }
+            }
+            Side::Receiver => {
+                state.delivered += socket.recv(u64::MAX);
+                if socket.peer_closed() {
+                    state.completed_at.get_or_insert(now);
+                    if socket.state() == TcpState::CloseWait {
+                        socket.close();
+                    }
+                }
+            }
+        }
+        let mut outgoing = std::mem::take(&mut self.outgoing);
+        while let Some(segment) = socket.poll_transmit(now) {
+            outgoing.push(segment);
+        }
+        if let Some(deadline) = socket.poll_timeout() {
+            if tcp.timers[side as usize].is_none_or(|armed| deadline < armed) {
+                tcp.timers[side as usize] = Some(deadline);
+                self.events.schedule(
+                    deadline,
+                    Event::TcpTimer {
+                        flow: flow as u32,
+                        side,
+                    },
+                );
+            }
+        }
+        let (from, to) = match side {
+            Side::Sender => (src, dst),
+            Side::Receiver => (dst, src),
+        };
+        for segment in outgoing.drain(..) {
+            let repr = PacketRepr {
+                ip: Ipv4Repr {
+                    src: node_address(from),
+                    dst: node_address(to),
+                    ttl: TTL,
+                },
+                transport: TransportRepr::Tcp(segment),
+            };
+            self.flows[flow].packets_sent += 1;
+            self.originate(from, repr)?;
+        }
+        self.outgoing = outgoing;
+        Ok(())
+    }
+}
+
+pub(super) fn build_flow(index: usize, config: &FlowConfig) -> Flow {
+    let app = match &config.app {
+        AppConfig::TcpBulk {
+            bytes,
+            congestion_control,
+            tcp,
+        } => {
+            let tcp_config = tcp.build();
+            let port = client_port(index).expect("validated flow count");
+            let make = |local, remote| {
+                let controller = cc::by_name(
+                    congestion_control,
+                    tcp_config.initial_cwnd(),
+                    tcp_config.mss,
+                )
+                .expect("validated congestion control name");
+                TcpSocket::new(tcp_config.clone(), controller, local, remote)
+            };
+            FlowApp::Tcp(Box::new(TcpFlow {
+                sockets: [make(port, SERVER_PORT), make(SERVER_PORT, port)],
+                timers: [None, None],
+                remaining: *bytes,
+                finite: bytes.is_some(),
+            }))
+        }
+        AppConfig::UdpCbr {
+            rate_bps,
+            payload_bytes,
+        } => {
+            // Interval between datagrams so that the IP-level rate is `rate_bps`.
+            let ip_bits = 8 * u64::from(payload_bytes + 28);
+            FlowApp::Udp(UdpFlow {
+                interval: Duration::from_nanos((ip_bits * 1_000_000_000).div_ceil(*rate_bps)),
+                payload_bytes: *payload_bytes,
+                active: false,
+            })
+        }
+    };
+    Flow {
+        config: config.clone(),
+        app,
+        completed_at: None,
+        delivered: 0,
+        delivered_at_measure: 0,
+        delivered_at_sample: 0,
+        packets_sent: 0,
+    }
+}

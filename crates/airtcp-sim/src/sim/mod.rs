@@ -1,0 +1,384 @@
+//! A simulation run: the event loop and the packet path through a node. Building the
+//! network from a [`Scenario`] is in `build`, the flows' endpoints (TCP sockets, UDP
+//! sources) in `endpoints`, agents on interfaces in `agents`, samples and the summary in
+//! `report`; routes come from `crate::routing`.
+//!
+//! A packet leaves a node by `forward` (its first hop from `routing`), passes the agent on
+//! that interface if there is one (`agents::send`), and joins the link's or the MAC's
+//! queue. It arrives on an interface, passes the agent there (`agents::receive`), and the
+//! node either delivers it to an endpoint or forwards it.
+
+mod agents;
+mod build;
+mod endpoints;
+mod report;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use airtcp_proto::time::seconds;
+use airtcp_proto::wire::{PacketRepr, TcpRepr};
+use airtcp_proto::Instant;
+
+use crate::config::Scenario;
+use crate::engine::{Clock, EventQueue, VirtualClock};
+use crate::interface::Interface;
+use crate::link::{Channel, ChannelActions};
+use crate::packet::{address_node, Packet};
+use crate::pcap::PcapSet;
+use crate::routing::{Hop, Routes};
+use crate::summary::{Summary, TimeSeries};
+use crate::wlan::{Actions, Bss};
+
+use endpoints::Flow;
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    ChannelTxDone {
+        channel: u32,
+    },
+    /// A packet reaches the far end of a wired channel.
+    ArriveWired {
+        channel: u32,
+        packet: Packet,
+    },
+    /// A packet reaches a MAC of a BSS (u16s: at most 32768 BSSs and 10000 stations each).
+    ArriveWlan {
+        bss: u16,
+        mac: u16,
+        packet: Packet,
+    },
+    WlanAccess {
+        bss: u32,
+        generation: u64,
+    },
+    WlanBusyEnd {
+        bss: u32,
+    },
+    TcpTimer {
+        flow: u32,
+        side: Side,
+    },
+    FlowStart {
+        flow: u32,
+    },
+    FlowStop {
+        flow: u32,
+    },
+    CbrSend {
+        flow: u32,
+    },
+    AgentTimer {
+        interface: Interface,
+    },
+    /// A packet an agent delayed, kept in `held` at this index.
+    AgentRelease {
+        held: u32,
+    },
+    AgentSignal {
+        interface: Interface,
+        signal: u32,
+    },
+    MeasureStart,
+    Sample,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Sender = 0,
+    Receiver = 1,
+}
+
+/// Options of a run that are not part of the scenario.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Write a pcap trace per node into this directory.
+    pub pcap_dir: Option<PathBuf>,
+    /// Bytes of each packet the traces keep; `None` keeps the headers only (payloads are
+    /// virtual zeros anyway).
+    pub pcap_snaplen: Option<u32>,
+    /// Keep the per-flow time series (`simulation.sample_interval`).
+    pub time_series: bool,
+    /// Give up once the run has taken this much wall-clock time (sweeps' per-run timeout).
+    pub wall_limit: Option<Duration>,
+    /// Told the progress now and then; a true answer (Ctrl-C) ends the run with an error of
+    /// kind `Interrupted`.
+    pub monitor: Option<Monitor>,
+}
+
+/// How far a run has got, for progress displays.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    pub simulated_s: f64,
+    pub duration_s: f64,
+    pub events: u64,
+}
+
+/// A callback the event loop calls every 65536 events with the progress; it answers
+/// whether the user wants the run to stop.
+#[derive(Clone)]
+pub struct Monitor(pub std::sync::Arc<dyn Fn(&Progress) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for Monitor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Monitor")
+    }
+}
+
+pub struct Simulation {
+    scenario: Scenario,
+    wall_limit: Option<Duration>,
+    monitor: Option<Monitor>,
+    time_series: bool,
+    events: EventQueue<Event>,
+    routes: Routes,
+    channels: Vec<Channel>,
+    channel_ends: Vec<(usize, usize)>,
+    bsses: Vec<Bss>,
+    flows: Vec<Flow>,
+    pcap: Option<PcapSet>,
+    next_uid: u64,
+    wlan_actions: Actions,
+    outgoing: Vec<TcpRepr>,
+    series: TimeSeries,
+    /// Names of the signals scheduled for agents (events carry an index).
+    signal_names: Vec<String>,
+    /// Packets agents delayed, by `AgentRelease` index (a slot is reused once released).
+    held: Vec<Option<agents::Held>>,
+    held_free: Vec<u32>,
+}
+
+/// A finished run.
+pub struct RunResult {
+    pub summary: Summary,
+    pub series: TimeSeries,
+}
+
+impl Simulation {
+    fn schedule_initial_events(&mut self) {
+        for (i, flow) in self.scenario.flows.iter().enumerate() {
+            let flow_id = i as u32;
+            self.events.schedule(
+                Instant::from_nanos(flow.start_ns),
+                Event::FlowStart { flow: flow_id },
+            );
+            if let Some(stop) = flow.stop_ns {
+                self.events
+                    .schedule(Instant::from_nanos(stop), Event::FlowStop { flow: flow_id });
+            }
+        }
+        self.events.schedule(
+            Instant::from_nanos(self.scenario.measure_from_ns),
+            Event::MeasureStart,
+        );
+        if self.time_series && self.scenario.sample_interval_ns > 0 {
+            self.events.schedule(
+                Instant::from_nanos(self.scenario.sample_interval_ns),
+                Event::Sample,
+            );
+        }
+    }
+
+    /// The summary a run of this scenario would have, with every count zero: its shape (how
+    /// many flows, WLANs and links), for checking paths into it before running.
+    pub fn summary_template(&self) -> Summary {
+        self.summarise(0.0)
+    }
+
+    /// Runs to the scenario's end in virtual time.
+    pub fn run(self) -> std::io::Result<RunResult> {
+        self.run_with_clock(&mut VirtualClock)
+    }
+
+    /// Runs to the end; an error of kind `TimedOut` if the wall-clock limit is reached.
+    pub fn run_with_clock(mut self, clock: &mut impl Clock) -> std::io::Result<RunResult> {
+        let started = std::time::Instant::now();
+        if let Err(error) = self.run_events(started, clock) {
+            if let Some(pcap) = self.pcap.take() {
+                pcap.discard();
+            }
+            return Err(error);
+        }
+        self.events
+            .advance_to(Instant::from_nanos(self.scenario.duration_ns));
+        let wall_time_s = started.elapsed().as_secs_f64();
+        if let Some(pcap) = self.pcap.take() {
+            pcap.finish()?;
+        }
+        let summary = self.summarise(wall_time_s);
+        Ok(RunResult {
+            summary,
+            series: std::mem::take(&mut self.series),
+        })
+    }
+
+    fn now(&self) -> Instant {
+        self.events.now()
+    }
+
+    fn run_events(
+        &mut self,
+        started: std::time::Instant,
+        clock: &mut impl Clock,
+    ) -> std::io::Result<()> {
+        let end = Instant::from_nanos(self.scenario.duration_ns);
+        while let Some(event) = self.events.pop_until(end, clock) {
+            self.handle(event)?;
+            // Reading the clock costs more than an event: look every 64k events.
+            if self.events.processed() % 65_536 == 0 {
+                self.check_limits(started)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_limits(&self, started: std::time::Instant) -> std::io::Result<()> {
+        if let Some(limit) = self.wall_limit.filter(|limit| started.elapsed() > *limit) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!(
+                    "wall-clock limit of {:.1} s reached at simulated {:.3} s",
+                    limit.as_secs_f64(),
+                    self.now().as_secs_f64()
+                ),
+            ));
+        }
+        let progress = Progress {
+            simulated_s: self.now().as_secs_f64(),
+            duration_s: seconds(self.scenario.duration_ns),
+            events: self.events.processed(),
+        };
+        if self
+            .monitor
+            .as_ref()
+            .is_some_and(|monitor| (monitor.0)(&progress))
+        {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                format!("interrupted at simulated {:.3} s", self.now().as_secs_f64()),
+            ));
+        }
+        Ok(())
+    }
+
+    fn handle(&mut self, event: Event) -> std::io::Result<()> {
+        match event {
+            Event::ChannelTxDone { channel } => {
+                let now = self.now();
+                let actions = self.channels[channel as usize].on_tx_done(now);
+                self.apply_channel(channel, actions);
+            }
+            Event::ArriveWired { channel, packet } => {
+                let node = self.channels[channel as usize].to_node;
+                self.receive(node, Interface::receiving_end(channel), packet)?;
+            }
+            Event::ArriveWlan { bss, mac, packet } => {
+                let (bss, mac) = (u32::from(bss), u32::from(mac));
+                let node = self.bsses[bss as usize].node(mac);
+                self.receive(node, Interface::Wlan { bss, mac }, packet)?;
+            }
+            Event::WlanAccess { bss, generation } => {
+                let now = self.now();
+                let mut actions = std::mem::take(&mut self.wlan_actions);
+                self.bsses[bss as usize].on_access(now, generation, &mut actions);
+                self.apply_wlan(bss, actions);
+            }
+            Event::WlanBusyEnd { bss } => {
+                let now = self.now();
+                let mut actions = std::mem::take(&mut self.wlan_actions);
+                self.bsses[bss as usize].on_busy_end(now, &mut actions);
+                self.apply_wlan(bss, actions);
+            }
+            Event::TcpTimer { flow, side } => self.tcp_timer(flow as usize, side)?,
+            Event::FlowStart { flow } => self.start_flow(flow as usize)?,
+            Event::FlowStop { flow } => self.stop_flow(flow as usize)?,
+            Event::CbrSend { flow } => self.cbr_send(flow as usize)?,
+            Event::AgentTimer { interface } => self.agent_timer(interface)?,
+            Event::AgentRelease { held } => self.agent_release(held)?,
+            Event::AgentSignal { interface, signal } => self.agent_signal(interface, signal)?,
+            Event::MeasureStart => {
+                for flow in &mut self.flows {
+                    flow.delivered_at_measure = flow.delivered;
+                }
+            }
+            Event::Sample => self.sample(),
+        }
+        Ok(())
+    }
+
+    fn apply_channel(&mut self, channel: u32, actions: ChannelActions) {
+        if let Some(at) = actions.tx_done {
+            self.events.schedule(at, Event::ChannelTxDone { channel });
+        }
+        if let Some((at, packet)) = actions.arrival {
+            self.events
+                .schedule(at, Event::ArriveWired { channel, packet });
+        }
+    }
+
+    fn apply_wlan(&mut self, bss: u32, mut actions: Actions) {
+        if let Some((at, generation)) = actions.access.take() {
+            self.events
+                .schedule(at, Event::WlanAccess { bss, generation });
+        }
+        if let Some(at) = actions.busy_end.take() {
+            self.events.schedule(at, Event::WlanBusyEnd { bss });
+        }
+        for (at, mac, packet) in actions.deliveries.drain(..) {
+            let (bss, mac) = (bss as u16, mac as u16);
+            self.events
+                .schedule(at, Event::ArriveWlan { bss, mac, packet });
+        }
+        self.wlan_actions = actions;
+    }
+
+    /// Sends a packet from `node` towards its destination's first hop.
+    fn forward(&mut self, node: usize, packet: Packet) -> std::io::Result<()> {
+        let Some(dst) = address_node(packet.repr.ip.dst) else {
+            return Ok(());
+        };
+        match self.routes.first_hop(node, dst) {
+            Hop::Unreachable => Ok(()),
+            hop => self.send(hop, packet),
+        }
+    }
+
+    /// A new packet (a uid of its own) with these headers.
+    fn new_packet(&mut self, repr: PacketRepr) -> Packet {
+        self.next_uid += 1;
+        Packet {
+            uid: self.next_uid - 1,
+            repr,
+        }
+    }
+
+    /// A packet originated by `node`'s own stack.
+    fn originate(&mut self, node: usize, repr: PacketRepr) -> std::io::Result<()> {
+        let packet = self.new_packet(repr);
+        let now = self.now();
+        if let Some(pcap) = &mut self.pcap {
+            pcap.record(node, now, &packet)?;
+        }
+        self.forward(node, packet)
+    }
+
+    /// A packet the node handles: its own, or one to forward.
+    pub(super) fn arrive(&mut self, node: usize, mut packet: Packet) -> std::io::Result<()> {
+        let now = self.now();
+        if let Some(pcap) = &mut self.pcap {
+            pcap.record(node, now, &packet)?;
+        }
+        if address_node(packet.repr.ip.dst) != Some(node) {
+            if packet.repr.ip.ttl <= 1 {
+                return Ok(());
+            }
+            packet.repr.ip.ttl -= 1;
+            return self.forward(node, packet);
+        }
+        self.deliver_locally(packet)
+    }
+}
+
+// The event queue moves events by value: keep them at 64 bytes (a packet and 8 bytes), so
+// rare, larger payloads (delayed packets) wait in a side table.
+const _: () = assert!(std::mem::size_of::<Event>() == 64);

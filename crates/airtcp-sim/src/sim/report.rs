@@ -1,0 +1,159 @@
+//! What a run reports: per-flow samples for the time series (cwnd, ssthresh, srtt, goodput
+//! per `simulation.sample_interval`) and the summary (goodput over the measurement window,
+//! Jain's fairness, TCP counters, and the MAC's and links' counters).
+
+use std::time::Duration;
+
+use airtcp_proto::time::seconds;
+
+use super::endpoints::FlowApp;
+use super::{Event, Side, Simulation};
+use crate::summary::{jain_index, FlowSummary, LinkSummary, Sample, Summary, WlanSummary};
+
+impl Simulation {
+    pub(super) fn sample(&mut self) {
+        let now = self.now();
+        let interval = seconds(self.scenario.sample_interval_ns);
+        if self.series.flow_names.is_empty() {
+            self.series.flow_names = self.flows.iter().map(|f| f.config.name.clone()).collect();
+        }
+        for (index, flow) in self.flows.iter_mut().enumerate() {
+            let goodput = (flow.delivered - flow.delivered_at_sample) as f64 * 8.0 / interval;
+            flow.delivered_at_sample = flow.delivered;
+            let FlowApp::Tcp(tcp) = &flow.app else {
+                continue;
+            };
+            let sender = &tcp.sockets[Side::Sender as usize];
+            let ssthresh = sender.ssthresh();
+            self.series.push(Sample {
+                flow: index as u32,
+                time_s: now.as_secs_f64(),
+                cwnd_bytes: sender.cwnd(),
+                ssthresh_bytes: if ssthresh == u32::MAX {
+                    f64::NAN
+                } else {
+                    f64::from(ssthresh)
+                },
+                srtt_ms: sender
+                    .srtt()
+                    .map_or(f64::NAN, |d| d.as_nanos() as f64 / 1e6),
+                bytes_acked: sender.stats().bytes_acked,
+                goodput_bps: goodput,
+            });
+        }
+        let next = now + Duration::from_nanos(self.scenario.sample_interval_ns);
+        self.events.schedule(next, Event::Sample);
+    }
+
+    pub(super) fn summarise(&self, wall_time_s: f64) -> Summary {
+        let names = &self.scenario.nodes;
+        let window = seconds(self.scenario.duration_ns - self.scenario.measure_from_ns);
+        let flows: Vec<FlowSummary> = self
+            .flows
+            .iter()
+            .map(|flow| {
+                let goodput_bps =
+                    (flow.delivered - flow.delivered_at_measure) as f64 * 8.0 / window;
+                let base = FlowSummary {
+                    name: flow.config.name.clone(),
+                    kind: "udp_cbr",
+                    src: names[flow.config.src].clone(),
+                    dst: names[flow.config.dst].clone(),
+                    goodput_bps,
+                    bytes_delivered: flow.delivered,
+                    retransmissions: 0,
+                    fast_retransmits: 0,
+                    timeouts: 0,
+                    packets_sent: flow.packets_sent,
+                    sender_state: None,
+                    receiver_state: None,
+                    completed: None,
+                    completion_time_s: None,
+                    transfer_goodput_bps: None,
+                };
+                match &flow.app {
+                    FlowApp::Udp(_) => base,
+                    FlowApp::Tcp(tcp) => {
+                        let [sender, receiver] = &tcp.sockets;
+                        let stats = sender.stats();
+                        let completion_time_s = flow
+                            .completed_at
+                            .filter(|_| tcp.finite)
+                            .map(|at| seconds(at.as_nanos() - flow.config.start_ns));
+                        FlowSummary {
+                            kind: "tcp_bulk",
+                            retransmissions: stats.retransmissions,
+                            fast_retransmits: stats.fast_retransmits,
+                            timeouts: stats.timeouts,
+                            sender_state: Some(format!("{:?}", sender.state())),
+                            receiver_state: Some(format!("{:?}", receiver.state())),
+                            completed: tcp
+                                .finite
+                                .then(|| sender.all_acknowledged() && receiver.peer_closed()),
+                            completion_time_s,
+                            transfer_goodput_bps: completion_time_s
+                                .map(|t| flow.delivered as f64 * 8.0 / t),
+                            ..base
+                        }
+                    }
+                }
+            })
+            .collect();
+        let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+        let wlans = self
+            .bsses
+            .iter()
+            .zip(&self.scenario.wlans)
+            .map(|(bss, config)| {
+                let c = &bss.counters;
+                let accesses: u64 = c.contenders.iter().sum();
+                let weighted: u64 = c
+                    .contenders
+                    .iter()
+                    .enumerate()
+                    .map(|(k, n)| k as u64 * n)
+                    .sum();
+                WlanSummary {
+                    ap: names[config.ap].clone(),
+                    stations: config.stations.len(),
+                    counters: c.clone(),
+                    collision_probability: ratio(c.failed_attempts, c.attempts),
+                    mean_contenders: ratio(weighted, accesses),
+                }
+            })
+            .collect();
+        let links = self
+            .channels
+            .iter()
+            .zip(&self.channel_ends)
+            .map(|(channel, &(from, to))| LinkSummary {
+                from: names[from].clone(),
+                to: names[to].clone(),
+                delivered: channel.delivered,
+                queue_drops: channel.queue.drops,
+                lost: channel.lost,
+            })
+            .collect();
+        Summary {
+            scenario: self.scenario.name.clone(),
+            seed: self.scenario.seed,
+            duration_s: seconds(self.scenario.duration_ns),
+            measure_from_s: seconds(self.scenario.measure_from_ns),
+            aggregate_goodput_bps: goodputs.iter().sum(),
+            jain_fairness: jain_index(&goodputs),
+            flows,
+            wlans,
+            links,
+            events: self.events.processed(),
+            wall_time_s,
+        }
+    }
+}
+
+fn ratio(numerator: u64, denominator: u64) -> f64 {
+    if denominator == 0 {
+        0.0
+    } else {
+        numerator as f64 / denominator as f64
+    }
+}
