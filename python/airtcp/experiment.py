@@ -42,7 +42,7 @@ from .catalog import NotFound, locate
 from .metrics import MetricError, lookup
 from .overrides import set_key
 from .resolve import resolve_checked
-from .scenario import ScenarioError, parse, read_toml, validation_error
+from .scenario import ScenarioError, find, parse, read_toml, validation_error
 from .units import parse_duration
 
 # Kept when no metrics are named, each if the scenario's summary has it (a wired scenario
@@ -164,10 +164,7 @@ def points(grid: dict[str, list[Any]], zipped: dict[str, list[Any]]) -> list[dic
 def load(path: str | Path) -> Experiment:
     """Reads and expands an experiment file (a path or a built-in name); every point is
     validated before anything runs."""
-    try:
-        path = locate(path, "experiments")
-    except NotFound as error:
-        raise ScenarioError(error.argument, "", error.message) from None
+    path = find(path, "experiments")
     source = str(path)
     text, data = read_toml(path)
     try:

@@ -152,10 +152,13 @@ class Link(Strict):
     per_station: bool = False
 
 
+AgentKind = Literal["dcf", "ack_priority", "txop_burst", "ack_aggregation", "adaptive"]
+
+
 class Agent(Strict):
     """The AP's agent (docs/agents.md): ``agent = "ack_priority"`` or a table with settings."""
 
-    kind: Literal["dcf", "ack_priority", "txop_burst", "ack_aggregation", "adaptive"] = "dcf"
+    kind: AgentKind = "dcf"
     txop_limit: PositiveDuration | None = None
     max_aggregate: Annotated[int, Field(gt=0, le=256)] | None = None
     target_stations: Annotated[float, Field(ge=1.0, le=1000.0)] | None = None
@@ -179,7 +182,7 @@ class AgentPlacement(Agent):
     """An agent on a node's interface (``[[agents]]``): ``interface`` is the peer node of a
     wired link, or ``"wlan"``; it may be left out when the node has one interface."""
 
-    kind: Literal["dcf", "ack_priority", "txop_burst", "ack_aggregation", "adaptive"]
+    kind: AgentKind
     node: str
     interface: str | None = None
 
@@ -373,10 +376,10 @@ def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
         raise ScenarioError(source, "", f"invalid TOML: {error}") from None
 
 
-def find(argument: str | Path) -> Path:
-    """The scenario file an argument names: a path, or a built-in name (``ryu-upload``)."""
+def find(argument: str | Path, kind: str = "scenarios") -> Path:
+    """The file an argument names: a path, or a built-in name of ``kind`` (``ryu-upload``)."""
     try:
-        return locate(argument, "scenarios")
+        return locate(argument, kind)
     except NotFound as error:
         raise ScenarioError(error.argument, "", error.message) from None
 

@@ -2,7 +2,7 @@
 //! sends on) or its MAC in a BSS. Each interface holds at most one agent, with the deadline
 //! of the agent's timer event, next to the queue the agent may inspect and edit.
 
-use airtcp_proto::agent::Agent;
+use airtcp_proto::agent::{self, Agent};
 use airtcp_proto::Instant;
 
 use crate::config::{AgentConfig, ConfigError, Scenario};
@@ -27,11 +27,21 @@ impl Interface {
         }
     }
 
+    /// An AP's interface to its BSS, the only place an agent may plan channel access.
+    pub fn is_ap(self) -> bool {
+        matches!(self, Interface::Wlan { mac: 0, .. })
+    }
+
     /// The interface of the node at the far end of a wired channel: links are built as pairs
     /// of channels, 2i one way and 2i + 1 the other.
     pub fn receiving_end(channel: u32) -> Interface {
         Interface::Channel(channel ^ 1)
     }
+}
+
+/// Why an agent that plans channel access cannot sit where it was put.
+pub fn planner_off_ap(kind: &str) -> String {
+    format!("'{kind}' plans an 802.11 AP's channel access: put it on an AP's wlan interface")
 }
 
 /// An agent on an interface, and the deadline its timer event is armed for.
@@ -124,11 +134,8 @@ impl Scenario {
                 message,
             };
             let place = place.map_err(fail)?;
-            if !matches!(place, Interface::Wlan { mac: 0, .. }) {
-                return Err(fail(format!(
-                    "'{}' plans an 802.11 AP's channel access: put it on an AP's wlan interface",
-                    config.kind
-                )));
+            if agent::plans_access(&config.kind) && !place.is_ap() {
+                return Err(fail(planner_off_ap(&config.kind)));
             }
             if let Some((other, _, _)) = places.iter().find(|(_, p, _)| *p == place) {
                 return Err(fail(format!(

@@ -40,6 +40,13 @@ impl Simulation {
         }
     }
 
+    pub(super) fn has_agent(&self, interface: Interface) -> bool {
+        match interface {
+            Interface::Channel(channel) => self.channels[channel as usize].agent.is_some(),
+            Interface::Wlan { bss, mac } => self.bsses[bss as usize].has_agent(mac),
+        }
+    }
+
     fn node_of(&self, interface: Interface) -> usize {
         match interface {
             Interface::Channel(channel) => self.channel_ends[channel as usize].0,

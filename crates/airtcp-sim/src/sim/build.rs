@@ -4,13 +4,13 @@
 
 use airtcp_proto::agent::{self, Agent, AgentSettings, DSSS_AC_VO_TXOP_NS, OFDM_AC_VO_TXOP_NS};
 use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
-use airtcp_proto::wifi::Modulation;
+use airtcp_proto::wifi::{Modulation, Phy};
 
 use super::endpoints::build_flow;
 use super::{RunOptions, Simulation};
 use crate::config::{AgentConfig, AppConfig, ConfigError, Scenario};
 use crate::engine::EventQueue;
-use crate::interface::{AgentSlot, Interface};
+use crate::interface::{planner_off_ap, AgentSlot, Interface};
 use crate::link::Channel;
 use crate::pcap::PcapSet;
 use crate::rng::{stream, StreamId};
@@ -195,11 +195,13 @@ impl Simulation {
         let built: Vec<_> = places
             .into_iter()
             .map(|(key, place, config)| {
+                // Every built-in kind plans access, so agent_places put it on an AP.
                 let Interface::Wlan { bss, .. } = place else {
                     unreachable!("agent_places puts access planners on APs")
                 };
-                let bss = &self.bsses[bss as usize];
-                let agent = build_agent(&self.scenario, config, bss).expect("validated kind");
+                let phy = self.bsses[bss as usize].phy();
+                let agent =
+                    build_agent(&self.scenario, config, bss as usize, phy).expect("validated kind");
                 (key, place, agent, config.ack_queue_packets)
             })
             .collect();
@@ -219,18 +221,11 @@ impl Simulation {
         mut agent: Box<dyn Agent>,
         ack_queue_packets: Option<u32>,
     ) -> Result<(), String> {
-        let occupied = match place {
-            Interface::Channel(c) => self.channels[c as usize].agent.is_some(),
-            Interface::Wlan { bss, mac } => self.bsses[bss as usize].has_agent(mac),
-        };
-        if occupied {
+        if self.has_agent(place) {
             return Err("the interface already has an agent".into());
         }
-        if agent.access_planner().is_some() && !matches!(place, Interface::Wlan { mac: 0, .. }) {
-            return Err(format!(
-                "'{}' plans an 802.11 AP's channel access: put it on an AP's wlan interface",
-                agent.name()
-            ));
+        if agent.access_planner().is_some() && !place.is_ap() {
+            return Err(planner_off_ap(agent.name()));
         }
         match place {
             Interface::Channel(c) => self.channels[c as usize].agent = Some(AgentSlot::new(agent)),
@@ -250,13 +245,13 @@ impl Simulation {
 /// per aggregate, and as target the optimal number of contenders of Bianchi's model for the
 /// stations' TCP data frames. The AP is not subtracted: with backoff 0 its short ACK frames
 /// rarely collide (paper 000's premise), so it is not a random-access contender.
-fn build_agent(scenario: &Scenario, config: &AgentConfig, bss: &Bss) -> Option<Box<dyn Agent>> {
-    let wlan = scenario
-        .wlans
-        .iter()
-        .find(|wlan| wlan.ap == bss.node(0))
-        .expect("a BSS has its WLAN");
-    let phy = bss.phy();
+fn build_agent(
+    scenario: &Scenario,
+    config: &AgentConfig,
+    index: usize,
+    phy: &Phy,
+) -> Option<Box<dyn Agent>> {
+    let wlan = &scenario.wlans[index];
     let mss = scenario
         .flows
         .iter()
