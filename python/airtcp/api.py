@@ -73,11 +73,13 @@ def run_resolved(
     resolved: dict[str, Any],
     pcap_dir: str | Path | None = None,
     *,
+    wlan_pcap_dir: str | Path | None = None,
     timeseries: bool = True,
     snaplen: int | None = None,
     progress: Progress | None = None,
 ) -> RunResult:
-    """Runs a scenario ``prepare`` resolved. ``pcap_dir``: a trace per node, headers only
+    """Runs a scenario ``prepare`` resolved. ``pcap_dir``: a trace per node;
+    ``wlan_pcap_dir``: each WLAN's channel as a radiotap 802.11 capture; both keep headers only
     unless ``snaplen`` bytes of each packet are wanted. ``progress(simulated_s, duration_s,
     events)`` is called now and then."""
     try:
@@ -88,11 +90,12 @@ def run_resolved(
             timeseries,
             snaplen,
             progress,
+            str(wlan_pcap_dir) if wlan_pcap_dir else None,
         )
     except _core.ScenarioError as error:
         key, message = error.args
-        if key == "pcap":
-            raise ScenarioError("--pcap", "", message) from None
+        if key in ("pcap", "pcap-80211"):
+            raise ScenarioError(f"--{key}", "", message) from None
         raise ScenarioError("<scenario>", key, message) from None
     return RunResult(json.loads(summary_json), columns, resolved)
 
@@ -103,6 +106,13 @@ def run(
     overrides: dict[str, Any] | list[str] | None = None,
     pcap_dir: str | Path | None = None,
     timeseries: bool = True,
+    wlan_pcap_dir: str | Path | None = None,
 ) -> RunResult:
-    """Runs one simulation. ``scenario`` is a TOML path, a parsed Scenario, or a mapping."""
-    return run_resolved(prepare(scenario, seed, overrides), pcap_dir, timeseries=timeseries)
+    """Runs one simulation. ``scenario`` is a TOML path, a parsed Scenario, or a mapping.
+    ``pcap_dir``: a pcap per node; ``wlan_pcap_dir``: a radiotap 802.11 capture per WLAN."""
+    return run_resolved(
+        prepare(scenario, seed, overrides),
+        pcap_dir,
+        wlan_pcap_dir=wlan_pcap_dir,
+        timeseries=timeseries,
+    )

@@ -137,11 +137,19 @@ def run(
     pcap: Annotated[
         bool, typer.Option("--pcap", help="Write a pcap per node (into --out, or ./pcap).")
     ] = False,
+    pcap_80211: Annotated[
+        bool,
+        typer.Option(
+            "--pcap-80211",
+            help="Write each WLAN's channel as a radiotap 802.11 capture "
+            "(into --out, or ./pcap-80211).",
+        ),
+    ] = False,
     snaplen: Annotated[
         int | None,
         typer.Option(
             metavar="BYTES",
-            help="Bytes of each packet the pcaps keep (default: headers only; 0: all).",
+            help="Bytes of each packet or frame the pcaps keep (default: headers only; 0: all).",
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
@@ -151,8 +159,8 @@ def run(
         raise fail(f"--seed: must be in [0, 2^63), got {seed}")
     if snaplen is not None and not 0 <= snaplen <= 65_535:
         raise fail(f"--snaplen: expected 0..65535 bytes, got {snaplen}")
-    if snaplen is not None and not pcap:
-        raise fail("--snaplen: applies to --pcap traces; add --pcap")
+    if snaplen is not None and not (pcap or pcap_80211):
+        raise fail("--snaplen: applies to --pcap and --pcap-80211 traces; add one of them")
     from .api import prepare, run_resolved
     from .progress import RunProgress
     from .scenario import ScenarioError
@@ -160,12 +168,17 @@ def run(
     progress = RunProgress(err)
     try:
         resolved = prepare(scenario, seed, set_ or [])
+        if pcap_80211 and not resolved.get("wlans"):
+            raise fail("--pcap-80211: the scenario has no WLAN to capture")
         if out_dir is not None:
             output_dir(out_dir)
-        pcap_dir = output_dir((out_dir or Path(".")) / "pcap", "--pcap") if pcap else None
+        base = out_dir or Path(".")
+        pcap_dir = output_dir(base / "pcap", "--pcap") if pcap else None
+        wlan_pcap_dir = output_dir(base / "pcap-80211", "--pcap-80211") if pcap_80211 else None
         result = run_resolved(
             resolved,
             pcap_dir,
+            wlan_pcap_dir=wlan_pcap_dir,
             timeseries=out_dir is not None,
             snaplen=None if snaplen is None else snaplen or 65_535,
             progress=progress,
@@ -186,8 +199,9 @@ def run(
         print_summary(result.summary)
         if out_dir is not None:
             out.print(f"results in {out_dir}")
-        if pcap_dir is not None:
-            out.print(f"traces in {pcap_dir}")
+        for traces in (pcap_dir, wlan_pcap_dir):
+            if traces is not None:
+                out.print(f"traces in {traces}")
 
 
 @app.command(cls=Command)

@@ -81,7 +81,8 @@ fn limits(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 /// from the main thread; it may raise (Ctrl-C) to stop the run.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, pcap_dir=None, wall_limit_s=None, time_series=false,
-                    pcap_snaplen=None, progress=None))]
+                    pcap_snaplen=None, progress=None, wlan_pcap_dir=None))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments, each optional
 fn run<'py>(
     py: Python<'py>,
     scenario_json: String,
@@ -90,6 +91,7 @@ fn run<'py>(
     time_series: bool,
     pcap_snaplen: Option<u32>,
     progress: Option<Py<PyAny>>,
+    wlan_pcap_dir: Option<PathBuf>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let wall_limit = wall_limit_s.map(|s| std::time::Duration::from_secs_f64(s.max(0.0)));
     // Ctrl-C: Python's C-level handler only records the signal while Rust runs; running the
@@ -116,6 +118,7 @@ fn run<'py>(
     }));
     let options = RunOptions {
         pcap_dir,
+        wlan_pcap_dir,
         pcap_snaplen,
         time_series,
         wall_limit,

@@ -213,11 +213,20 @@ impl Phy {
             Modulation::ErpOfdm => {
                 let bits_per_symbol = rate_bps * 4 / 1_000_000;
                 let symbols = (16 + bits + 6).div_ceil(bits_per_symbol);
-                20_000 + symbols * 4_000 + 6_000
+                20_000 + symbols * 4_000 + self.signal_extension_ns()
             }
             Modulation::Fhss { phy_header_bits } => {
                 (u64::from(phy_header_bits) + bits) * 1_000_000_000 / rate_bps
             }
+        }
+    }
+
+    /// The idle time an ERP-OFDM frame ends with (aSignalExtension, 6 µs), counted in its
+    /// airtime; none for the other PHYs.
+    pub fn signal_extension_ns(&self) -> u64 {
+        match self.modulation {
+            Modulation::ErpOfdm => 6_000,
+            _ => 0,
         }
     }
 

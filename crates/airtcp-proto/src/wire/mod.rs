@@ -5,8 +5,12 @@
 //!
 //! Payloads are not carried: the simulator moves byte counts, not bytes. `emit` writes the
 //! payload as zero bytes, which is what a trace of a bulk transfer shows anyway.
+//!
+//! `ieee80211` and `radiotap` write what an 802.11 monitor captures around those packets.
 
+pub mod ieee80211;
 mod packet;
+pub mod radiotap;
 mod tcp;
 
 pub use packet::{Ipv4Repr, PacketRepr, ParseError, TransportRepr, UdpRepr};

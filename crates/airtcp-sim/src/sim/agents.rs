@@ -64,7 +64,7 @@ impl Simulation {
             (slot.agent).handle_packet(now, Direction::Outbound, &mut packet.repr, queue)
         });
         match verdict {
-            None | Some(Verdict::Pass) => self.transmit(hop, packet),
+            None | Some(Verdict::Pass) => self.transmit(hop, packet)?,
             Some(Verdict::Drop) => {}
             Some(Verdict::Delay(until)) => self.hold(interface, Some(hop), until, packet),
         }
@@ -118,18 +118,19 @@ impl Simulation {
     }
 
     /// Joins the link's or the MAC's queue.
-    fn transmit(&mut self, hop: Hop, packet: Packet) {
+    fn transmit(&mut self, hop: Hop, packet: Packet) -> std::io::Result<()> {
         let now = self.now();
         match hop {
-            Hop::Unreachable => {}
+            Hop::Unreachable => Ok(()),
             Hop::Channel(channel) => {
                 let actions = self.channels[channel as usize].enqueue(now, packet);
                 self.apply_channel(channel, actions);
+                Ok(())
             }
             Hop::Wlan { bss, mac, to } => {
                 let mut actions = std::mem::take(&mut self.wlan_actions);
                 self.bsses[bss as usize].enqueue(now, mac, packet, to, &mut actions);
-                self.apply_wlan(bss, actions);
+                self.apply_wlan(bss, actions)
             }
         }
     }
@@ -145,10 +146,7 @@ impl Simulation {
             .expect("held until released");
         self.held_free.push(held);
         match hop {
-            Some(hop) => {
-                self.transmit(hop, packet);
-                Ok(())
-            }
+            Some(hop) => self.transmit(hop, packet),
             None => self.arrive(self.node_of(interface), packet),
         }
     }
@@ -202,15 +200,15 @@ impl Simulation {
             match direction {
                 Direction::Inbound => self.arrive(node, packet)?,
                 Direction::Outbound => {
-                    if let Some(pcap) = &mut self.pcap {
-                        pcap.record(node, now, &packet)?;
+                    if let Some(traces) = &mut self.node_traces {
+                        traces.record(node, now, &packet)?;
                     }
                     let Some(dst) = address_node(packet.repr.ip.dst) else {
                         continue;
                     };
                     let hop = self.routes.first_hop(node, dst);
                     if Interface::of_hop(hop) == Some(interface) {
-                        self.transmit(hop, packet);
+                        self.transmit(hop, packet)?;
                     } else {
                         self.send(hop, packet)?;
                     }

@@ -12,7 +12,7 @@ use crate::config::{AgentConfig, AppConfig, ConfigError, Scenario};
 use crate::engine::EventQueue;
 use crate::interface::{planner_off_ap, AgentSlot, Interface};
 use crate::link::Channel;
-use crate::pcap::PcapSet;
+use crate::pcap::{NodeTraces, WlanTraces};
 use crate::rng::{stream, StreamId};
 use crate::routing::{Hop, Routes};
 use crate::summary::TimeSeries;
@@ -104,15 +104,36 @@ impl Simulation {
             .enumerate()
             .map(|(i, config)| build_flow(i, config))
             .collect();
-        let pcap = match &options.pcap_dir {
+        let cannot_write = |key: &str, dir: &std::path::Path, e: std::io::Error| ConfigError {
+            key: key.into(),
+            message: format!("cannot write traces in {}: {e}", dir.display()),
+        };
+        let node_traces = match &options.pcap_dir {
             Some(dir) => Some(
-                PcapSet::create(dir, &scenario.nodes, options.pcap_snaplen).map_err(|e| {
-                    ConfigError {
-                        key: "pcap".into(),
-                        message: format!("cannot write traces in {}: {e}", dir.display()),
-                    }
-                })?,
+                NodeTraces::create(dir, &scenario.nodes, options.pcap_snaplen)
+                    .map_err(|e| cannot_write("pcap", dir, e))?,
             ),
+            None => None,
+        };
+        let wlan_traces = match &options.wlan_pcap_dir {
+            Some(_) if scenario.wlans.is_empty() => {
+                return Err(ConfigError {
+                    key: "pcap-80211".into(),
+                    message: "the scenario has no WLAN to capture".into(),
+                })
+            }
+            Some(dir) => {
+                let wlans: Vec<(&str, &Phy)> = scenario
+                    .wlans
+                    .iter()
+                    .zip(&bsses)
+                    .map(|(wlan, bss)| (scenario.nodes[wlan.ap].as_str(), bss.phy()))
+                    .collect();
+                let traces = WlanTraces::create(dir, &wlans, options.pcap_snaplen)
+                    .map_err(|e| cannot_write("pcap-80211", dir, e))?;
+                bsses.iter_mut().for_each(Bss::capture_air);
+                Some(traces)
+            }
             None => None,
         };
         let mut simulation = Simulation {
@@ -122,7 +143,8 @@ impl Simulation {
             channel_ends,
             bsses,
             flows,
-            pcap,
+            node_traces,
+            wlan_traces,
             next_uid: 0,
             wlan_actions: Actions::default(),
             outgoing: Vec::new(),

@@ -25,7 +25,7 @@ use crate::engine::{Clock, EventQueue, VirtualClock};
 use crate::interface::Interface;
 use crate::link::{Channel, ChannelActions};
 use crate::packet::{address_node, Packet};
-use crate::pcap::PcapSet;
+use crate::pcap::{NodeTraces, WlanTraces};
 use crate::routing::{Hop, Routes};
 use crate::summary::{Summary, TimeSeries};
 use crate::wlan::{Actions, Bss};
@@ -94,8 +94,10 @@ enum Side {
 pub struct RunOptions {
     /// Write a pcap trace per node into this directory.
     pub pcap_dir: Option<PathBuf>,
-    /// Bytes of each packet the traces keep; `None` keeps the headers only (payloads are
-    /// virtual zeros anyway).
+    /// Write each BSS's channel as a radiotap 802.11 capture into this directory.
+    pub wlan_pcap_dir: Option<PathBuf>,
+    /// Bytes of each packet or frame the traces keep; `None` keeps the headers only
+    /// (payloads are virtual zeros anyway).
     pub pcap_snaplen: Option<u32>,
     /// Keep the per-flow time series (`simulation.sample_interval`).
     pub time_series: bool,
@@ -136,7 +138,8 @@ pub struct Simulation {
     channel_ends: Vec<(usize, usize)>,
     bsses: Vec<Bss>,
     flows: Vec<Flow>,
-    pcap: Option<PcapSet>,
+    node_traces: Option<NodeTraces>,
+    wlan_traces: Option<WlanTraces>,
     next_uid: u64,
     wlan_actions: Actions,
     outgoing: Vec<TcpRepr>,
@@ -194,16 +197,22 @@ impl Simulation {
     pub fn run_with_clock(mut self, clock: &mut impl Clock) -> std::io::Result<RunResult> {
         let started = std::time::Instant::now();
         if let Err(error) = self.run_events(started, clock) {
-            if let Some(pcap) = self.pcap.take() {
-                pcap.discard();
+            if let Some(traces) = self.node_traces.take() {
+                traces.discard();
+            }
+            if let Some(traces) = self.wlan_traces.take() {
+                traces.discard();
             }
             return Err(error);
         }
         self.events
             .advance_to(Instant::from_nanos(self.scenario.duration_ns));
         let wall_time_s = started.elapsed().as_secs_f64();
-        if let Some(pcap) = self.pcap.take() {
-            pcap.finish()?;
+        if let Some(traces) = self.node_traces.take() {
+            traces.finish()?;
+        }
+        if let Some(traces) = self.wlan_traces.take() {
+            traces.finish()?;
         }
         let summary = self.summarise(wall_time_s);
         Ok(RunResult {
@@ -281,13 +290,13 @@ impl Simulation {
                 let now = self.now();
                 let mut actions = std::mem::take(&mut self.wlan_actions);
                 self.bsses[bss as usize].on_access(now, generation, &mut actions);
-                self.apply_wlan(bss, actions);
+                self.apply_wlan(bss, actions)?;
             }
             Event::WlanBusyEnd { bss } => {
                 let now = self.now();
                 let mut actions = std::mem::take(&mut self.wlan_actions);
                 self.bsses[bss as usize].on_busy_end(now, &mut actions);
-                self.apply_wlan(bss, actions);
+                self.apply_wlan(bss, actions)?;
             }
             Event::TcpTimer { flow, side } => self.tcp_timer(flow as usize, side)?,
             Event::FlowStart { flow } => self.start_flow(flow as usize)?,
@@ -316,7 +325,7 @@ impl Simulation {
         }
     }
 
-    fn apply_wlan(&mut self, bss: u32, mut actions: Actions) {
+    fn apply_wlan(&mut self, bss: u32, mut actions: Actions) -> std::io::Result<()> {
         if let Some((at, generation)) = actions.access.take() {
             self.events
                 .schedule(at, Event::WlanAccess { bss, generation });
@@ -329,7 +338,14 @@ impl Simulation {
             self.events
                 .schedule(at, Event::ArriveWlan { bss, mac, packet });
         }
+        if let Some(traces) = &mut self.wlan_traces {
+            for frame in &actions.air {
+                traces.record(bss as usize, frame)?;
+            }
+        }
+        actions.air.clear();
         self.wlan_actions = actions;
+        Ok(())
     }
 
     /// Sends a packet from `node` towards its destination's first hop.
@@ -356,8 +372,8 @@ impl Simulation {
     fn originate(&mut self, node: usize, repr: PacketRepr) -> std::io::Result<()> {
         let packet = self.new_packet(repr);
         let now = self.now();
-        if let Some(pcap) = &mut self.pcap {
-            pcap.record(node, now, &packet)?;
+        if let Some(traces) = &mut self.node_traces {
+            traces.record(node, now, &packet)?;
         }
         self.forward(node, packet)
     }
@@ -365,8 +381,8 @@ impl Simulation {
     /// A packet the node handles: its own, or one to forward.
     pub(super) fn arrive(&mut self, node: usize, mut packet: Packet) -> std::io::Result<()> {
         let now = self.now();
-        if let Some(pcap) = &mut self.pcap {
-            pcap.record(node, now, &packet)?;
+        if let Some(traces) = &mut self.node_traces {
+            traces.record(node, now, &packet)?;
         }
         if address_node(packet.repr.ip.dst) != Some(node) {
             if packet.repr.ip.ttl <= 1 {

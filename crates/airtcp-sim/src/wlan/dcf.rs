@@ -45,6 +45,8 @@ use airtcp_proto::Instant;
 use rand::Rng;
 use serde::Serialize;
 
+pub use capture::{AirBody, AirFrame};
+
 use crate::error_model::ErrorModel;
 use crate::packet::Packet;
 use crate::rng::Stream;
@@ -56,12 +58,15 @@ pub const LLC_SNAP_BYTES: u32 = 8;
 pub const DEFAULT_MSDU_LIFETIME_NS: u64 = 512 * 1_024_000;
 
 /// A queued MSDU, the index of the MAC it is addressed to, and when it entered the queue
-/// (for the MSDU lifetime).
+/// (for the MSDU lifetime); its sequence number and whether it has been on the air (its
+/// next transmission is then a retry), for captures.
 #[derive(Clone, Copy, Debug)]
 pub struct Frame {
     pub packet: Packet,
     pub to: u32,
     pub queued_at: Instant,
+    pub sequence: u16,
+    pub transmitted: bool,
 }
 
 impl Frame {
@@ -151,6 +156,8 @@ struct Mac {
     expiry: Option<u64>,
     generation: u64,
     rng: Stream,
+    /// The sequence number of the next MSDU (modulo 4096 on the air).
+    next_sequence: u16,
 }
 
 #[derive(Debug)]
@@ -197,6 +204,8 @@ pub struct Actions {
     pub busy_end: Option<Instant>,
     /// A packet received at a time by a MAC (its index in the BSS).
     pub deliveries: Vec<(Instant, u32, Packet)>,
+    /// Frames put on the air, in order of their start, when the BSS captures them.
+    pub air: Vec<AirFrame>,
 }
 
 #[derive(Debug)]
@@ -217,6 +226,8 @@ pub struct Bss {
     plans_access: bool,
     /// The plan of the AP's pending access.
     ap_plan: AccessPlan,
+    /// Report every frame on the air in `Actions::air`.
+    capture: bool,
     pub counters: MacCounters,
 }
 
@@ -242,6 +253,7 @@ impl Bss {
                 expiry: None,
                 generation: 0,
                 rng,
+                next_sequence: 0,
             })
             .collect::<Vec<_>>();
         let counters = MacCounters {
@@ -266,6 +278,7 @@ impl Bss {
             scheduled_access: None,
             holding: 0,
             ap_plan: AccessPlan::plain(ApQueue::Data),
+            capture: false,
             counters,
         };
         if let Some(agent) = ap_agent {
@@ -380,13 +393,8 @@ impl Bss {
         to: u32,
         actions: &mut Actions,
     ) {
-        let frame = Frame {
-            packet,
-            to,
-            queued_at: now,
-        };
         let queue = match (mac, self.planner()) {
-            (0, Some(planner)) => planner.classify(&frame.packet.repr) as usize,
+            (0, Some(planner)) => planner.classify(&packet.repr) as usize,
             _ => ApQueue::Data as usize,
         };
         if self.queue_full(mac, queue) {
@@ -394,6 +402,14 @@ impl Bss {
             return;
         }
         let station = &mut self.macs[mac as usize];
+        let frame = Frame {
+            packet,
+            to,
+            queued_at: now,
+            sequence: station.next_sequence,
+            transmitted: false,
+        };
+        station.next_sequence = station.next_sequence.wrapping_add(1);
         let was_empty = station.queues.iter().all(VecDeque::is_empty);
         let queue_was_empty = station.queues[queue].is_empty();
         station.queues[queue].push_back(frame);
@@ -585,15 +601,18 @@ impl Bss {
         )
     }
 
-    /// MSDU bytes of the first `count` frames of a queue sent as one MAC frame: one MSDU, or
-    /// an A-MSDU of subframes with 14-byte headers, each but the last padded to a multiple of
-    /// 4 bytes (IEEE 802.11-2020 §9.3.2.2.2).
-    fn payload_bytes(&self, mac: u32, queue: usize, count: usize) -> u32 {
-        let frames = self.macs[mac as usize].queues[queue].iter().take(count);
+    /// What a MAC frame carrying `count` frames of a queue from `from` adds to a data frame's
+    /// header and FCS: one MSDU, or an A-MSDU and the QoS Control field of the QoS data frame
+    /// that must carry it (IEEE 802.11-2020 §9.2.4.7, §9.3.2.2.2).
+    fn payload_bytes(&self, mac: u32, queue: usize, from: usize, count: usize) -> u32 {
+        let frames = self.macs[mac as usize].queues[queue]
+            .iter()
+            .skip(from)
+            .take(count);
         if count == 1 {
             return frames.map(Frame::msdu_bytes).sum();
         }
-        a_msdu_bytes(frames.map(Frame::msdu_bytes))
+        QOS_CONTROL_BYTES + a_msdu_bytes(frames.map(Frame::msdu_bytes))
     }
 
     fn uses_rts(&self, payload_bytes: u32) -> bool {
@@ -629,16 +648,26 @@ impl Bss {
             }
         };
         let exchange_tail = delta + phy.sifs_ns + phy.ack_airtime_ns() + delta;
+        let sifs = Duration::from_nanos(phy.sifs_ns);
         let (busy_ns, ifs_ns, outcome) = if let [mac] = transmitters[..] {
             let (queue, count) = self.selection(mac);
-            let payload = self.payload_bytes(mac, queue, count);
+            let payload = self.payload_bytes(mac, queue, 0, count);
             let rts = self.uses_rts(payload);
+            let data_at = now + Duration::from_nanos(handshake(rts));
             let data_end = handshake(rts) + phy.data_airtime_ns(payload);
+            if rts {
+                self.on_air(actions, |b| b.rts_frame(now, mac, queue, payload, false));
+                self.on_air(actions, |b| b.cts_frame(now, mac, payload));
+            }
             if self
                 .errors
                 .corrupts(phy.mac_overhead_bytes + payload, &mut self.channel_rng)
             {
                 self.counters.channel_errors += 1;
+                self.on_air(actions, |b| {
+                    b.data_frame(data_at, mac, queue, 0..count, true)
+                });
+                self.mark_transmitted(mac, queue, 0);
                 // With RTS/CTS the CTS came back and the data frame failed: the long count.
                 let counter = if rts {
                     RetryCounter::Long
@@ -647,7 +676,7 @@ impl Bss {
                 };
                 (
                     data_end + delta,
-                    phy.eifs_ns(),
+                    self.phy.eifs_ns(),
                     Outcome::Failure(vec![FailedFrame {
                         mac,
                         queue,
@@ -657,6 +686,10 @@ impl Bss {
                 )
             } else {
                 let delivered_at = now + Duration::from_nanos(data_end + delta);
+                self.on_air(actions, |b| {
+                    b.data_frame(data_at, mac, queue, 0..count, false)
+                });
+                self.on_air(actions, |b| b.ack_frame(delivered_at + sifs, mac));
                 self.deliver(mac, queue, 0, count, delivered_at, actions);
                 let mut busy = data_end + exchange_tail;
                 let mut delivered = count;
@@ -674,16 +707,23 @@ impl Bss {
                             break;
                         }
                         let frame_bytes = self.phy.mac_overhead_bytes + next;
+                        let next_at = now + Duration::from_nanos(busy) + sifs;
                         if self.errors.corrupts(frame_bytes, &mut self.channel_rng) {
                             self.counters.channel_errors += 1;
+                            let carried = delivered..delivered + 1;
+                            self.on_air(actions, |b| {
+                                b.data_frame(next_at, 0, queue, carried, true)
+                            });
+                            self.mark_transmitted(0, queue, delivered);
                             busy += self.phy.sifs_ns + self.phy.data_airtime_ns(next) + delta;
                             failed_after = true;
                             break;
                         }
-                        let at = now
-                            + Duration::from_nanos(
-                                busy + self.phy.sifs_ns + self.phy.data_airtime_ns(next) + delta,
-                            );
+                        let at =
+                            next_at + Duration::from_nanos(self.phy.data_airtime_ns(next) + delta);
+                        let carried = delivered..delivered + 1;
+                        self.on_air(actions, |b| b.data_frame(next_at, 0, queue, carried, false));
+                        self.on_air(actions, |b| b.ack_frame(at + sifs, 0));
                         self.deliver(0, queue, delivered, 1, at, actions);
                         busy += exchange;
                         delivered += 1;
@@ -716,11 +756,14 @@ impl Bss {
             let mut longest = 0;
             for &mac in &transmitters {
                 let (queue, count) = self.selection(mac);
-                let payload = self.payload_bytes(mac, queue, count);
+                let payload = self.payload_bytes(mac, queue, 0, count);
                 let airtime = if self.uses_rts(payload) {
-                    phy.rts_airtime_ns()
+                    self.on_air(actions, |b| b.rts_frame(now, mac, queue, payload, true));
+                    self.phy.rts_airtime_ns()
                 } else {
-                    phy.data_airtime_ns(payload)
+                    self.on_air(actions, |b| b.data_frame(now, mac, queue, 0..count, true));
+                    self.mark_transmitted(mac, queue, 0);
+                    self.phy.data_airtime_ns(payload)
                 };
                 longest = longest.max(airtime);
                 // A failed RTS, or a frame short enough to go without one: the short count.
@@ -731,7 +774,11 @@ impl Bss {
                     counter: RetryCounter::Short,
                 });
             }
-            (longest + delta, phy.eifs_ns(), Outcome::Failure(failed))
+            (
+                longest + delta,
+                self.phy.eifs_ns(),
+                Outcome::Failure(failed),
+            )
         };
         self.medium = Medium::Busy {
             ifs_ns,
@@ -939,6 +986,9 @@ impl InterfaceQueue for MacQueue<'_> {
     }
 }
 
+/// The QoS Control field a QoS data frame adds to the MAC header.
+const QOS_CONTROL_BYTES: u32 = 2;
+
 /// Bytes of an A-MSDU of MSDUs of the given sizes: a 14-byte subframe header each, and
 /// padding to 4 bytes after every subframe but the last.
 fn a_msdu_bytes(msdus: impl Iterator<Item = u32>) -> u32 {
@@ -947,5 +997,6 @@ fn a_msdu_bytes(msdus: impl Iterator<Item = u32>) -> u32 {
     padded.iter().map(|s| s.next_multiple_of(4)).sum::<u32>() + last
 }
 
+mod capture;
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,7 @@
 //! Unit tests of the DCF: retry counting, queue limits, aggregation, TXOP failures,
-//! post-backoff, driven on a BSS alone.
+//! post-backoff, driven on a BSS alone; what a capture of its channel shows in `capture`.
+
+mod capture;
 
 use super::*;
 use crate::packet::tests::udp_packet;
@@ -9,7 +11,7 @@ use airtcp_proto::wifi::Preamble;
 use airtcp_proto::wire::{TcpFlags, TcpRepr, TransportRepr};
 use airtcp_proto::SeqNumber;
 
-fn pure_ack() -> Packet {
+pub(super) fn pure_ack() -> Packet {
     let mut packet = udp_packet(0);
     packet.repr.transport = TransportRepr::Tcp(TcpRepr {
         src_port: 5001,
@@ -56,7 +58,7 @@ fn a_failed_frame_is_settled_as_it_was_sent_even_if_acks_arrive_meanwhile() {
     assert_eq!((view.data_frames, view.ack_frames), (1, 5));
 }
 
-fn params(rts_threshold: Option<u32>, short: u32, long: u32, queue: u32) -> MacParams {
+pub(super) fn params(rts_threshold: Option<u32>, short: u32, long: u32, queue: u32) -> MacParams {
     MacParams {
         rts_threshold,
         short_retry_limit: short,
@@ -68,7 +70,13 @@ fn params(rts_threshold: Option<u32>, short: u32, long: u32, queue: u32) -> MacP
 }
 
 /// An 802.11b BSS of `macs` MACs (MAC 0 the AP), node i for MAC i, streams from `seed`.
-fn bss_of(macs: usize, params: MacParams, loss: f64, agent: Option<&str>, seed: u64) -> Bss {
+pub(super) fn bss_of(
+    macs: usize,
+    params: MacParams,
+    loss: f64,
+    agent: Option<&str>,
+    seed: u64,
+) -> Bss {
     let settings = AgentSettings {
         txop_ns: 3_264_000,
         max_aggregate: 16,
@@ -103,8 +111,18 @@ fn bss_of(macs: usize, params: MacParams, loss: f64, agent: Option<&str>, seed: 
 /// transmission (busy period) started. `arrivals` are (time, MAC, (packet, receiver MAC)).
 fn drive(
     bss: &mut Bss,
+    arrivals: Vec<(Instant, u32, (Packet, u32))>,
+    until: Instant,
+) -> Vec<Instant> {
+    drive_capturing(bss, arrivals, until, &mut Vec::new())
+}
+
+/// `drive`, keeping the frames the BSS reports on the air in `air`.
+pub(super) fn drive_capturing(
+    bss: &mut Bss,
     mut arrivals: Vec<(Instant, u32, (Packet, u32))>,
     until: Instant,
+    air: &mut Vec<AirFrame>,
 ) -> Vec<Instant> {
     #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
     enum Kind {
@@ -144,11 +162,12 @@ fn drive(
             order += 1;
         }
         actions.deliveries.clear();
+        air.append(&mut actions.air);
     }
     starts
 }
 
-fn frame(to: u32) -> (Packet, u32) {
+pub(super) fn frame(to: u32) -> (Packet, u32) {
     (udp_packet(1000), to)
 }
 

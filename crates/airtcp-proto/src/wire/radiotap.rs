@@ -1,0 +1,69 @@
+//! The radiotap header (radiotap.org; pcap link type 127, LINKTYPE_IEEE802_11_RADIOTAP) that
+//! an 802.11 monitor puts before each captured frame: here version 0 with the TSFT, Flags,
+//! Rate and Channel fields, each at its natural alignment, all little-endian.
+
+/// Flags field: the frame was sent with the short DSSS preamble.
+pub const FLAG_SHORT_PREAMBLE: u8 = 0x02;
+/// Flags field: the frame ends with its 4-byte FCS.
+pub const FLAG_FCS_AT_END: u8 = 0x10;
+/// Flags field: the frame failed its FCS check (collided or corrupted).
+pub const FLAG_BAD_FCS: u8 = 0x40;
+
+/// Channel flags: modulation and band.
+pub const CHANNEL_CCK: u16 = 0x0020;
+pub const CHANNEL_OFDM: u16 = 0x0040;
+pub const CHANNEL_2GHZ: u16 = 0x0080;
+pub const CHANNEL_GFSK: u16 = 0x0800;
+
+/// Present bits 0-3: TSFT, Flags, Rate, Channel.
+const PRESENT: u32 = 0b1111;
+
+/// Bytes of the header `emit` writes: 8 of preamble, TSFT (8), Flags, Rate, Channel (4).
+pub const RADIOTAP_LEN: usize = 22;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RadiotapRepr {
+    /// The TSF timer in microseconds. Radiotap defines it as the arrival of the MPDU's first
+    /// bit; Wireshark reads it by default as the end of the PPDU.
+    pub tsft_us: u64,
+    pub flags: u8,
+    /// Rate in units of 500 kbit/s.
+    pub rate_500kbps: u8,
+    pub channel_mhz: u16,
+    pub channel_flags: u16,
+}
+
+impl RadiotapRepr {
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(&(RADIOTAP_LEN as u16).to_le_bytes());
+        out.extend_from_slice(&PRESENT.to_le_bytes());
+        out.extend_from_slice(&self.tsft_us.to_le_bytes());
+        out.push(self.flags);
+        out.push(self.rate_500kbps);
+        out.extend_from_slice(&self.channel_mhz.to_le_bytes());
+        out.extend_from_slice(&self.channel_flags.to_le_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout() {
+        let mut out = Vec::new();
+        RadiotapRepr {
+            tsft_us: 0x0102_0304,
+            flags: FLAG_BAD_FCS,
+            rate_500kbps: 22,
+            channel_mhz: 2412,
+            channel_flags: CHANNEL_CCK | CHANNEL_2GHZ,
+        }
+        .emit(&mut out);
+        assert_eq!(out.len(), RADIOTAP_LEN);
+        assert_eq!(&out[..8], &[0, 0, 22, 0, 0x0f, 0, 0, 0]);
+        assert_eq!(&out[8..16], &[4, 3, 2, 1, 0, 0, 0, 0]);
+        assert_eq!(&out[16..], &[0x40, 22, 0x6c, 0x09, 0xa0, 0x00]);
+    }
+}

@@ -1,0 +1,214 @@
+//! A BSS's channel as an 802.11 monitor captures it: `<dir>/wlan<i>-<ap>.pcap`, one radiotap
+//! record per frame on the air (`crate::wlan::AirFrame`): RTS, CTS, data frames (an A-MSDU as
+//! a QoS data frame), MAC ACKs, collided or corrupted frames with the radiotap bad-FCS flag.
+//! Frames end with their FCS (the complement of the right one when bad). The record's time is
+//! when the frame's first bit is sent; its TSFT is when its last symbol ends (before an ERP
+//! frame's signal extension), which is how Wireshark reads TSFT by default (preference
+//! `wlan_radio.tsf_at_end`), so its 802.11 radio view shows each frame's start, end and the
+//! gaps between them as simulated. Data frames
+//! carry each MSDU as LLC/SNAP and IPv4; by default a record ends after the last MSDU's
+//! transport header. BSSs do not interfere in the simulator, so they are shown on channels 1,
+//! 6 and 11 in turn.
+
+use std::path::Path;
+
+use airtcp_proto::wifi::{Modulation, Phy, Preamble};
+use airtcp_proto::wire::ieee80211::{
+    emit_amsdu_subframe_header, emit_fcs, DsDirection, FrameRepr, LLC_SNAP_IPV4,
+};
+use airtcp_proto::wire::radiotap::{
+    RadiotapRepr, CHANNEL_2GHZ, CHANNEL_CCK, CHANNEL_GFSK, CHANNEL_OFDM, FLAG_BAD_FCS,
+    FLAG_FCS_AT_END, FLAG_SHORT_PREAMBLE, RADIOTAP_LEN,
+};
+use pcap_file::DataLink;
+
+use super::{mac_of, TraceFiles};
+use crate::packet::{address_node, Packet};
+use crate::wlan::{AirBody, AirFrame};
+
+/// Channels 1, 6 and 11 of the 2.4 GHz band.
+const CHANNELS_MHZ: [u16; 3] = [2412, 2437, 2462];
+/// Longest Duration a frame may carry (IEEE 802.11-2020 §9.2.4.2).
+const MAX_DURATION_US: u64 = 32_767;
+
+/// How a BSS's frames go on the air.
+struct Radio {
+    channel_mhz: u16,
+    channel_flags: u16,
+    short_preamble: bool,
+    signal_extension_ns: u64,
+}
+
+impl Radio {
+    fn of(bss: usize, phy: &Phy) -> Radio {
+        let (modulation, short_preamble) = match phy.modulation {
+            Modulation::Dsss(preamble) => (CHANNEL_CCK, preamble == Preamble::Short),
+            Modulation::ErpOfdm => (CHANNEL_OFDM, false),
+            Modulation::Fhss { .. } => (CHANNEL_GFSK, false),
+        };
+        Radio {
+            channel_mhz: CHANNELS_MHZ[bss % CHANNELS_MHZ.len()],
+            channel_flags: CHANNEL_2GHZ | modulation,
+            short_preamble,
+            signal_extension_ns: phy.signal_extension_ns(),
+        }
+    }
+}
+
+pub struct WlanTraces {
+    files: TraceFiles,
+    radios: Vec<Radio>,
+    buffer: Vec<u8>,
+    snaplen: Option<u32>,
+}
+
+impl WlanTraces {
+    /// Creates a capture per BSS, named after its index and its AP (`wlans`: the AP node's
+    /// name and the PHY of each); records keep `snaplen` bytes of each frame, or its headers.
+    pub fn create(
+        dir: &Path,
+        wlans: &[(&str, &Phy)],
+        snaplen: Option<u32>,
+    ) -> std::io::Result<WlanTraces> {
+        let names = wlans
+            .iter()
+            .enumerate()
+            .map(|(i, (ap, _))| format!("wlan{i}-{ap}"));
+        // An A-MSDU's headers run through its last subframe: allow whole frames.
+        let files = TraceFiles::create(
+            dir,
+            names,
+            DataLink::IEEE802_11_RADIOTAP,
+            snaplen.unwrap_or(65_535),
+        )?;
+        Ok(WlanTraces {
+            files,
+            radios: wlans
+                .iter()
+                .enumerate()
+                .map(|(i, (_, phy))| Radio::of(i, phy))
+                .collect(),
+            buffer: Vec::with_capacity(4096),
+            snaplen,
+        })
+    }
+
+    pub fn record(&mut self, bss: usize, frame: &AirFrame) -> std::io::Result<()> {
+        let radio = &self.radios[bss];
+        let mut flags = FLAG_FCS_AT_END;
+        if frame.bad_fcs {
+            flags |= FLAG_BAD_FCS;
+        }
+        if radio.short_preamble && frame.rate_bps > 1_000_000 {
+            flags |= FLAG_SHORT_PREAMBLE;
+        }
+        self.buffer.clear();
+        RadiotapRepr {
+            tsft_us: (frame.at.as_nanos() + frame.airtime_ns - radio.signal_extension_ns) / 1_000,
+            flags,
+            rate_500kbps: (frame.rate_bps / 500_000) as u8,
+            channel_mhz: radio.channel_mhz,
+            channel_flags: radio.channel_flags,
+        }
+        .emit(&mut self.buffer);
+        let headers_end = emit_frame(&mut self.buffer, frame);
+        emit_fcs(&mut self.buffer, RADIOTAP_LEN, !frame.bad_fcs);
+        let original = self.buffer.len();
+        let kept = match self.snaplen {
+            Some(snaplen) => original.min(snaplen as usize),
+            None => headers_end.unwrap_or(original),
+        };
+        self.files
+            .write(bss, frame.at, original, &self.buffer[..kept])
+    }
+
+    /// A run that did not finish leaves no partial captures behind.
+    pub fn discard(self) {
+        self.files.discard();
+    }
+
+    pub fn finish(self) -> std::io::Result<()> {
+        self.files.finish()
+    }
+}
+
+/// Appends the MAC frame (without its FCS); returns where the last MSDU's headers end in
+/// `out` if it carries any.
+fn emit_frame(out: &mut Vec<u8>, frame: &AirFrame) -> Option<usize> {
+    let duration_us = frame.nav_ns.div_ceil(1_000).min(MAX_DURATION_US) as u16;
+    let receiver = mac_of(frame.receiver);
+    let header = match &frame.body {
+        AirBody::Rts { transmitter } => FrameRepr::Rts {
+            duration_us,
+            receiver,
+            transmitter: mac_of(*transmitter),
+        },
+        AirBody::Cts => FrameRepr::Cts {
+            duration_us,
+            receiver,
+        },
+        AirBody::Ack => FrameRepr::Ack {
+            duration_us,
+            receiver,
+        },
+        AirBody::Data {
+            transmitter,
+            ap,
+            retry,
+            sequence,
+            msdus,
+        } => {
+            let direction = if transmitter == ap {
+                DsDirection::FromAp
+            } else {
+                DsDirection::ToAp
+            };
+            let amsdu = msdus.len() > 1;
+            let (source, destination) = ends(&msdus[0]);
+            let address3 = match direction {
+                _ if amsdu => mac_of(*ap),
+                DsDirection::ToAp => destination,
+                DsDirection::FromAp => source,
+            };
+            FrameRepr::Data {
+                direction,
+                retry: *retry,
+                duration_us,
+                receiver,
+                transmitter: mac_of(*transmitter),
+                address3,
+                sequence: *sequence,
+                amsdu,
+            }
+        }
+    };
+    header.emit(out);
+    let mut headers_end = None;
+    if let AirBody::Data { msdus, .. } = &frame.body {
+        let amsdu = msdus.len() > 1;
+        let mut subframe_start = out.len();
+        for (i, packet) in msdus.iter().enumerate() {
+            if amsdu {
+                if i > 0 {
+                    // Every subframe but the last is padded to a multiple of 4 bytes.
+                    let padded = (out.len() - subframe_start).next_multiple_of(4);
+                    out.resize(subframe_start + padded, 0);
+                    subframe_start = out.len();
+                }
+                let (source, destination) = ends(packet);
+                let msdu_len = LLC_SNAP_IPV4.len() as u32 + packet.len();
+                emit_amsdu_subframe_header(out, destination, source, msdu_len as u16);
+            }
+            out.extend_from_slice(&LLC_SNAP_IPV4);
+            headers_end = Some(out.len() + packet.repr.header_len() as usize);
+            out.extend_from_slice(&packet.repr.emit());
+        }
+    }
+    headers_end
+}
+
+/// MAC addresses of a packet's source and destination nodes.
+fn ends(packet: &Packet) -> ([u8; 6], [u8; 6]) {
+    let node = |address| mac_of(address_node(address).unwrap_or(0));
+    (node(packet.repr.ip.src), node(packet.repr.ip.dst))
+}

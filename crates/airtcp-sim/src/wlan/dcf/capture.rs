@@ -1,0 +1,160 @@
+//! What a monitor on the BSS's channel would capture: every frame of each exchange (RTS,
+//! CTS, data, ACK; an A-MSDU is one data frame) from the moment its first bit leaves the
+//! transmitter, with its rate, the NAV its Duration field sets (IEEE 802.11-2020 §9.2.5:
+//! through the ACK that ends the exchange), the retry bit and sequence number of data
+//! frames, and a bad-FCS mark when it collided or the channel corrupted it. While capturing
+//! is on the DCF reports them in `Actions::air` (`on_air`); `crate::pcap::wlan` writes them
+//! as radiotap records. Stations are named by node, so the writer needs nothing from the BSS.
+
+use std::ops::Range;
+use std::time::Duration;
+
+use airtcp_proto::Instant;
+
+use super::{Actions, Bss};
+use crate::packet::Packet;
+
+/// One frame on the air.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AirFrame {
+    /// When its first bit is sent.
+    pub at: Instant,
+    /// How long it is on the air (PHY preamble and header included).
+    pub airtime_ns: u64,
+    pub rate_bps: u64,
+    /// The NAV its Duration field sets.
+    pub nav_ns: u64,
+    /// Collided, or corrupted by the channel's error model.
+    pub bad_fcs: bool,
+    /// The node it is addressed to.
+    pub receiver: usize,
+    pub body: AirBody,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AirBody {
+    Rts {
+        transmitter: usize,
+    },
+    Cts,
+    Ack,
+    /// A data frame of one MSDU, or an A-MSDU of several; `ap` is the BSS's AP (its BSSID).
+    Data {
+        transmitter: usize,
+        ap: usize,
+        retry: bool,
+        sequence: u16,
+        msdus: Vec<Packet>,
+    },
+}
+
+impl Bss {
+    /// Reports every frame put on the air from now on in `Actions::air`.
+    pub fn capture_air(&mut self) {
+        self.capture = true;
+    }
+
+    /// Reports the frame `frame` builds, only while capturing: the DCF's hot path pays one
+    /// test of a flag.
+    #[inline(always)]
+    pub(super) fn on_air(&self, actions: &mut Actions, frame: impl FnOnce(&Bss) -> AirFrame) {
+        if self.capture {
+            actions.air.push(frame(self));
+        }
+    }
+
+    /// The NAV of an RTS for a data frame of `payload` bytes: through the data frame's ACK.
+    fn rts_nav_ns(&self, payload: u32) -> u64 {
+        let phy = &self.phy;
+        3 * phy.sifs_ns + phy.cts_airtime_ns() + phy.data_airtime_ns(payload) + phy.ack_airtime_ns()
+    }
+
+    /// An RTS from `mac` at `at` for its head frame of `queue` (`payload` bytes).
+    #[cold]
+    pub(super) fn rts_frame(
+        &self,
+        at: Instant,
+        mac: u32,
+        queue: usize,
+        payload: u32,
+        collided: bool,
+    ) -> AirFrame {
+        let to = self.macs[mac as usize].queues[queue][0].to;
+        AirFrame {
+            at,
+            airtime_ns: self.phy.rts_airtime_ns(),
+            rate_bps: self.phy.basic_rate_bps,
+            nav_ns: self.rts_nav_ns(payload),
+            bad_fcs: collided,
+            receiver: self.node(to),
+            body: AirBody::Rts {
+                transmitter: self.node(mac),
+            },
+        }
+    }
+
+    /// The CTS answering an RTS `mac` sent at `rts_at` for `payload` bytes.
+    #[cold]
+    pub(super) fn cts_frame(&self, rts_at: Instant, mac: u32, payload: u32) -> AirFrame {
+        let phy = &self.phy;
+        let after_rts = phy.rts_airtime_ns() + phy.propagation_ns + phy.sifs_ns;
+        AirFrame {
+            at: rts_at + Duration::from_nanos(after_rts),
+            airtime_ns: phy.cts_airtime_ns(),
+            rate_bps: phy.basic_rate_bps,
+            nav_ns: self.rts_nav_ns(payload) - phy.sifs_ns - phy.cts_airtime_ns(),
+            bad_fcs: false,
+            receiver: self.node(mac),
+            body: AirBody::Cts,
+        }
+    }
+
+    /// A data frame from `mac` at `at` carrying the frames `carried` of `queue`.
+    #[cold]
+    pub(super) fn data_frame(
+        &self,
+        at: Instant,
+        mac: u32,
+        queue: usize,
+        carried: Range<usize>,
+        bad_fcs: bool,
+    ) -> AirFrame {
+        let frames = &self.macs[mac as usize].queues[queue];
+        let first = frames[carried.start];
+        let payload = self.payload_bytes(mac, queue, carried.start, carried.len());
+        AirFrame {
+            at,
+            airtime_ns: self.phy.data_airtime_ns(payload),
+            rate_bps: self.phy.data_rate_bps,
+            nav_ns: self.phy.sifs_ns + self.phy.ack_airtime_ns(),
+            bad_fcs,
+            receiver: self.node(first.to),
+            body: AirBody::Data {
+                transmitter: self.node(mac),
+                ap: self.node(0),
+                retry: first.transmitted,
+                sequence: first.sequence,
+                msdus: frames.range(carried).map(|f| f.packet).collect(),
+            },
+        }
+    }
+
+    /// The MAC ACK at `at` of a data frame `mac` sent.
+    #[cold]
+    pub(super) fn ack_frame(&self, at: Instant, mac: u32) -> AirFrame {
+        AirFrame {
+            at,
+            airtime_ns: self.phy.ack_airtime_ns(),
+            rate_bps: self.phy.basic_rate_bps,
+            nav_ns: 0,
+            bad_fcs: false,
+            receiver: self.node(mac),
+            body: AirBody::Ack,
+        }
+    }
+
+    /// The frame at `index` of a queue went on the air: sending it again is a retry.
+    pub(super) fn mark_transmitted(&mut self, mac: u32, queue: usize, index: usize) {
+        self.macs[mac as usize].queues[queue][index].transmitted = true;
+    }
+}
