@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Duration;
 
-use airtcp_proto::tcp::{cc, TcpConfig, TcpSocket, TcpState};
+use airtcp_proto::tcp::{cc, TcpConfig, TcpSocket, TcpState, ZeroWindow};
 use airtcp_proto::wire::TcpRepr;
 use airtcp_proto::{Instant, SeqNumber};
 
@@ -633,6 +633,91 @@ fn data_written_after_a_zero_window_is_probed_for_even_if_the_window_update_is_l
     pair.run_until(at(90.0));
     assert!(pair.client.stats().zero_window_probes >= 1);
     assert_eq!(pair.server.stats().bytes_received, (16 << 10) + 10_000);
+}
+
+/// A bulk transfer over a 1.5 Mbit/s, 10 ms path whose receiver vanishes from `at(2.0)` for
+/// `blackout` seconds (every segment lost both ways); 10 ms into the blackout the sender gets
+/// the receiver's last ACK again with a zero window (paper 001's freeze).
+fn frozen_by_a_zero_window(zero_window: ZeroWindow, blackout: f64) -> Frozen {
+    let sender = TcpConfig {
+        zero_window,
+        ..config(512)
+    };
+    let mut pair = Pair::new(sender, config(512), Duration::from_millis(10), 1_500_000);
+    pair.client_to_send = 2_000_000;
+    pair.run_until(at(2.0));
+    let before = (pair.client.cwnd(), pair.client.ssthresh());
+    assert!(pair.client.bytes_in_flight() > 0);
+    let (start, end) = (at(2.0), at(2.0 + blackout));
+    pair.drop = Box::new(move |now, _, _| now >= start && now < end);
+    pair.run_until(at(2.01));
+    let mut last_ack = pair
+        .log
+        .iter()
+        .rev()
+        .find(|(t, d, s)| *d == Dir::ServerToClient && s.flags.ack && *t < start)
+        .map(|(_, _, s)| *s)
+        .expect("the receiver has acknowledged");
+    last_ack.window = 0;
+    let now = pair.now;
+    pair.client.handle_segment(now, &last_ack);
+    let mut samples = Vec::new();
+    let mut t = 2.01;
+    while t < 3.0 + blackout {
+        t += 0.01;
+        pair.run_until(at(t));
+        let c = &pair.client;
+        samples.push((c.cwnd(), c.ssthresh(), c.stats().timeouts));
+    }
+    Frozen {
+        pair,
+        samples,
+        before,
+    }
+}
+
+struct Frozen {
+    pair: Pair,
+    /// Every 10 ms over the blackout and one second after: the sender's cwnd, ssthresh and
+    /// timeouts so far.
+    samples: Vec<(u32, u32, u64)>,
+    /// Its cwnd and ssthresh just before the blackout.
+    before: (u32, u32),
+}
+
+#[test]
+fn a_zero_window_ack_freezes_a_bsd_sender_with_data_in_flight() {
+    for blackout in [0.5, 1.0, 3.0] {
+        let Frozen {
+            mut pair,
+            samples,
+            before: (cwnd, ssthresh),
+        } = frozen_by_a_zero_window(ZeroWindow::Persist, blackout);
+        assert!(cwnd > 8 * 512, "the window had grown: {cwnd}");
+        assert!(
+            samples
+                .iter()
+                .all(|s| s.0 >= cwnd && s.1 == ssthresh && s.2 == 0),
+            "{blackout} s: cwnd {cwnd}, ssthresh {ssthresh}, then {samples:?}"
+        );
+        assert!(pair.client.stats().zero_window_probes >= 1);
+        pair.run_until(at(60.0));
+        assert_exact_and_closed(&pair, 2_000_000);
+    }
+}
+
+#[test]
+fn a_zero_window_ack_does_not_stop_a_linux_senders_retransmission_timer() {
+    let Frozen {
+        mut pair, samples, ..
+    } = frozen_by_a_zero_window(ZeroWindow::Retransmit, 1.0);
+    assert!(samples.iter().any(|s| s.2 > 0), "a timeout fires");
+    assert!(
+        samples.iter().any(|s| s.0 == 512),
+        "cwnd restarts from one segment"
+    );
+    pair.run_until(at(60.0));
+    assert_exact_and_closed(&pair, 2_000_000);
 }
 
 #[test]

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use airtcp_proto::tcp::{TcpConfig, TcpProfile};
+use airtcp_proto::tcp::{TcpConfig, TcpProfile, ZeroWindow};
 use airtcp_proto::wifi::{Phy, PhyError, Preamble};
 use serde::Deserialize;
 
@@ -268,6 +268,7 @@ pub struct TcpOverrides {
     pub window_scaling: Option<bool>,
     pub nagle: Option<bool>,
     pub time_wait_ns: Option<u64>,
+    pub zero_window: Option<ZeroWindow>,
 }
 
 impl TcpOverrides {
@@ -312,6 +313,9 @@ impl TcpOverrides {
         }
         if let Some(v) = self.time_wait_ns {
             c.time_wait = ns(v);
+        }
+        if let Some(v) = self.zero_window {
+            c.zero_window = v;
         }
         c
     }

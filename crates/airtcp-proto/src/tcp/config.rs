@@ -4,7 +4,8 @@
 //! 4380 B))), minimum RTO 1 s and initial RTO 1 s (RFC 6298 §2), delayed ACK every second
 //! full segment or after 200 ms (RFC 5681 §4.2 allows up to 500 ms), 64 KiB buffers.
 //! `linux` approximates a current Linux stack: initial window 10 segments (RFC 6928),
-//! minimum RTO 200 ms, delayed-ACK timer 40 ms, larger buffers (no autotuning is modelled).
+//! minimum RTO 200 ms, delayed-ACK timer 40 ms, larger buffers (no autotuning is modelled),
+//! and Linux's answer to a window that closes under data in flight (`ZeroWindow`).
 
 use core::time::Duration;
 
@@ -16,6 +17,22 @@ pub enum TcpProfile {
     #[default]
     Rfc,
     Linux,
+}
+
+/// What a sender does when the peer's window closes to zero while data is in flight. The
+/// RFCs leave it open (RFC 9293 §3.8.6.1 asks only that the window be probed); it decides
+/// whether a zero-window ACK freezes a connection (paper 001, M-TCP) or not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ZeroWindow {
+    /// 4.4BSD and FreeBSD (`tcp_output`): the retransmission timer stops and its backoff is
+    /// cleared, `snd_nxt` returns to `snd_una`, and the persist timer probes; cwnd, ssthresh
+    /// and the RTO estimate stay as they were.
+    #[default]
+    Persist,
+    /// Linux (`tcp_retransmit_timer`): the retransmission timer keeps running; when it
+    /// expires the sender enters loss recovery (cwnd of one segment) and probes.
+    Retransmit,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -44,6 +61,7 @@ pub struct TcpConfig {
     pub time_wait: Duration,
     /// The largest persist (zero-window probe) interval.
     pub max_persist: Duration,
+    pub zero_window: ZeroWindow,
     /// Consecutive retransmission timeouts before the connection is abandoned (R2 of
     /// RFC 1122 §4.2.3.5; Linux's tcp_retries2 is 15).
     pub max_retransmissions: u32,
@@ -59,6 +77,7 @@ impl TcpConfig {
                 delayed_ack_timeout: Duration::from_millis(40),
                 send_buffer: 4 << 20,
                 receive_buffer: 6 << 20,
+                zero_window: ZeroWindow::Retransmit,
                 ..Self::default()
             },
         }
@@ -105,6 +124,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             time_wait: Duration::from_secs(60),
             max_persist: Duration::from_secs(60),
+            zero_window: ZeroWindow::Persist,
             max_retransmissions: 15,
         }
     }

@@ -11,7 +11,7 @@ mod reassembly;
 mod rto;
 mod socket;
 
-pub use config::{TcpConfig, TcpProfile};
+pub use config::{TcpConfig, TcpProfile, ZeroWindow};
 pub use reassembly::Reassembly;
 pub use rto::RtoEstimator;
 pub use socket::{TcpSocket, TcpState, TcpStats};

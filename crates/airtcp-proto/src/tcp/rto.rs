@@ -57,6 +57,11 @@ impl RtoEstimator {
         self.backoff = 0;
     }
 
+    /// Forgets the backoff of earlier expiries (the estimate stays).
+    pub fn clear_backoff(&mut self) {
+        self.backoff = 0;
+    }
+
     /// Doubles the timeout after an expiry (§5.5).
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff + 1).min(16);

@@ -12,6 +12,8 @@
 //! round trip, as BSD does); delayed ACKs follow RFC 5681 §4.2; receiver and sender
 //! silly-window avoidance (with Nagle's algorithm, RFC 896) and the persist timer follow RFC
 //! 1122 §4.2.3.3, §4.2.3.4 and §4.2.2.17 (a zero-window probe carries one byte of new data).
+//! A window that closes under data in flight is handled as `TcpConfig::zero_window` says
+//! (BSD's persist or Linux's retransmission).
 //! After a lost SYN or SYN-ACK the connection starts with a 3 s RTO (RFC 6298 §5.7) and a
 //! one-segment window (RFC 5681 §3.1).
 //!
@@ -22,7 +24,7 @@
 use core::time::Duration;
 
 use super::cc::{AckEvent, CongestionControl};
-use super::config::TcpConfig;
+use super::config::{TcpConfig, ZeroWindow};
 use super::reassembly::Reassembly;
 use super::rto::RtoEstimator;
 use crate::seq::SeqNumber;
@@ -594,7 +596,26 @@ impl TcpSocket {
         if self.snd_wnd > 0 && self.persist.is_some() {
             self.persist = None;
         }
+        if self.snd_wnd == 0 && self.snd_nxt != self.snd_una {
+            self.on_window_closed_in_flight();
+        }
         true
+    }
+
+    /// The peer closed its window with data in flight. BSD stops the retransmission timer
+    /// and falls back to probing: what was in flight is sent again once the window opens (so
+    /// no RTT is timed across the pause, Karn's rule). Linux keeps the timer running.
+    fn on_window_closed_in_flight(&mut self) {
+        if self.config.zero_window != ZeroWindow::Persist
+            || !matches!(self.state, TcpState::Established | TcpState::CloseWait)
+        {
+            return;
+        }
+        self.rtx_deadline = None;
+        self.rto.clear_backoff();
+        self.snd_nxt = self.snd_una;
+        self.timed = None;
+        self.retransmit_head = false;
     }
 
     fn on_new_ack(&mut self, now: Instant, ack: SeqNumber) {
