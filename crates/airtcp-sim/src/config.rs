@@ -11,6 +11,7 @@ use airtcp_proto::wifi::{Phy, PhyError, Preamble};
 use serde::Deserialize;
 
 use crate::error_model::ErrorModel;
+pub use crate::mobility::MobileConfig;
 use crate::queue::QueueLimit;
 
 #[derive(Clone, Debug, Deserialize)]
@@ -35,6 +36,9 @@ pub struct Scenario {
     /// Agents on nodes' interfaces, after each WLAN's `agent` (placed on its AP).
     #[serde(default)]
     pub agents: Vec<AgentPlacement>,
+    /// Mobile hosts and their handoffs between base stations.
+    #[serde(default)]
+    pub mobiles: Vec<MobileConfig>,
 }
 
 /// An agent on a node's interface: `interface` names the peer of a wired link or `"wlan"`,

@@ -14,6 +14,7 @@ pub mod error_model;
 pub mod interface;
 pub mod limits;
 pub mod link;
+pub mod mobility;
 pub mod packet;
 pub mod pcap;
 pub mod ports;

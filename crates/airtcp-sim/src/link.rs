@@ -1,5 +1,10 @@
 //! Point-to-point wired links: per direction a rate, a propagation delay, a DropTail queue
 //! and an error model, so asymmetric links (a slow uplink) are one link.
+//!
+//! A mobile host's cell is such a link, and goes down when the mobile leaves the cell
+//! (`crate::mobility`): the packet on the air is lost, and the queue either loses what it is
+//! given or holds it, untransmitted, until the link comes up again or its sender takes the
+//! packets back to send them another way.
 
 use std::time::Duration;
 
@@ -24,6 +29,11 @@ pub struct Channel {
     /// The agent on the sending node's side of this direction.
     pub agent: Option<AgentSlot>,
     in_transmission: Option<Packet>,
+    /// The packet on the wire was cut off by the link going down.
+    cut: bool,
+    /// Down: nothing is sent or received; `hold` keeps what is queued meanwhile.
+    up: bool,
+    hold: bool,
     pub delivered: u64,
     pub lost: u64,
 }
@@ -48,9 +58,61 @@ impl Channel {
             queue: DropTailQueue::new(config.queue),
             agent: None,
             in_transmission: None,
+            cut: false,
+            up: true,
+            hold: false,
             delivered: 0,
             lost: 0,
         }
+    }
+
+    pub fn is_up(&self) -> bool {
+        self.up
+    }
+
+    /// Takes the link down: the packet on the wire is lost, and so is everything queued now
+    /// or later unless `hold`.
+    pub fn go_down(&mut self, hold: bool) {
+        self.up = false;
+        self.hold = hold;
+        self.cut = self.in_transmission.is_some();
+        if !hold {
+            self.lost += self.queue.len() as u64;
+            while self.queue.pop().is_some() {}
+        }
+    }
+
+    /// Brings the link up; sending resumes with what it holds.
+    pub fn go_up(&mut self, now: Instant) -> ChannelActions {
+        self.up = true;
+        if self.in_transmission.is_some() {
+            return ChannelActions::default(); // the cut packet's end starts the next
+        }
+        match self.queue.pop() {
+            Some(next) => {
+                self.in_transmission = Some(next);
+                ChannelActions {
+                    tx_done: Some(now + self.serialisation(&next)),
+                    arrival: None,
+                }
+            }
+            None => ChannelActions::default(),
+        }
+    }
+
+    /// Empties the queue of a link that is down (its sender sends them another way).
+    pub fn take_held(&mut self) -> Vec<Packet> {
+        std::iter::from_fn(|| self.queue.pop()).collect()
+    }
+
+    /// A packet arriving over the link at its far end: lost if the link went down while it
+    /// was under way.
+    pub fn accept_arrival(&mut self) -> bool {
+        if !self.up {
+            self.delivered -= 1;
+            self.lost += 1;
+        }
+        self.up
     }
 
     fn serialisation(&self, packet: &Packet) -> Duration {
@@ -59,6 +121,14 @@ impl Channel {
 
     /// Queues a packet; starts sending it if the channel is idle.
     pub fn enqueue(&mut self, now: Instant, packet: Packet) -> ChannelActions {
+        if !self.up {
+            if !self.hold {
+                self.lost += 1;
+            } else {
+                self.queue.push(packet);
+            }
+            return ChannelActions::default();
+        }
         if self.in_transmission.is_none() && self.queue.is_empty() {
             self.in_transmission = Some(packet);
             return ChannelActions {
@@ -74,12 +144,18 @@ impl Channel {
     pub fn on_tx_done(&mut self, now: Instant) -> ChannelActions {
         let mut actions = ChannelActions::default();
         if let Some(packet) = self.in_transmission.take() {
-            if self.errors.corrupts(packet.len(), &mut self.rng) {
+            // A packet cut off by the link going down is lost without a draw of the error
+            // model, so the draws of the packets that follow are as without it.
+            let cut = std::mem::take(&mut self.cut);
+            if cut || self.errors.corrupts(packet.len(), &mut self.rng) {
                 self.lost += 1;
             } else {
                 self.delivered += 1;
                 actions.arrival = Some((now + self.delay, packet));
             }
+        }
+        if !self.up {
+            return actions;
         }
         if let Some(next) = self.queue.pop() {
             actions.tx_done = Some(now + self.serialisation(&next));

@@ -6,6 +6,10 @@
 //! path from a leaf starts at its one neighbour, so only nodes with several neighbours keep
 //! a table, built when they first send: memory and set-up time grow with the network times
 //! its few forwarding nodes, not with its square.
+//!
+//! A mobile host's links to base stations it is not attached to are switched off
+//! (`set_pair`): routes then go through its current cell only. Every switch forgets the
+//! tables, which are rebuilt when next needed (handoffs are rare).
 
 /// How a node reaches a neighbour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,8 +26,12 @@ pub enum Hop {
 }
 
 pub struct Routes {
-    /// Per node, its neighbours and the hop to each, in declaration order.
+    /// Per node, its neighbours and the hop to each, in declaration order: all of them, and
+    /// those switched on (what routes use).
+    declared: Vec<Vec<(usize, Hop)>>,
     adjacency: Vec<Vec<(usize, Hop)>>,
+    /// Node pairs (smaller first) whose links are switched off.
+    off: std::collections::BTreeSet<(usize, usize)>,
     /// Connected component of each node.
     component: Vec<u32>,
     /// First-hop tables of nodes with more than one neighbour, built when first needed.
@@ -35,10 +43,34 @@ impl Routes {
         let component = components(&adjacency);
         let tables = vec![None; adjacency.len()];
         Routes {
+            declared: adjacency.clone(),
             adjacency,
+            off: std::collections::BTreeSet::new(),
             component,
             tables,
         }
+    }
+
+    /// Switches the links between `a` and `b` on or off.
+    pub fn set_pair(&mut self, a: usize, b: usize, on: bool) {
+        let pair = (a.min(b), a.max(b));
+        let changed = if on {
+            self.off.remove(&pair)
+        } else {
+            self.off.insert(pair)
+        };
+        if !changed {
+            return;
+        }
+        for node in [a, b] {
+            self.adjacency[node] = self.declared[node]
+                .iter()
+                .copied()
+                .filter(|&(peer, _)| !self.off.contains(&(node.min(peer), node.max(peer))))
+                .collect();
+        }
+        self.component = components(&self.adjacency);
+        self.tables.fill(None);
     }
 
     /// The hop `from` takes towards `to` (an address may name a node that does not exist).
@@ -149,6 +181,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn switching_a_pair_off_reroutes_through_the_other_cell() {
+        // 0 - 1 and 0 - 2 wired; the mobile 3 linked to 1 and to 2.
+        let adjacency = network(4, &[(0, 1), (0, 2), (1, 3), (2, 3)]);
+        let mut routes = Routes::new(adjacency);
+        routes.set_pair(2, 3, false);
+        assert_eq!(routes.first_hop(0, 3), Hop::Channel(0), "through 1");
+        assert_eq!(routes.first_hop(3, 0), Hop::Channel(2 * 2 + 1));
+        routes.set_pair(1, 3, false);
+        assert_eq!(routes.first_hop(0, 3), Hop::Unreachable, "detached");
+        routes.set_pair(3, 2, true);
+        assert_eq!(routes.first_hop(0, 3), Hop::Channel(2), "through 2");
+        assert_eq!(routes.first_hop(3, 0), Hop::Channel(2 * 3 + 1));
+        assert_eq!(routes.first_hop(1, 3), Hop::Channel(1), "1 goes round by 0");
     }
 
     #[test]

@@ -16,6 +16,9 @@ pub struct Summary {
     pub jain_fairness: f64,
     pub wlans: Vec<WlanSummary>,
     pub links: Vec<LinkSummary>,
+    /// Mobile hosts and their handoffs (left out when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mobiles: Vec<MobileSummary>,
     pub events: u64,
     /// Excluded from reproducibility checks: it depends on the machine.
     pub wall_time_s: f64,
@@ -63,6 +66,29 @@ pub struct LinkSummary {
     pub delivered: u64,
     pub queue_drops: u64,
     pub lost: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MobileSummary {
+    pub node: String,
+    pub handoffs: Vec<HandoffSummary>,
+    /// Packets held on left cells' links and sent on through the new cell.
+    pub forwarded_packets: u64,
+}
+
+/// One handoff's steps (`crate::mobility`), in seconds; `completed` if the attach came
+/// before the end of the run.
+#[derive(Clone, Debug, Serialize)]
+pub struct HandoffSummary {
+    pub from: String,
+    pub to: String,
+    pub detach_s: f64,
+    pub beacon_s: f64,
+    pub greeting_s: f64,
+    pub inform_s: f64,
+    pub attach_s: f64,
+    pub duration_s: f64,
+    pub completed: bool,
 }
 
 /// Column-wise per-flow samples, 48 bytes each (`crate::limits::SERIES_SAMPLE_BYTES`): the

@@ -42,6 +42,9 @@ impl Scenario {
             self.validate_wlan(&format!("wlans[{i}]"), wlan)?;
         }
         self.validate_flows()?;
+        for (i, mobile) in self.mobiles.iter().enumerate() {
+            mobile.validate(self, &format!("mobiles[{i}]"))?;
+        }
         for (i, placement) in self.agents.iter().enumerate() {
             if !self.node_ok(placement.node) {
                 return fail(format!("agents[{i}].node"), "must be an existing node");

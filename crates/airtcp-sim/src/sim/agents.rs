@@ -174,12 +174,18 @@ impl Simulation {
         interface: Interface,
         signal: u32,
     ) -> std::io::Result<()> {
-        let now = self.now();
         let name = std::mem::take(&mut self.signal_names[signal as usize]);
-        let delivered = self.with_agent(interface, |slot, queue| {
-            slot.agent.handle_signal(now, &name, queue);
-        });
+        let result = self.signal(interface, &name);
         self.signal_names[signal as usize] = name;
+        result
+    }
+
+    /// Tells the agent on `interface`, if there is one, of the named event.
+    pub(super) fn signal(&mut self, interface: Interface, name: &str) -> std::io::Result<()> {
+        let now = self.now();
+        let delivered = self.with_agent(interface, |slot, queue| {
+            slot.agent.handle_signal(now, name, queue);
+        });
         if delivered.is_some() {
             self.after_agent(interface)?;
         }

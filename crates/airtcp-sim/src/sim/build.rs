@@ -155,8 +155,10 @@ impl Simulation {
             signal_names: Vec::new(),
             held: Vec::new(),
             held_free: Vec::new(),
+            mobiles: Vec::new(),
             scenario,
         };
+        simulation.place_mobiles();
         simulation.place_agents()?;
         simulation.schedule_initial_events();
         Ok(simulation)

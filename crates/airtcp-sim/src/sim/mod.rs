@@ -11,6 +11,7 @@
 mod agents;
 mod build;
 mod endpoints;
+mod mobility;
 mod report;
 
 use std::path::PathBuf;
@@ -31,6 +32,7 @@ use crate::summary::{Summary, TimeSeries};
 use crate::wlan::{Actions, Bss};
 
 use endpoints::Flow;
+use mobility::{HandoffStep, Mobile};
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
@@ -78,6 +80,12 @@ enum Event {
     AgentSignal {
         interface: Interface,
         signal: u32,
+    },
+    /// A step of a mobile's handoff (indices into `mobiles` and its timeline).
+    Handoff {
+        mobile: u32,
+        handoff: u32,
+        step: HandoffStep,
     },
     MeasureStart,
     Sample,
@@ -149,6 +157,7 @@ pub struct Simulation {
     /// Packets agents delayed, by `AgentRelease` index (a slot is reused once released).
     held: Vec<Option<agents::Held>>,
     held_free: Vec<u32>,
+    mobiles: Vec<Mobile>,
 }
 
 /// A finished run.
@@ -278,8 +287,11 @@ impl Simulation {
                 self.apply_channel(channel, actions);
             }
             Event::ArriveWired { channel, packet } => {
-                let node = self.channels[channel as usize].to_node;
-                self.receive(node, Interface::receiving_end(channel), packet)?;
+                let link = &mut self.channels[channel as usize];
+                if link.accept_arrival() {
+                    let node = link.to_node;
+                    self.receive(node, Interface::receiving_end(channel), packet)?;
+                }
             }
             Event::ArriveWlan { bss, mac, packet } => {
                 let (bss, mac) = (u32::from(bss), u32::from(mac));
@@ -305,6 +317,11 @@ impl Simulation {
             Event::AgentTimer { interface } => self.agent_timer(interface)?,
             Event::AgentRelease { held } => self.agent_release(held)?,
             Event::AgentSignal { interface, signal } => self.agent_signal(interface, signal)?,
+            Event::Handoff {
+                mobile,
+                handoff,
+                step,
+            } => self.handoff_step(mobile, handoff, step)?,
             Event::MeasureStart => {
                 for flow in &mut self.flows {
                     flow.delivered_at_measure = flow.delivered;

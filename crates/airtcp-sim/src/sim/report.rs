@@ -144,6 +144,7 @@ impl Simulation {
             flows,
             wlans,
             links,
+            mobiles: self.mobile_summaries(self.scenario.duration_ns),
             events: self.events.processed(),
             wall_time_s,
         }

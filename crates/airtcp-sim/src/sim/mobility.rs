@@ -1,0 +1,163 @@
+//! Driving handoffs (`crate::mobility`): each step of a handoff is an event. At the detach
+//! the old cell's link goes down; the base stations' agents on their cell interfaces hear
+//! `greeting` (the new one) and `inform` (the old one) when those messages arrive; at the
+//! attach the routes switch to the new cell, its link comes up, the packets held on the old
+//! link are sent on through the new cell by their senders, and the agents hear `adjust` (the
+//! old base station: forward what you keep) and `attach` (the new one).
+
+use airtcp_proto::Instant;
+
+use super::{Event, Simulation};
+use crate::interface::Interface;
+use crate::mobility::{Detached, Handoff};
+use crate::summary::{HandoffSummary, MobileSummary};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum HandoffStep {
+    Detach,
+    Greeting,
+    Inform,
+    Attach,
+}
+
+/// A mobile host as the run drives it.
+pub(super) struct Mobile {
+    node: usize,
+    hold: bool,
+    /// Per cell: the base station and the link's channels towards the mobile and back.
+    cells: Vec<(usize, u32, u32)>,
+    timeline: Vec<Handoff>,
+    /// Packets held on a left cell's link and sent on at the attach.
+    forwarded: u64,
+}
+
+impl Mobile {
+    fn cell(&self, base_station: usize) -> (u32, u32) {
+        let &(_, down, up) = self
+            .cells
+            .iter()
+            .find(|(bs, _, _)| *bs == base_station)
+            .expect("validated: handoffs name cells");
+        (down, up)
+    }
+}
+
+impl Simulation {
+    /// Sets each mobile in its first cell (the others' links down and out of the routes)
+    /// and schedules its handoffs' steps.
+    pub(super) fn place_mobiles(&mut self) {
+        for (m, config) in self.scenario.mobiles.clone().iter().enumerate() {
+            let cells = config
+                .cells(&self.scenario)
+                .into_iter()
+                .map(|(bs, link)| {
+                    let (a_to_b, b_to_a) = (2 * link as u32, 2 * link as u32 + 1);
+                    if self.scenario.links[link].a == bs {
+                        (bs, a_to_b, b_to_a)
+                    } else {
+                        (bs, b_to_a, a_to_b)
+                    }
+                })
+                .collect::<Vec<_>>();
+            let hold = config.while_detached == Detached::Buffer;
+            for &(bs, down, up) in &cells {
+                if bs != config.attached {
+                    self.routes.set_pair(bs, config.node, false);
+                    self.channels[down as usize].go_down(hold);
+                    self.channels[up as usize].go_down(hold);
+                }
+            }
+            let timeline = config.timeline();
+            for (h, handoff) in timeline.iter().enumerate() {
+                for (at, step) in [
+                    (handoff.detach_ns, HandoffStep::Detach),
+                    (handoff.greeting_ns, HandoffStep::Greeting),
+                    (handoff.inform_ns, HandoffStep::Inform),
+                    (handoff.attach_ns, HandoffStep::Attach),
+                ] {
+                    let event = Event::Handoff {
+                        mobile: m as u32,
+                        handoff: h as u32,
+                        step,
+                    };
+                    self.events.schedule(Instant::from_nanos(at), event);
+                }
+            }
+            self.mobiles.push(Mobile {
+                node: config.node,
+                hold,
+                cells,
+                timeline,
+                forwarded: 0,
+            });
+        }
+    }
+
+    pub(super) fn handoff_step(
+        &mut self,
+        mobile: u32,
+        handoff: u32,
+        step: HandoffStep,
+    ) -> std::io::Result<()> {
+        let m = &self.mobiles[mobile as usize];
+        let Handoff { from, to, .. } = m.timeline[handoff as usize];
+        let (node, hold) = (m.node, m.hold);
+        let (old_down, old_up) = m.cell(from);
+        let (new_down, new_up) = m.cell(to);
+        match step {
+            HandoffStep::Detach => {
+                self.channels[old_down as usize].go_down(hold);
+                self.channels[old_up as usize].go_down(hold);
+            }
+            HandoffStep::Greeting => self.signal(Interface::Channel(new_down), "greeting")?,
+            HandoffStep::Inform => self.signal(Interface::Channel(old_down), "inform")?,
+            HandoffStep::Attach => {
+                self.routes.set_pair(from, node, false);
+                self.routes.set_pair(to, node, true);
+                let now = self.now();
+                for channel in [new_down, new_up] {
+                    let actions = self.channels[channel as usize].go_up(now);
+                    self.apply_channel(channel, actions);
+                }
+                for channel in [old_down, old_up] {
+                    let sender = self.channel_ends[channel as usize].0;
+                    let held = self.channels[channel as usize].take_held();
+                    self.mobiles[mobile as usize].forwarded += held.len() as u64;
+                    for packet in held {
+                        self.forward(sender, packet)?;
+                    }
+                }
+                self.signal(Interface::Channel(old_down), "adjust")?;
+                self.signal(Interface::Channel(new_down), "attach")?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn mobile_summaries(&self, end_ns: u64) -> Vec<MobileSummary> {
+        let names = &self.scenario.nodes;
+        let s = |ns: u64| ns as f64 / 1e9;
+        self.mobiles
+            .iter()
+            .map(|m| MobileSummary {
+                node: names[m.node].clone(),
+                handoffs: m
+                    .timeline
+                    .iter()
+                    .map(|h| HandoffSummary {
+                        from: names[h.from].clone(),
+                        to: names[h.to].clone(),
+                        detach_s: s(h.detach_ns),
+                        beacon_s: s(h.beacon_ns),
+                        greeting_s: s(h.greeting_ns),
+                        inform_s: s(h.inform_ns),
+                        attach_s: s(h.attach_ns),
+                        duration_s: s(h.duration_ns()),
+                        completed: h.attach_ns <= end_ns,
+                    })
+                    .collect(),
+                forwarded_packets: m.forwarded,
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,129 @@
+//! A mobile host moving between two base stations (paper 001's setup): the handoff steps as
+//! the summary reports them, what standard TCP suffers, packets held and forwarded, and the
+//! exact byte stream under any handoff pattern.
+
+mod common;
+
+use common::{run, MS, S};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+/// fh - router - bs1 | bs2 - mh: 1.5 Mbit/s everywhere, 1 ms wired and 10 ms wireless, a
+/// 512-byte MSS and a 32-segment window; `bytes` from fh to mh (0: unbounded).
+fn park(handoffs: Value, while_detached: &str, bytes: u64, duration_s: u64) -> Value {
+    let link = |a: usize, b: usize, delay_ms: u64| {
+        let d =
+            json!({"rate_bps": 1_500_000, "delay_ns": delay_ms * MS, "queue": {"packets": 100}});
+        json!({"a": a, "b": b, "a_to_b": d, "b_to_a": d})
+    };
+    json!({
+        "name": "park", "seed": 1, "duration_ns": duration_s * S, "measure_from_ns": 0,
+        "sample_interval_ns": 0,
+        "nodes": ["fh", "router", "bs1", "bs2", "mh"],
+        "links": [link(0, 1, 1), link(1, 2, 1), link(1, 3, 1), link(2, 4, 10), link(3, 4, 10)],
+        "flows": [{"name": "bulk", "src": 0, "dst": 4, "start_ns": 0,
+                   "app": {"kind": "tcp_bulk", "bytes": if bytes > 0 { Some(bytes) } else { None },
+                           "tcp": {"mss": 512, "receive_buffer": 32 * 512,
+                                   "window_scaling": false}}}],
+        "mobiles": [{"node": 4, "attached": 2, "while_detached": while_detached,
+                     "handoffs": handoffs}],
+    })
+}
+
+/// The paper's two 1-s handoffs, at 2.5 s (to bs2) and 7 s (back to bs1).
+fn two_handoffs() -> Value {
+    json!([{"at_ns": 2_500 * MS, "to": 3, "duration_ns": S},
+           {"at_ns": 7 * S, "to": 2, "duration_ns": S}])
+}
+
+#[test]
+fn the_summary_lists_each_handoffs_steps() {
+    let summary = serde_json::to_value(run(&park(two_handoffs(), "lose", 0, 10)).summary).unwrap();
+    let handoffs = &summary["mobiles"][0]["handoffs"];
+    assert_eq!(summary["mobiles"][0]["node"], "mh");
+    assert_eq!(handoffs.as_array().unwrap().len(), 2);
+    let first = &handoffs[0];
+    assert_eq!(
+        (first["from"].as_str(), first["to"].as_str()),
+        (Some("bs1"), Some("bs2"))
+    );
+    assert_eq!(first["detach_s"], 2.5);
+    assert_eq!(first["attach_s"], 3.5);
+    // The next beacon (every 102.4 ms) after 2.5 s, then 1 ms greeting and 2 ms inform.
+    let beacon = (2.5f64 / 0.1024).ceil() * 0.1024;
+    assert!((first["beacon_s"].as_f64().unwrap() - beacon).abs() < 1e-9);
+    assert!((first["inform_s"].as_f64().unwrap() - (beacon + 0.003)).abs() < 1e-9);
+    assert_eq!(handoffs[1]["from"], "bs2");
+    assert_eq!(handoffs[1]["completed"], true);
+}
+
+#[test]
+fn standard_tcp_times_out_at_each_handoff_and_restarts_from_one_segment() {
+    let mut scenario = park(two_handoffs(), "lose", 0, 10);
+    scenario["sample_interval_ns"] = json!(10 * MS);
+    let result = run(&scenario);
+    let flow = &result.summary.flows[0];
+    assert!(flow.timeouts >= 2, "{flow:?}");
+    let series = &result.series;
+    let cwnd_in = |from: f64, to: f64| {
+        (0..series.len())
+            .filter(|&i| (from..to).contains(&series.time_s[i]))
+            .map(|i| series.cwnd_bytes[i])
+            .collect::<Vec<_>>()
+    };
+    for (before, after) in [((2.0, 2.5), (2.5, 5.0)), ((6.5, 7.0), (7.0, 9.5))] {
+        assert!(cwnd_in(before.0, before.1).iter().all(|&c| c > 8 * 512));
+        assert!(
+            cwnd_in(after.0, after.1).contains(&512),
+            "cwnd restarts after {after:?}"
+        );
+    }
+    let quiet = run(&park(json!([]), "lose", 0, 10)).summary.flows[0].clone();
+    assert_eq!(quiet.timeouts, 0);
+    assert!(
+        flow.goodput_bps < 0.85 * quiet.goodput_bps,
+        "{flow:?} vs {quiet:?}"
+    );
+}
+
+#[test]
+fn held_packets_are_forwarded_through_the_new_cell() {
+    let summary = run(&park(two_handoffs(), "buffer", 0, 10)).summary;
+    let mobile = &summary.mobiles[0];
+    assert!(mobile.forwarded_packets > 0, "{mobile:?}");
+    let lost = run(&park(two_handoffs(), "lose", 0, 10)).summary;
+    assert_eq!(lost.mobiles[0].forwarded_packets, 0);
+    let cell_losses = |s: &airtcp_sim::Summary| s.links.iter().map(|l| l.lost).sum::<u64>();
+    assert!(cell_losses(&lost) > cell_losses(&summary));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Any handoffs (start, duration, set or from the procedure), held or lost: the mobile
+    /// receives the exact byte stream.
+    #[test]
+    fn the_byte_stream_arrives_exactly_through_any_handoffs(
+        gaps in proptest::collection::vec((100u64..3_000, proptest::option::of(1u64..3_000)), 1..4),
+        buffer in any::<bool>(),
+    ) {
+        let mut at = 0;
+        let mut cell = 2;
+        let handoffs: Vec<Value> = gaps
+            .iter()
+            .map(|&(gap_ms, duration_ms)| {
+                at += gap_ms * MS;
+                cell = 5 - cell;
+                let h = json!({"at_ns": at, "to": cell,
+                               "duration_ns": duration_ms.map(|d| d * MS)});
+                at += duration_ms.unwrap_or(200) * MS + 200 * MS;
+                h
+            })
+            .collect();
+        let bytes = 1_000_000;
+        let scenario = park(json!(handoffs), if buffer { "buffer" } else { "lose" }, bytes, 120);
+        let flow = run(&scenario).summary.flows[0].clone();
+        prop_assert_eq!(flow.completed, Some(true), "{:?}", flow);
+        prop_assert_eq!(flow.bytes_delivered, bytes);
+    }
+}
