@@ -235,7 +235,7 @@ class Tcp(Strict):
     window_scaling: bool | None = None
     nagle: bool | None = None
     time_wait: Duration | None = None
-    zero_window: Literal["persist", "retransmit"] | None = None
+    zero_window: Literal["persist", "retransmit", "hold"] | None = None
 
 
 class Flow(Strict):

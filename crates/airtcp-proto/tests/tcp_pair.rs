@@ -721,6 +721,43 @@ fn a_zero_window_ack_does_not_stop_a_linux_senders_retransmission_timer() {
 }
 
 #[test]
+fn a_window_closed_after_the_fin_was_sent_is_still_probed() {
+    // All the data and the FIN leave at once; the receiver's answers are lost until 3 s, and
+    // a zero-window ACK reaches the sender first. In FIN-WAIT-1 the sender must still probe
+    // (RFC 9293 §3.8.6.1), or nothing would ever move again.
+    let sender = TcpConfig {
+        initial_window: Some(10),
+        ..config(1000)
+    };
+    let mut pair = Pair::new(sender, config(1000), Duration::from_millis(10), 10_000_000);
+    pair.client_to_send = 6000;
+    pair.client_closes = false;
+    pair.run_until(at(0.021));
+    assert_eq!(pair.client.state(), TcpState::Established);
+    pair.client.close();
+    pair.run_until(at(0.0215));
+    assert_eq!(pair.client.state(), TcpState::FinWait1);
+    assert!(pair.client.bytes_in_flight() > 0);
+    pair.drop = Box::new(|now, dir, _| dir == Dir::ServerToClient && now < at(3.0));
+    let mut closing = pair
+        .log
+        .iter()
+        .rev()
+        .find(|(_, d, s)| *d == Dir::ServerToClient && s.flags.ack)
+        .map(|(_, _, s)| *s)
+        .unwrap();
+    closing.flags.syn = false;
+    closing.seq = closing.seq + 1;
+    closing.window = 0;
+    let now = pair.now;
+    pair.client.handle_segment(now, &closing);
+    assert_eq!(pair.client.send_window(), 0);
+    pair.run_until(at(60.0));
+    assert!(pair.client.stats().zero_window_probes >= 1);
+    assert_exact_and_closed(&pair, 6000);
+}
+
+#[test]
 fn a_segment_acknowledging_unsent_data_is_dropped_with_an_ack_in_reply() {
     let mut pair = lan_pair();
     pair.client_to_send = 5000;

@@ -203,6 +203,33 @@ pub struct AgentConfig {
     /// between the AP's two queues, so an agent does not enlarge the AP's buffer.
     #[serde(default)]
     pub ack_queue_packets: Option<u32>,
+    /// Snoop's smallest local retransmission timeout (`snoop`, `snoop_freeze`).
+    #[serde(default)]
+    pub local_rto_min_ns: Option<u64>,
+    /// `mtcp`: silence of the mobile, with data outstanding, after which it freezes.
+    #[serde(default)]
+    pub silence_ns: Option<u64>,
+    /// `fast_retransmit`: duplicate ACKs the mobile sends after a handoff.
+    #[serde(default)]
+    pub duplicate_acks: Option<u32>,
+}
+
+impl AgentConfig {
+    /// The settings of the agent, defaults applied (`AgentSettings::DEFAULT`); an AP's
+    /// settings that depend on its WLAN are the caller's.
+    pub fn settings(&self) -> airtcp_proto::agent::AgentSettings {
+        let mut settings = airtcp_proto::agent::AgentSettings::DEFAULT;
+        if let Some(ns) = self.local_rto_min_ns {
+            settings.local_rto_min_ns = ns;
+        }
+        if let Some(ns) = self.silence_ns {
+            settings.silence_ns = ns;
+        }
+        if let Some(copies) = self.duplicate_acks {
+            settings.duplicate_acks = copies;
+        }
+        settings
+    }
 }
 
 fn default_mac_queue() -> u32 {

@@ -112,6 +112,27 @@ impl Scenario {
         }
     }
 
+    /// Why `place` cannot take an agent, if it is a mobile's interface to a cell other than
+    /// the one it starts in: an agent on a mobile moves with it from cell to cell.
+    fn off_a_mobiles_first_cell(&self, place: Interface) -> Option<String> {
+        let Interface::Channel(channel) = place else {
+            return None;
+        };
+        let link = &self.links[channel as usize / 2];
+        let (from, to) = if channel % 2 == 0 {
+            (link.a, link.b)
+        } else {
+            (link.b, link.a)
+        };
+        let mobile = self.mobiles.iter().find(|m| m.node == from)?;
+        (to != mobile.attached).then(|| {
+            format!(
+                "an agent on mobile {} sits on the cell it starts in ({}) and moves with it",
+                self.nodes[from], self.nodes[mobile.attached]
+            )
+        })
+    }
+
     /// Where the scenario's agents go, with the key each came from: each WLAN's `agent` on
     /// its AP, then `[[agents]]` in order; an error names the key of a misplaced one.
     pub fn agent_places(&self) -> Result<Vec<(String, Interface, &AgentConfig)>, ConfigError> {
@@ -136,6 +157,9 @@ impl Scenario {
             let place = place.map_err(fail)?;
             if agent::plans_access(&config.kind) && !place.is_ap() {
                 return Err(fail(planner_off_ap(&config.kind)));
+            }
+            if let Some(message) = self.off_a_mobiles_first_cell(place) {
+                return Err(fail(message));
             }
             if let Some((other, _, _)) = places.iter().find(|(_, p, _)| *p == place) {
                 return Err(fail(format!(

@@ -6,14 +6,15 @@
 //! link go down. The mobile hears the new base station's next beacon (beacons every
 //! `beacon_interval`, from time 0), greets it (`greeting` later the new base station knows),
 //! and the new base station informs the old one (`inform` later: the old base station learns
-//! of the handoff only now). The old base station answers with the routing state
-//! (`adjust`); then the network routes the mobile's traffic through the new cell, whose link
-//! comes up (`attach`), and packets held for the mobile are forwarded. The handoff's duration
-//! (detach to attach) is the sum of those steps, or set directly, in which case the greeting
-//! and inform keep their latencies and may come after the attach.
+//! of the handoff only now). The old base station answers with the routing state and sends
+//! on what it holds for the mobile (`adjust` later): from then on the network routes the
+//! mobile's traffic through the new cell, whose base station holds it until the mobile's
+//! link there is up (`attach`). Without a set duration the attach is the adjust; with one,
+//! the attach comes that long after the detach and the messages keep their latencies, so the
+//! inform and adjust may come after it (the mobile is then reachable only once they do).
 //!
 //! While detached, packets sent over the lost cell are lost, or held at their sender
-//! (`Detached::Buffer`, as paper 001's experiment does) and forwarded at the attach.
+//! (`Detached::Buffer`, as paper 001's experiment does) and sent on at the adjust.
 
 use airtcp_proto::time::seconds;
 use serde::Deserialize;
@@ -92,13 +93,21 @@ pub struct Handoff {
     pub greeting_ns: u64,
     /// The old base station knows the mobile has left.
     pub inform_ns: u64,
-    /// The new cell carries the mobile's traffic.
+    /// The routes lead to the new cell; what the old cell held is sent on.
+    pub adjust_ns: u64,
+    /// The mobile's link in the new cell is up.
     pub attach_ns: u64,
 }
 
 impl Handoff {
+    /// From the detach until the mobile is reachable again (attached, routes adjusted).
     pub fn duration_ns(&self) -> u64 {
-        self.attach_ns - self.detach_ns
+        self.end_ns() - self.detach_ns
+    }
+
+    /// When the last of its steps happens.
+    pub fn end_ns(&self) -> u64 {
+        self.attach_ns.max(self.adjust_ns)
     }
 }
 
@@ -118,9 +127,10 @@ impl MobileConfig {
                 let beacon_ns = next_beacon(h.at_ns, p.beacon_interval_ns);
                 let greeting_ns = beacon_ns + p.greeting_ns;
                 let inform_ns = greeting_ns + p.inform_ns;
+                let adjust_ns = inform_ns + p.adjust_ns;
                 let attach_ns = match h.duration_ns {
                     Some(duration) => h.at_ns + duration,
-                    None => inform_ns + p.adjust_ns,
+                    None => adjust_ns,
                 };
                 let handoff = Handoff {
                     from: cell,
@@ -129,6 +139,7 @@ impl MobileConfig {
                     beacon_ns,
                     greeting_ns,
                     inform_ns,
+                    adjust_ns,
                     attach_ns,
                 };
                 cell = h.to;
@@ -260,7 +271,7 @@ impl MobileConfig {
                     ),
                 );
             }
-            free_from = handoff.attach_ns.max(handoff.inform_ns);
+            free_from = handoff.end_ns();
             cell = h.to;
         }
         Ok(())
@@ -312,6 +323,7 @@ mod tests {
                 beacon_ns: 2_500 * MS,
                 greeting_ns: 2_501 * MS,
                 inform_ns: 2_503 * MS,
+                adjust_ns: 2_506 * MS,
                 attach_ns: 2_506 * MS,
             }
         );
@@ -335,6 +347,7 @@ mod tests {
             2_603 * MS,
             "the inform comes after the attach"
         );
+        assert_eq!(short.duration_ns(), 56 * MS, "reachable at the adjust");
         let long = mobile(vec![HandoffConfig {
             at_ns: 2_550 * MS,
             to: 2,
@@ -342,6 +355,6 @@ mod tests {
         }])
         .timeline()[0];
         assert_eq!(long.duration_ns(), 1_000 * MS);
-        assert!(long.inform_ns < long.attach_ns);
+        assert!(long.inform_ns < long.adjust_ns && long.adjust_ns < long.attach_ns);
     }
 }

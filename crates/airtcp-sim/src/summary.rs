@@ -36,6 +36,8 @@ pub struct FlowSummary {
     pub bytes_delivered: u64,
     pub retransmissions: u64,
     pub fast_retransmits: u64,
+    /// Duplicate ACKs the sender received.
+    pub duplicate_acks: u64,
     pub timeouts: u64,
     pub packets_sent: u64,
     /// TCP only: connection states at the end, and whether a finite transfer completed.
@@ -76,8 +78,8 @@ pub struct MobileSummary {
     pub forwarded_packets: u64,
 }
 
-/// One handoff's steps (`crate::mobility`), in seconds; `completed` if the attach came
-/// before the end of the run.
+/// One handoff's steps (`crate::mobility`), in seconds; `duration_s` until the mobile is
+/// reachable again, `completed` if that was before the end of the run.
 #[derive(Clone, Debug, Serialize)]
 pub struct HandoffSummary {
     pub from: String,
@@ -86,6 +88,7 @@ pub struct HandoffSummary {
     pub beacon_s: f64,
     pub greeting_s: f64,
     pub inform_s: f64,
+    pub adjust_s: f64,
     pub attach_s: f64,
     pub duration_s: f64,
     pub completed: bool,

@@ -1,6 +1,6 @@
 //! A mobile host moving between two base stations (paper 001's setup): the handoff steps as
-//! the summary reports them, what standard TCP suffers, packets held and forwarded, and the
-//! exact byte stream under any handoff pattern.
+//! the summary reports them, what standard TCP suffers, what freeze and Snoop change, packets
+//! held and forwarded, and the exact byte stream under any agent and handoff pattern.
 
 mod common;
 
@@ -28,6 +28,29 @@ fn park(handoffs: Value, while_detached: &str, bytes: u64, duration_s: u64) -> V
         "mobiles": [{"node": 4, "attached": 2, "while_detached": while_detached,
                      "handoffs": handoffs}],
     })
+}
+
+/// `kind` on both base stations' cell interfaces, or on the mobile for `fast_retransmit`.
+fn with_agent(mut scenario: Value, kind: &str) -> Value {
+    scenario["agents"] = match kind {
+        "none" => json!([]),
+        "fast_retransmit" => json!([{"node": 4, "interface": "bs1", "agent": {"kind": kind}}]),
+        _ => json!([{"node": 2, "interface": "mh", "agent": {"kind": kind}},
+                    {"node": 3, "interface": "mh", "agent": {"kind": kind}}]),
+    };
+    scenario
+}
+
+/// The sender's cwnd and ssthresh every 10 ms.
+fn window_over_time(scenario: &Value) -> (airtcp_sim::summary::FlowSummary, Vec<(f64, u32, f64)>) {
+    let mut scenario = scenario.clone();
+    scenario["sample_interval_ns"] = json!(10 * MS);
+    let result = run(&scenario);
+    let s = &result.series;
+    let samples = (0..s.len())
+        .map(|i| (s.time_s[i], s.cwnd_bytes[i], s.ssthresh_bytes[i]))
+        .collect();
+    (result.summary.flows[0].clone(), samples)
 }
 
 /// The paper's two 1-s handoffs, at 2.5 s (to bs2) and 7 s (back to bs1).
@@ -97,15 +120,128 @@ fn held_packets_are_forwarded_through_the_new_cell() {
     assert!(cell_losses(&lost) > cell_losses(&summary));
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+/// Paper 001's scenario with `kind` and the sender's zero-window rule.
+fn frozen(kind: &str, mode: &str, zero_window: &str) -> Value {
+    let mut scenario = with_agent(park(two_handoffs(), mode, 0, 10), kind);
+    scenario["flows"][0]["app"]["tcp"]["zero_window"] = json!(zero_window);
+    scenario
+}
 
-    /// Any handoffs (start, duration, set or from the procedure), held or lost: the mobile
-    /// receives the exact byte stream.
+/// The samples from each handoff's start until `after` seconds past its end whose cwnd is
+/// below, or ssthresh differs from, the last sample before the handoff.
+fn changed_windows(samples: &[(f64, u32, f64)], after: f64) -> Vec<(f64, u32, f64)> {
+    let mut changed = Vec::new();
+    for (start, end) in [(2.5, 3.5), (7.0, 8.0)] {
+        let before = *samples.iter().rev().find(|s| s.0 < start).unwrap();
+        changed.extend(
+            samples
+                .iter()
+                .filter(|s| s.0 >= start && s.0 < end + after)
+                .filter(|s| s.1 < before.1 || s.2.to_bits() != before.2.to_bits()),
+        );
+    }
+    changed
+}
+
+#[test]
+fn freeze_keeps_the_window_and_timer_of_the_sender_the_paper_assumes() {
+    for mode in ["lose", "buffer"] {
+        // Through each handoff, until the window reopens.
+        let (flow, samples) = window_over_time(&frozen("freeze", mode, "hold"));
+        assert_eq!(flow.timeouts, 0, "{mode}: {flow:?}");
+        assert_eq!(changed_windows(&samples, 0.0), [], "{mode}");
+        // With Snoop in front, also after it: the mobile's duplicate ACKs for forwarded
+        // segments it already had never reach the sender.
+        let (flow, samples) = window_over_time(&frozen("snoop_freeze", mode, "hold"));
+        assert_eq!(
+            (flow.timeouts, flow.duplicate_acks),
+            (0, 0),
+            "{mode}: {flow:?}"
+        );
+        assert_eq!(changed_windows(&samples, 1.0), [], "{mode}");
+        let standard = run(&park(two_handoffs(), mode, 0, 10)).summary.flows[0].clone();
+        assert!(standard.timeouts >= 2, "{mode}: {standard:?}");
+    }
+}
+
+#[test]
+fn freeze_spares_a_bsd_sender_its_timeouts_but_not_a_linux_one() {
+    // BSD rewinds to the first unacknowledged byte when the window closes; Linux's timer
+    // keeps running through the freeze.
+    let bsd = run(&frozen("freeze", "lose", "persist")).summary.flows[0].clone();
+    assert_eq!(bsd.timeouts, 0, "{bsd:?}");
+    let linux = run(&frozen("freeze", "lose", "retransmit")).summary.flows[0].clone();
+    assert!(linux.timeouts >= 2, "{linux:?}");
+}
+
+#[test]
+fn snoop_repairs_a_wireless_loss_without_the_sender_seeing_a_duplicate_ack() {
+    use airtcp_proto::agent::{Agent, Direction, InterfaceQueue, Verdict};
+    use airtcp_proto::wire::PacketRepr;
+    use airtcp_proto::Instant;
+
+    /// On the mobile: loses the 100th data segment arriving over the air.
+    #[derive(Debug, Default)]
+    struct LoseOne(u32);
+    impl Agent for LoseOne {
+        fn name(&self) -> &'static str {
+            "lose_one"
+        }
+        fn handle_packet(
+            &mut self,
+            _: Instant,
+            d: Direction,
+            p: &mut PacketRepr,
+            _: &mut dyn InterfaceQueue,
+        ) -> Verdict {
+            if d == Direction::Inbound && p.tcp().is_some_and(|t| t.payload_len > 0) {
+                self.0 += 1;
+                if self.0 == 100 {
+                    return Verdict::Drop;
+                }
+            }
+            Verdict::Pass
+        }
+    }
+    for kind in ["none", "snoop"] {
+        let scenario = with_agent(park(json!([]), "lose", 2_000_000, 30), kind);
+        let scenario = airtcp_sim::Scenario::from_json(&scenario.to_string()).unwrap();
+        let mut sim =
+            airtcp_sim::Simulation::new(scenario, &airtcp_sim::RunOptions::default()).unwrap();
+        sim.place_agent("mh", Some("bs1"), Box::new(LoseOne::default()))
+            .unwrap();
+        let flow = sim.run().unwrap().summary.flows[0].clone();
+        assert_eq!(
+            (flow.completed, flow.bytes_delivered),
+            (Some(true), 2_000_000)
+        );
+        if kind == "snoop" {
+            assert_eq!(
+                (flow.retransmissions, flow.duplicate_acks, flow.timeouts),
+                (0, 0, 0),
+                "{flow:?}"
+            );
+        } else {
+            assert!(
+                flow.retransmissions >= 1 && flow.duplicate_acks >= 3,
+                "{flow:?}"
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Any handoffs (start, duration, set or from the procedure), held or lost, any agent,
+    /// with or without wireless losses: the mobile receives the exact byte stream.
     #[test]
     fn the_byte_stream_arrives_exactly_through_any_handoffs(
         gaps in proptest::collection::vec((100u64..3_000, proptest::option::of(1u64..3_000)), 1..4),
         buffer in any::<bool>(),
+        kind in proptest::sample::select(
+            &["none", "snoop", "freeze", "snoop_freeze", "mtcp", "fast_retransmit"][..]),
+        loss in proptest::sample::select(&[0.0, 0.02][..]),
     ) {
         let mut at = 0;
         let mut cell = 2;
@@ -121,7 +257,11 @@ proptest! {
             })
             .collect();
         let bytes = 1_000_000;
-        let scenario = park(json!(handoffs), if buffer { "buffer" } else { "lose" }, bytes, 120);
+        let mut scenario = park(json!(handoffs), if buffer { "buffer" } else { "lose" }, bytes, 120);
+        for cell in [3, 4] {
+            scenario["links"][cell]["a_to_b"]["errors"] = json!({"loss": loss, "ber": 0.0});
+        }
+        let scenario = with_agent(scenario, kind);
         let flow = run(&scenario).summary.flows[0].clone();
         prop_assert_eq!(flow.completed, Some(true), "{:?}", flow);
         prop_assert_eq!(flow.bytes_delivered, bytes);

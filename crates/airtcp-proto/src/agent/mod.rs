@@ -1,8 +1,9 @@
 //! Agents: sans-IO middleboxes that sit on one interface of a node (an AP, a base station,
 //! a router) and see every packet that crosses it, both ways. The papers' mechanisms are
 //! agents: paper 000's ACK policies at an 802.11 AP (`dcf`, `ack_priority`, `txop_burst`,
-//! `ack_aggregation`, and `adaptive`, its future work), and later Snoop, zero-window freeze
-//! and the ACK filters and regenerators of papers 001 and 003.
+//! `ack_aggregation`, and `adaptive`, its future work); paper 001's base-station agents
+//! (`snoop`, `freeze`, `snoop_freeze`) and its baselines (`mtcp` at the base station,
+//! `fast_retransmit` on the mobile); later the ACK filters and regenerators of paper 003.
 //!
 //! The driver (the simulator, later the emulator on real packets) calls, for an agent on an
 //! interface:
@@ -23,16 +24,28 @@ mod access;
 mod ack_aggregation;
 mod ack_priority;
 mod adaptive;
+mod chain;
+pub mod connection;
 mod dcf;
+mod fast_retransmit;
+mod freeze;
+mod mtcp;
+mod snoop;
 mod txop_burst;
 
 use core::fmt;
+use core::time::Duration;
 
 pub use access::{AccessPlan, AccessPlanner, ApQueue, ApView, ChannelEvent};
 pub use ack_aggregation::AckAggregation;
 pub use ack_priority::AckPriority;
 pub use adaptive::AdaptivePriority;
+pub use chain::Chain;
 pub use dcf::PlainDcf;
+pub use fast_retransmit::FastRetransmit;
+pub use freeze::Freeze;
+pub use mtcp::Mtcp;
+pub use snoop::{Snoop, SnoopStats};
 pub use txop_burst::{TxopBurst, DSSS_AC_VO_TXOP_NS, OFDM_AC_VO_TXOP_NS};
 
 use crate::time::Instant;
@@ -128,8 +141,8 @@ pub trait Agent: fmt::Debug + Send {
     }
 }
 
-/// Agent kinds a scenario can name.
-pub const AGENTS: &[&str] = &[
+/// Kinds that plan an 802.11 AP's channel access, so they only sit on an AP's WLAN side.
+const ACCESS_PLANNERS: &[&str] = &[
     "dcf",
     "ack_priority",
     "txop_burst",
@@ -137,9 +150,22 @@ pub const AGENTS: &[&str] = &[
     "adaptive",
 ];
 
-/// Kinds that plan an 802.11 AP's channel access, so they only sit on an AP's WLAN side.
+/// Agent kinds a scenario can name.
+pub const AGENTS: &[&str] = &[
+    "dcf",
+    "ack_priority",
+    "txop_burst",
+    "ack_aggregation",
+    "adaptive",
+    "snoop",
+    "freeze",
+    "snoop_freeze",
+    "mtcp",
+    "fast_retransmit",
+];
+
 pub fn plans_access(kind: &str) -> bool {
-    AGENTS.contains(&kind)
+    ACCESS_PLANNERS.contains(&kind)
 }
 
 /// Settings of the agents, with the documented defaults applied by the caller.
@@ -151,6 +177,28 @@ pub struct AgentSettings {
     pub target_stations: f64,
     pub cw_min: u32,
     pub stages: u32,
+    /// Snoop's smallest local retransmission timeout.
+    pub local_rto_min_ns: u64,
+    /// M-TCP: how long the mobile may stay silent with data outstanding.
+    pub silence_ns: u64,
+    /// fast_retransmit: duplicate ACKs sent after a handoff.
+    pub duplicate_acks: u32,
+}
+
+impl AgentSettings {
+    /// Defaults: paper 000's agents on an 802.11b AP; Snoop's timer at least 20 ms; M-TCP
+    /// freezing after 300 ms of silence (longer than a 200 ms delayed ACK); three
+    /// duplicates, the sender's threshold.
+    pub const DEFAULT: AgentSettings = AgentSettings {
+        txop_ns: DSSS_AC_VO_TXOP_NS,
+        max_aggregate: 16,
+        target_stations: 3.0,
+        cw_min: 31,
+        stages: 5,
+        local_rto_min_ns: 20_000_000,
+        silence_ns: 300_000_000,
+        duplicate_acks: 3,
+    };
 }
 
 pub fn by_name(name: &str, settings: AgentSettings) -> Option<Box<dyn Agent>> {
@@ -168,8 +216,20 @@ pub fn by_name(name: &str, settings: AgentSettings) -> Option<Box<dyn Agent>> {
             settings.cw_min,
             settings.stages,
         )),
+        "snoop" => Box::new(snoop(settings)),
+        "freeze" => Box::new(Freeze::default()),
+        "snoop_freeze" => Box::new(Chain::new(
+            "snoop_freeze",
+            vec![Box::new(snoop(settings)), Box::new(Freeze::default())],
+        )),
+        "mtcp" => Box::new(Mtcp::new(Duration::from_nanos(settings.silence_ns))),
+        "fast_retransmit" => Box::new(FastRetransmit::new(settings.duplicate_acks)),
         _ => return None,
     })
+}
+
+fn snoop(settings: AgentSettings) -> Snoop {
+    Snoop::new(Duration::from_nanos(settings.local_rto_min_ns))
 }
 
 #[cfg(test)]
@@ -241,6 +301,7 @@ pub(crate) mod tests {
             target_stations: 3.0,
             cw_min: 31,
             stages: 5,
+            ..AgentSettings::DEFAULT
         };
         for name in AGENTS {
             let mut agent = by_name(name, settings).unwrap();

@@ -33,6 +33,11 @@ pub enum ZeroWindow {
     /// Linux (`tcp_retransmit_timer`): the retransmission timer keeps running; when it
     /// expires the sender enters loss recovery (cwnd of one segment) and probes.
     Retransmit,
+    /// The sender paper 001 (like M-TCP) assumes, which we know no stack to be: the
+    /// retransmission timer stops and its backoff is cleared, nothing is rewound, probes go
+    /// out from where sending stopped, and when the window opens sending goes on from there
+    /// with the timer restarted.
+    Hold,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -58,6 +58,19 @@ impl TcpState {
         )
     }
 
+    /// States in which data we wrote may still be unsent or unacknowledged (the FIN waits
+    /// behind it), so a closed window must be probed (RFC 9293 §3.8.6.1).
+    fn may_have_data_unacked(self) -> bool {
+        matches!(
+            self,
+            TcpState::Established
+                | TcpState::CloseWait
+                | TcpState::FinWait1
+                | TcpState::Closing
+                | TcpState::LastAck
+        )
+    }
+
     fn accepts_data(self) -> bool {
         matches!(
             self,
@@ -134,6 +147,8 @@ pub struct TcpSocket {
     rto: RtoEstimator,
     rtx_deadline: Option<Instant>,
     persist: Option<Persist>,
+    /// The window closed under data in flight and `ZeroWindow::Hold` stopped the timer.
+    held: bool,
 
     // Receive side.
     irs: SeqNumber,
@@ -206,6 +221,7 @@ impl TcpSocket {
             rto,
             rtx_deadline: None,
             persist: None,
+            held: false,
             irs: SeqNumber(0),
             rcv_nxt: SeqNumber(0),
             rcv_adv: SeqNumber(0),
@@ -598,23 +614,32 @@ impl TcpSocket {
         }
         if self.snd_wnd == 0 && self.snd_nxt != self.snd_una {
             self.on_window_closed_in_flight();
+        } else if self.held && self.snd_wnd > 0 {
+            self.held = false;
+            if self.snd_una != self.snd_max && self.rtx_deadline.is_none() {
+                self.rtx_deadline = Some(now + self.rto.rto());
+            }
         }
         true
     }
 
     /// The peer closed its window with data in flight. BSD stops the retransmission timer
     /// and falls back to probing: what was in flight is sent again once the window opens (so
-    /// no RTT is timed across the pause, Karn's rule). Linux keeps the timer running.
+    /// no RTT is timed across the pause, Karn's rule). `Hold` stops the timer and rewinds
+    /// nothing. Linux keeps the timer running.
     fn on_window_closed_in_flight(&mut self) {
-        if self.config.zero_window != ZeroWindow::Persist
-            || !matches!(self.state, TcpState::Established | TcpState::CloseWait)
+        if self.config.zero_window == ZeroWindow::Retransmit || !self.state.may_have_data_unacked()
         {
             return;
         }
         self.rtx_deadline = None;
         self.rto.clear_backoff();
-        self.snd_nxt = self.snd_una;
         self.timed = None;
+        if self.config.zero_window == ZeroWindow::Hold {
+            self.held = true;
+            return;
+        }
+        self.snd_nxt = self.snd_una;
         self.retransmit_head = false;
     }
 
@@ -812,10 +837,11 @@ impl TcpSocket {
     /// Arms the persist timer when data waits, nothing is in flight and the window forbids
     /// sending (a zero window, or one too small to avoid silly windows).
     fn update_persist(&mut self, now: Instant) {
-        let blocked = matches!(self.state, TcpState::Established | TcpState::CloseWait)
-            && self.snd_nxt < self.data_end()
+        let waiting = self.snd_nxt < self.data_end()
             && self.snd_nxt == self.snd_una
             && self.sendable_len() == 0;
+        let held = self.held && self.snd_wnd == 0 && self.snd_una != self.snd_max;
+        let blocked = self.state.may_have_data_unacked() && (waiting || held);
         if !blocked {
             if self.snd_wnd > 0 {
                 self.persist = None;
@@ -949,11 +975,22 @@ impl TcpSocket {
     /// window too small for the silly-window rules.
     fn forced_segment(&mut self, now: Instant) -> Option<TcpRepr> {
         let end = self.data_end();
-        if self.snd_nxt >= end || self.snd_nxt != self.snd_una {
+        let seq = if self.held && self.snd_wnd == 0 {
+            // Held: new data if there is any, else the first byte still unacknowledged.
+            if self.snd_nxt < end {
+                self.snd_nxt
+            } else {
+                self.snd_una
+            }
+        } else if self.snd_nxt == self.snd_una {
+            self.snd_nxt
+        } else {
+            return None;
+        };
+        if seq >= end {
             return None;
         }
-        let len = (end - self.snd_nxt).min(self.mss).min(self.snd_wnd.max(1));
-        let seq = self.snd_nxt;
+        let len = (end - seq).min(self.mss).min(self.snd_wnd.max(1));
         let seg = self.segment(
             seq,
             len,

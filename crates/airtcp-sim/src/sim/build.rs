@@ -219,13 +219,13 @@ impl Simulation {
         let built: Vec<_> = places
             .into_iter()
             .map(|(key, place, config)| {
-                // Every built-in kind plans access, so agent_places put it on an AP.
-                let Interface::Wlan { bss, .. } = place else {
-                    unreachable!("agent_places puts access planners on APs")
+                let ap = match place {
+                    Interface::Wlan { bss, mac: 0 } => {
+                        Some((bss as usize, self.bsses[bss as usize].phy()))
+                    }
+                    _ => None,
                 };
-                let phy = self.bsses[bss as usize].phy();
-                let agent =
-                    build_agent(&self.scenario, config, bss as usize, phy).expect("validated kind");
+                let agent = build_agent(&self.scenario, config, ap).expect("validated kind");
                 (key, place, agent, config.ack_queue_packets)
             })
             .collect();
@@ -265,16 +265,19 @@ impl Simulation {
     }
 }
 
-/// An agent for the AP of WLAN `index`, with defaults: the PHY's AC_VO TXOP limit, 16 frames
-/// per aggregate, and as target the optimal number of contenders of Bianchi's model for the
+/// An agent as `config` sets it. On the AP of WLAN `index` (with its PHY), the defaults of
+/// paper 000's agents come from the WLAN: the PHY's AC_VO TXOP limit, 16 frames per
+/// aggregate, and as target the optimal number of contenders of Bianchi's model for the
 /// stations' TCP data frames. The AP is not subtracted: with backoff 0 its short ACK frames
 /// rarely collide (paper 000's premise), so it is not a random-access contender.
 fn build_agent(
     scenario: &Scenario,
     config: &AgentConfig,
-    index: usize,
-    phy: &Phy,
+    ap: Option<(usize, &Phy)>,
 ) -> Option<Box<dyn Agent>> {
+    let Some((index, phy)) = ap else {
+        return agent::by_name(&config.kind, config.settings());
+    };
     let wlan = &scenario.wlans[index];
     let mss = scenario
         .flows
@@ -309,6 +312,7 @@ fn build_agent(
         target_stations: config.target_stations.unwrap_or(f64::from(optimum)),
         cw_min: phy.cw_min,
         stages: phy.backoff_stages(),
+        ..config.settings()
     };
     agent::by_name(&config.kind, settings)
 }

@@ -1,9 +1,11 @@
 //! Driving handoffs (`crate::mobility`): each step of a handoff is an event. At the detach
 //! the old cell's link goes down; the base stations' agents on their cell interfaces hear
-//! `greeting` (the new one) and `inform` (the old one) when those messages arrive; at the
-//! attach the routes switch to the new cell, its link comes up, the packets held on the old
-//! link are sent on through the new cell by their senders, and the agents hear `adjust` (the
-//! old base station: forward what you keep) and `attach` (the new one).
+//! `greeting` (the new one) and `inform` (the old one) when those messages arrive. At the
+//! adjust the routes switch to the new cell, whose link (if not yet up) holds what comes,
+//! the packets held on the old link are sent on by their senders, the old base station's
+//! agent hears `adjust` (send on what you keep), and the mobile's own agent moves with it to
+//! the new cell's interface. At the attach the new link comes up and the new base station's
+//! agent and the mobile's hear `attach`.
 
 use airtcp_proto::Instant;
 
@@ -17,6 +19,7 @@ pub(super) enum HandoffStep {
     Detach,
     Greeting,
     Inform,
+    Adjust,
     Attach,
 }
 
@@ -73,6 +76,7 @@ impl Simulation {
                     (handoff.detach_ns, HandoffStep::Detach),
                     (handoff.greeting_ns, HandoffStep::Greeting),
                     (handoff.inform_ns, HandoffStep::Inform),
+                    (handoff.adjust_ns, HandoffStep::Adjust),
                     (handoff.attach_ns, HandoffStep::Attach),
                 ] {
                     let event = Event::Handoff {
@@ -111,14 +115,25 @@ impl Simulation {
             }
             HandoffStep::Greeting => self.signal(Interface::Channel(new_down), "greeting")?,
             HandoffStep::Inform => self.signal(Interface::Channel(old_down), "inform")?,
-            HandoffStep::Attach => {
+            HandoffStep::Adjust => {
                 self.routes.set_pair(from, node, false);
                 self.routes.set_pair(to, node, true);
-                let now = self.now();
                 for channel in [new_down, new_up] {
-                    let actions = self.channels[channel as usize].go_up(now);
-                    self.apply_channel(channel, actions);
+                    let link = &mut self.channels[channel as usize];
+                    if !link.is_up() {
+                        link.go_down(true); // the new base station holds it until the attach
+                    }
                 }
+                if self.channels[new_up as usize].agent.is_none() {
+                    if let Some(mut slot) = self.channels[old_up as usize].agent.take() {
+                        slot.timer = None; // re-armed on the new interface
+                        self.channels[new_up as usize].agent = Some(slot);
+                    }
+                }
+                // The old base station's agent hears first, so that it can tell what it keeps
+                // from what its link holds (and will be sent on anyway).
+                self.signal(Interface::Channel(old_down), "adjust")?;
+                self.signal(Interface::Channel(new_up), "adjust")?;
                 for channel in [old_down, old_up] {
                     let sender = self.channel_ends[channel as usize].0;
                     let held = self.channels[channel as usize].take_held();
@@ -127,8 +142,15 @@ impl Simulation {
                         self.forward(sender, packet)?;
                     }
                 }
-                self.signal(Interface::Channel(old_down), "adjust")?;
+            }
+            HandoffStep::Attach => {
+                let now = self.now();
+                for channel in [new_down, new_up] {
+                    let actions = self.channels[channel as usize].go_up(now);
+                    self.apply_channel(channel, actions);
+                }
                 self.signal(Interface::Channel(new_down), "attach")?;
+                self.signal(Interface::Channel(new_up), "attach")?;
             }
         }
         Ok(())
@@ -151,9 +173,10 @@ impl Simulation {
                         beacon_s: s(h.beacon_ns),
                         greeting_s: s(h.greeting_ns),
                         inform_s: s(h.inform_ns),
+                        adjust_s: s(h.adjust_ns),
                         attach_s: s(h.attach_ns),
                         duration_s: s(h.duration_ns()),
-                        completed: h.attach_ns <= end_ns,
+                        completed: h.end_ns() <= end_ns,
                     })
                     .collect(),
                 forwarded_packets: m.forwarded,

@@ -83,6 +83,7 @@ pub(super) fn bss_of(
         target_stations: 3.0,
         cw_min: 31,
         stages: 5,
+        ..AgentSettings::DEFAULT
     };
     Bss::new(
         Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap(),
