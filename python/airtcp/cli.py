@@ -118,6 +118,15 @@ def print_summary(summary: dict) -> None:
             f"{wlan['queue_drops']} queue drops, collision probability "
             f"{wlan['collision_probability']:.3f}, mean contenders {wlan['mean_contenders']:.2f}"
         )
+    for mobile in summary.get("mobiles", []):
+        handoffs = ", ".join(
+            f"{h['from']} → {h['to']} at {h['detach_s']:g} s ({h['duration_s']:.3f} s)"
+            for h in mobile["handoffs"]
+        )
+        out.print(
+            f"mobile {mobile['node']}: handoffs {handoffs or 'none'}; "
+            f"{mobile['forwarded_packets']} held packets sent on"
+        )
     out.print(f"{summary['events']} events in {summary['wall_time_s']:.3f} s wall time")
 
 

@@ -73,6 +73,9 @@ class Origins:
             return self.nodes[i], ""
         if part == "wlans":
             return _join("wlan", _wlan_field(rest)), ""
+        if part in ("mobiles", "agents") and i is not None:
+            leaves = ".".join(user_leaf(p) for p in rest.split(".")) if rest else ""
+            return _join(f"{part}[{i}]", leaves.removeprefix("agent.")), ""
         if part == "links" and i is not None and i < len(self.links):
             return self._link_key(self.links[i], rest)
         if part == "flows" and i is not None and i < len(self.flows):
@@ -220,9 +223,11 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
         "wlans": wlans,
         "flows": flows,
     }
+    # Only when used, so that a run's key (a hash of this) is unchanged without them.
     if scenario.agents:
-        # Only when placed, so that a run's key (a hash of this) is unchanged without agents.
         resolved["agents"] = _agents_json(scenario, index)
+    if scenario.mobiles:
+        resolved["mobiles"] = _mobiles_json(scenario, index)
     return resolved, origins
 
 
@@ -283,7 +288,39 @@ def _agent_json(agent: Agent) -> dict[str, Any]:
         "max_aggregate": agent.max_aggregate,
         "target_stations": agent.target_stations,
         "ack_queue_packets": agent.ack_queue,
+        "local_rto_min_ns": agent.local_rto_min,
+        "silence_ns": agent.silence,
+        "duplicate_acks": agent.duplicate_acks,
     }
+
+
+def _mobiles_json(scenario: Scenario, index: dict[str, int]) -> list[dict[str, Any]]:
+    def known(name: str, key: str) -> int:
+        if name not in index:
+            raise ValueError(key, f"unknown node {name!r}")
+        return index[name]
+
+    mobiles = []
+    for k, mobile in enumerate(scenario.mobiles):
+        key = f"mobiles[{k}]"
+        procedure = mobile.procedure.model_dump(exclude_none=True)
+        mobiles.append(
+            {
+                "node": known(mobile.node, f"{key}.node"),
+                "attached": known(mobile.attached, f"{key}.attached"),
+                "while_detached": mobile.while_detached,
+                "procedure": {f"{name}_ns": value for name, value in procedure.items()},
+                "handoffs": [
+                    {
+                        "at_ns": h.at,
+                        "to": known(h.to, f"{key}.handoffs[{j}].to"),
+                        "duration_ns": h.duration,
+                    }
+                    for j, h in enumerate(mobile.handoffs)
+                ],
+            }
+        )
+    return mobiles
 
 
 def _agents_json(scenario: Scenario, index: dict[str, int]) -> list[dict[str, Any]]:

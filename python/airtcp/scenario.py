@@ -152,17 +152,20 @@ class Link(Strict):
     per_station: bool = False
 
 
-AgentKind = Literal["dcf", "ack_priority", "txop_burst", "ack_aggregation", "adaptive"]
+AgentKind = Literal[tuple(_core.agent_kinds())]  # type: ignore[valid-type]
 
 
 class Agent(Strict):
-    """The AP's agent (docs/agents.md): ``agent = "ack_priority"`` or a table with settings."""
+    """An agent (docs/agents.md): ``agent = "ack_priority"`` or a table with settings."""
 
     kind: AgentKind = "dcf"
     txop_limit: PositiveDuration | None = None
     max_aggregate: Annotated[int, Field(gt=0, le=256)] | None = None
     target_stations: Annotated[float, Field(ge=1.0, le=1000.0)] | None = None
     ack_queue: Annotated[int, Field(gt=0)] | None = None
+    local_rto_min: PositiveDuration | None = None
+    silence: PositiveDuration | None = None
+    duplicate_acks: Annotated[int, Field(gt=0, le=100)] | None = None
 
 
 def _agent(value: object) -> object:
@@ -215,6 +218,33 @@ class Wlan(Strict):
         if isinstance(self.stations, list):
             return list(self.stations)
         return [self.station_name.format(i=i) for i in range(1, self.stations + 1)]
+
+
+class Procedure(Strict):
+    """The handoff messages' latencies (paper 001, Fig 1); unset ones take the simulator's
+    defaults (docs/scenarios.md)."""
+
+    beacon_interval: PositiveDuration | None = None
+    greeting: Duration | None = None
+    inform: Duration | None = None
+    adjust: Duration | None = None
+
+
+class Handoff(Strict):
+    at: Duration
+    to: str
+    duration: PositiveDuration | None = None
+
+
+class Mobile(Strict):
+    """A mobile host (``[[mobiles]]``): its cells are its links; it starts in ``attached``'s
+    and moves as ``handoffs`` say."""
+
+    node: str
+    attached: str
+    while_detached: Literal["lose", "buffer"] = "lose"
+    procedure: Procedure = Procedure()
+    handoffs: list[Handoff] = []
 
 
 class Tcp(Strict):
@@ -277,6 +307,7 @@ class Scenario(Strict):
     links: list[Link] = []
     flows: list[Flow] = []
     agents: list[AgentPlacement] = []
+    mobiles: list[Mobile] = []
 
 
 _TYPE_NAMES = {"int", "str", "float", "bool", "list", "dict", "none"}

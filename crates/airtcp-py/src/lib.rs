@@ -61,6 +61,12 @@ fn effective_settings(py: Python<'_>, scenario_json: String) -> PyResult<String>
     Ok(settings.to_string())
 }
 
+/// The agent kinds a scenario can name (`airtcp_proto::agent::AGENTS`).
+#[pyfunction]
+fn agent_kinds() -> Vec<&'static str> {
+    airtcp_proto::agent::AGENTS.to_vec()
+}
+
 /// The bounds of a scenario (`airtcp_sim::limits`), for the Python schema.
 #[pyfunction]
 fn limits(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -253,6 +259,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(limits, m)?)?;
+    m.add_function(wrap_pyfunction!(agent_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(effective_settings, m)?)?;
     m.add_function(wrap_pyfunction!(summary_template, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;

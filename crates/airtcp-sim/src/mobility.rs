@@ -33,9 +33,9 @@ pub enum Detached {
     Buffer,
 }
 
-/// The latencies of the handoff messages (paper 001, Fig 1).
+/// The latencies of the handoff messages (paper 001, Fig 1); a missing one takes its default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct Procedure {
     pub beacon_interval_ns: u64,
     pub greeting_ns: u64,

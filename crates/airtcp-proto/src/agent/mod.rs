@@ -30,6 +30,7 @@ mod dcf;
 mod fast_retransmit;
 mod freeze;
 mod mtcp;
+mod none;
 mod snoop;
 mod txop_burst;
 
@@ -45,6 +46,7 @@ pub use dcf::PlainDcf;
 pub use fast_retransmit::FastRetransmit;
 pub use freeze::Freeze;
 pub use mtcp::Mtcp;
+pub use none::NoAgent;
 pub use snoop::{Snoop, SnoopStats};
 pub use txop_burst::{TxopBurst, DSSS_AC_VO_TXOP_NS, OFDM_AC_VO_TXOP_NS};
 
@@ -152,6 +154,7 @@ const ACCESS_PLANNERS: &[&str] = &[
 
 /// Agent kinds a scenario can name.
 pub const AGENTS: &[&str] = &[
+    "none",
     "dcf",
     "ack_priority",
     "txop_burst",
@@ -203,6 +206,7 @@ impl AgentSettings {
 
 pub fn by_name(name: &str, settings: AgentSettings) -> Option<Box<dyn Agent>> {
     Some(match name {
+        "none" => Box::new(NoAgent),
         "dcf" => Box::new(PlainDcf),
         "ack_priority" => Box::new(AckPriority),
         "txop_burst" => Box::new(TxopBurst {
