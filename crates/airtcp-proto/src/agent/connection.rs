@@ -34,6 +34,43 @@ impl ConnectionKey {
     }
 }
 
+/// An agent's state per connection, in the order the connections were first seen (so what
+/// an agent does for all of them happens in a fixed order).
+#[derive(Clone, Debug)]
+pub struct Connections<T> {
+    entries: Vec<(ConnectionKey, T)>,
+}
+
+impl<T> Default for Connections<T> {
+    fn default() -> Self {
+        Connections {
+            entries: Vec::new(),
+        }
+    }
+}
+
+impl<T: Default> Connections<T> {
+    /// The state of `key`, new if it was not seen before.
+    pub fn entry(&mut self, key: ConnectionKey) -> &mut T {
+        let index = match self.entries.iter().position(|(k, _)| *k == key) {
+            Some(index) => index,
+            None => {
+                self.entries.push((key, T::default()));
+                self.entries.len() - 1
+            }
+        };
+        &mut self.entries[index].1
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.entries.iter().map(|(_, state)| state)
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.entries.iter_mut().map(|(_, state)| state)
+    }
+}
+
 /// A data segment kept for the mobile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cached {

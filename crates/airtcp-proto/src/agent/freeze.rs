@@ -20,38 +20,21 @@
 
 use std::collections::VecDeque;
 
-use super::connection::{ack_with_window, newer, ConnectionKey, SegmentCache};
+use super::connection::{ack_with_window, newer, ConnectionKey, Connections, SegmentCache};
 use super::{Agent, Direction, InterfaceQueue, Verdict};
 use crate::time::Instant;
 use crate::wire::PacketRepr;
 
 #[derive(Debug, Default)]
 struct Connection {
-    key: Option<ConnectionKey>,
     last_ack: Option<PacketRepr>,
     cache: SegmentCache,
 }
 
 #[derive(Debug, Default)]
 pub struct Freeze {
-    connections: Vec<Connection>,
+    connections: Connections<Connection>,
     outbox: VecDeque<(Direction, PacketRepr)>,
-}
-
-impl Freeze {
-    fn connection(&mut self, key: ConnectionKey) -> &mut Connection {
-        let index = match self.connections.iter().position(|c| c.key == Some(key)) {
-            Some(index) => index,
-            None => {
-                self.connections.push(Connection {
-                    key: Some(key),
-                    ..Connection::default()
-                });
-                self.connections.len() - 1
-            }
-        };
-        &mut self.connections[index]
-    }
 }
 
 impl Agent for Freeze {
@@ -71,12 +54,12 @@ impl Agent for Freeze {
         };
         match direction {
             Direction::Outbound if tcp.payload_len > 0 => {
-                let connection = self.connection(ConnectionKey::of_data(packet, &tcp));
+                let connection = self.connections.entry(ConnectionKey::of_data(packet, &tcp));
                 let acked = connection.last_ack.and_then(|a| a.tcp().map(|t| t.ack));
                 connection.cache.store(now, *packet, acked);
             }
             Direction::Inbound if tcp.flags.ack => {
-                let connection = self.connection(ConnectionKey::of_ack(packet, &tcp));
+                let connection = self.connections.entry(ConnectionKey::of_ack(packet, &tcp));
                 let last = connection.last_ack.and_then(|a| a.tcp().map(|t| t.ack));
                 if last.is_none_or(|last| !newer(last, tcp.ack)) {
                     connection.last_ack = Some(*packet);
@@ -96,7 +79,7 @@ impl Agent for Freeze {
         match signal {
             // The ACK goes to the sender as if the mobile had sent it.
             "inform" => {
-                for connection in &self.connections {
+                for connection in self.connections.iter() {
                     if let Some(ack) = &connection.last_ack {
                         self.outbox
                             .push_back((Direction::Inbound, ack_with_window(ack, 0)));
@@ -109,7 +92,7 @@ impl Agent for Freeze {
                 let queued: Vec<PacketRepr> = (0..queue.len())
                     .filter_map(|i| queue.get(i).copied())
                     .collect();
-                for connection in &mut self.connections {
+                for connection in self.connections.iter_mut() {
                     for cached in connection.cache.drain() {
                         if !queued.contains(&cached.packet) {
                             self.outbox.push_back((Direction::Inbound, cached.packet));

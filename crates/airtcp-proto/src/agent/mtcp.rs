@@ -9,15 +9,14 @@
 use core::time::Duration;
 use std::collections::VecDeque;
 
-use super::connection::{ack_with_window, newer, ConnectionKey};
+use super::connection::{ack_with_window, newer, ConnectionKey, Connections};
 use super::{Agent, Direction, InterfaceQueue, Verdict};
 use crate::seq::SeqNumber;
 use crate::time::Instant;
 use crate::wire::PacketRepr;
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Connection {
-    key: ConnectionKey,
     last_ack: Option<PacketRepr>,
     /// Just past the highest data sent towards the mobile.
     sent_end: Option<SeqNumber>,
@@ -42,7 +41,7 @@ impl Connection {
 #[derive(Debug)]
 pub struct Mtcp {
     silence: Duration,
-    connections: Vec<Connection>,
+    connections: Connections<Connection>,
     outbox: VecDeque<(Direction, PacketRepr)>,
     /// Zero-window ACKs sent.
     pub freezes: u64,
@@ -52,27 +51,10 @@ impl Mtcp {
     pub fn new(silence: Duration) -> Self {
         Mtcp {
             silence,
-            connections: Vec::new(),
+            connections: Connections::default(),
             outbox: VecDeque::new(),
             freezes: 0,
         }
-    }
-
-    fn connection(&mut self, key: ConnectionKey) -> &mut Connection {
-        let index = match self.connections.iter().position(|c| c.key == key) {
-            Some(index) => index,
-            None => {
-                self.connections.push(Connection {
-                    key,
-                    last_ack: None,
-                    sent_end: None,
-                    silent_since: None,
-                    frozen: false,
-                });
-                self.connections.len() - 1
-            }
-        };
-        &mut self.connections[index]
     }
 }
 
@@ -93,7 +75,7 @@ impl Agent for Mtcp {
         };
         match direction {
             Direction::Outbound if tcp.payload_len > 0 => {
-                let c = self.connection(ConnectionKey::of_data(packet, &tcp));
+                let c = self.connections.entry(ConnectionKey::of_data(packet, &tcp));
                 let end = tcp.seq + tcp.payload_len;
                 if c.sent_end.is_none_or(|e| newer(end, e)) {
                     c.sent_end = Some(end);
@@ -103,7 +85,7 @@ impl Agent for Mtcp {
                 }
             }
             Direction::Inbound if tcp.flags.ack => {
-                let c = self.connection(ConnectionKey::of_ack(packet, &tcp));
+                let c = self.connections.entry(ConnectionKey::of_ack(packet, &tcp));
                 if c.acked().is_none_or(|last| !newer(last, tcp.ack)) {
                     c.last_ack = Some(*packet);
                 }
@@ -129,7 +111,7 @@ impl Agent for Mtcp {
     }
 
     fn handle_timeout(&mut self, now: Instant, _queue: &mut dyn InterfaceQueue) {
-        for c in &mut self.connections {
+        for c in self.connections.iter_mut() {
             let due = c.silent_since.is_some_and(|s| s + self.silence <= now);
             if c.frozen || !due {
                 continue;

@@ -14,7 +14,7 @@
 use core::time::Duration;
 use std::collections::VecDeque;
 
-use super::connection::{newer, ConnectionKey, SegmentCache, Stored};
+use super::connection::{newer, ConnectionKey, Connections, SegmentCache, Stored};
 use super::{Agent, Direction, InterfaceQueue, Verdict};
 use crate::seq::SeqNumber;
 use crate::time::Instant;
@@ -24,9 +24,8 @@ use crate::wire::PacketRepr;
 /// has gone away should not be resent into forever).
 const MAX_LOCAL_RETRANSMISSIONS: u32 = 4;
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Connection {
-    key: ConnectionKey,
     cache: SegmentCache,
     last_ack: Option<SeqNumber>,
     last_window: u16,
@@ -49,7 +48,7 @@ pub struct SnoopStats {
 #[derive(Debug)]
 pub struct Snoop {
     min_rto: Duration,
-    connections: Vec<Connection>,
+    connections: Connections<Connection>,
     outbox: VecDeque<(Direction, PacketRepr)>,
     pub stats: SnoopStats,
 }
@@ -58,36 +57,15 @@ impl Snoop {
     pub fn new(min_rto: Duration) -> Self {
         Snoop {
             min_rto,
-            connections: Vec::new(),
+            connections: Connections::default(),
             outbox: VecDeque::new(),
             stats: SnoopStats::default(),
         }
     }
 
-    fn connection(&mut self, key: ConnectionKey) -> &mut Connection {
-        let index = match self.connections.iter().position(|c| c.key == key) {
-            Some(index) => index,
-            None => {
-                self.connections.push(Connection {
-                    key,
-                    cache: SegmentCache::default(),
-                    last_ack: None,
-                    last_window: 0,
-                    repairing: None,
-                    srtt: None,
-                    rttvar: Duration::ZERO,
-                    deadline: None,
-                    backoff: 0,
-                });
-                self.connections.len() - 1
-            }
-        };
-        &mut self.connections[index]
-    }
-
     fn on_ack(&mut self, now: Instant, key: ConnectionKey, ack: SeqNumber, window: u16) -> Verdict {
         let min_rto = self.min_rto;
-        let c = self.connection(key);
+        let c = self.connections.entry(key);
         let newest = c.last_ack.is_none_or(|last| newer(ack, last));
         if newest {
             let removed = c.cache.acknowledge(ack);
@@ -187,7 +165,7 @@ impl Agent for Snoop {
         match direction {
             Direction::Outbound if tcp.payload_len > 0 => {
                 let min_rto = self.min_rto;
-                let c = self.connection(ConnectionKey::of_data(packet, &tcp));
+                let c = self.connections.entry(ConnectionKey::of_data(packet, &tcp));
                 let acked = c.last_ack;
                 if c.cache.store(now, *packet, acked) == Stored::New && c.deadline.is_none() {
                     c.deadline = Some(now + c.rto(min_rto));
@@ -218,7 +196,7 @@ impl Agent for Snoop {
 
     fn handle_timeout(&mut self, now: Instant, _queue: &mut dyn InterfaceQueue) {
         let min_rto = self.min_rto;
-        for c in &mut self.connections {
+        for c in self.connections.iter_mut() {
             if c.deadline.is_none_or(|d| d > now) {
                 continue;
             }
