@@ -196,14 +196,12 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
         for i in numbers if flow.per_station else [None]:
             expand = (lambda s: s) if i is None else (lambda s, i=i: _expand(s, i))
             src, dst = expand(flow.src), expand(flow.dst)
-            for end, name in (("src", src), ("dst", dst)):
-                if name not in index:
-                    known = ", ".join(nodes[:8]) + (", ..." if len(nodes) > 8 else "")
-                    raise ValueError(f"flows[{k}].{end}", f"unknown node {name!r} (nodes: {known})")
+            src_node = _node(index, src, f"flows[{k}].src")
+            dst_node = _node(index, dst, f"flows[{k}].dst")
             if src == dst:
                 raise ValueError(f"flows[{k}]", f"src and dst are both {src!r}")
             name = expand(flow.name) if flow.name else f"flow{len(flows) + 1}"
-            flows.append(_flow_json(scenario, flow, name, index[src], index[dst]))
+            flows.append(_flow_json(scenario, flow, name, src_node, dst_node))
             origins.flows.append(_FlowOrigin(f"flows[{k}]", flow, i, name))
     names = [f["name"] for f in flows]
     if len(set(names)) != len(names):
@@ -294,26 +292,30 @@ def _agent_json(agent: Agent) -> dict[str, Any]:
     }
 
 
-def _mobiles_json(scenario: Scenario, index: dict[str, int]) -> list[dict[str, Any]]:
-    def known(name: str, key: str) -> int:
-        if name not in index:
-            raise ValueError(key, f"unknown node {name!r}")
-        return index[name]
+def _node(index: dict[str, int], name: str, key: str) -> int:
+    """The index of node ``name``; a ValueError naming ``key`` and some nodes if none."""
+    if name not in index:
+        nodes = list(index)
+        known = ", ".join(nodes[:8]) + (", ..." if len(nodes) > 8 else "")
+        raise ValueError(key, f"unknown node {name!r} (nodes: {known})")
+    return index[name]
 
+
+def _mobiles_json(scenario: Scenario, index: dict[str, int]) -> list[dict[str, Any]]:
     mobiles = []
     for k, mobile in enumerate(scenario.mobiles):
         key = f"mobiles[{k}]"
         procedure = mobile.procedure.model_dump(exclude_none=True)
         mobiles.append(
             {
-                "node": known(mobile.node, f"{key}.node"),
-                "attached": known(mobile.attached, f"{key}.attached"),
+                "node": _node(index, mobile.node, f"{key}.node"),
+                "attached": _node(index, mobile.attached, f"{key}.attached"),
                 "while_detached": mobile.while_detached,
                 "procedure": {f"{name}_ns": value for name, value in procedure.items()},
                 "handoffs": [
                     {
                         "at_ns": h.at,
-                        "to": known(h.to, f"{key}.handoffs[{j}].to"),
+                        "to": _node(index, h.to, f"{key}.handoffs[{j}].to"),
                         "duration_ns": h.duration,
                     }
                     for j, h in enumerate(mobile.handoffs)
@@ -326,11 +328,9 @@ def _mobiles_json(scenario: Scenario, index: dict[str, int]) -> list[dict[str, A
 def _agents_json(scenario: Scenario, index: dict[str, int]) -> list[dict[str, Any]]:
     placed = []
     for k, placement in enumerate(scenario.agents):
-        if placement.node not in index:
-            raise ValueError(f"agents[{k}].node", f"unknown node {placement.node!r}")
         placed.append(
             {
-                "node": index[placement.node],
+                "node": _node(index, placement.node, f"agents[{k}].node"),
                 "interface": placement.interface,
                 "agent": _agent_json(placement),
             }

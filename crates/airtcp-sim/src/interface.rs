@@ -32,11 +32,16 @@ impl Interface {
         matches!(self, Interface::Wlan { mac: 0, .. })
     }
 
-    /// The interface of the node at the far end of a wired channel: links are built as pairs
-    /// of channels, 2i one way and 2i + 1 the other.
+    /// The interface of the node at the far end of a wired channel.
     pub fn receiving_end(channel: u32) -> Interface {
-        Interface::Channel(channel ^ 1)
+        Interface::Channel(opposite(channel))
     }
+}
+
+/// The other direction of a wired channel's link: links are built as pairs of channels, 2i
+/// one way and 2i + 1 the other.
+pub fn opposite(channel: u32) -> u32 {
+    channel ^ 1
 }
 
 /// Why an agent that plans channel access cannot sit where it was put.
@@ -118,17 +123,15 @@ impl Scenario {
         let Interface::Channel(channel) = place else {
             return None;
         };
-        let link = &self.links[channel as usize / 2];
-        let (from, to) = if channel % 2 == 0 {
-            (link.a, link.b)
-        } else {
-            (link.b, link.a)
-        };
-        let mobile = self.mobiles.iter().find(|m| m.node == from)?;
-        (to != mobile.attached).then(|| {
+        let (mobile, cell) = self.mobiles.iter().find_map(|m| {
+            let cells = m.cells(self);
+            let cell = cells.iter().find(|&&(_, down)| opposite(down) == channel)?;
+            Some((m, cell.0))
+        })?;
+        (cell != mobile.attached).then(|| {
             format!(
                 "an agent on mobile {} sits on the cell it starts in ({}) and moves with it",
-                self.nodes[from], self.nodes[mobile.attached]
+                self.nodes[mobile.node], self.nodes[mobile.attached]
             )
         })
     }

@@ -151,19 +151,20 @@ impl MobileConfig {
 
 impl MobileConfig {
     /// The mobile's cells: for each of its links, the base station at the other end and the
-    /// link's index.
-    pub fn cells(&self, scenario: &Scenario) -> Vec<(usize, usize)> {
+    /// channel from it to the mobile (link i is channel 2i from `a`, 2i + 1 from `b`).
+    pub fn cells(&self, scenario: &Scenario) -> Vec<(usize, u32)> {
         scenario
             .links
             .iter()
             .enumerate()
-            .filter_map(
-                |(i, link)| match (link.a == self.node, link.b == self.node) {
-                    (true, _) => Some((link.b, i)),
-                    (_, true) => Some((link.a, i)),
+            .filter_map(|(i, link)| {
+                let a_to_b = 2 * i as u32;
+                match (link.a == self.node, link.b == self.node) {
+                    (true, _) => Some((link.b, a_to_b + 1)),
+                    (_, true) => Some((link.a, a_to_b)),
                     _ => None,
-                },
-            )
+                }
+            })
             .collect()
     }
 

@@ -26,10 +26,10 @@ pub enum Hop {
 }
 
 pub struct Routes {
-    /// Per node, its neighbours and the hop to each, in declaration order: all of them, and
-    /// those switched on (what routes use).
-    declared: Vec<Vec<(usize, Hop)>>,
+    /// Per node, its neighbours and the hop to each, in declaration order: those switched on
+    /// (what routes use), and all of them, kept from the first switch on.
     adjacency: Vec<Vec<(usize, Hop)>>,
+    declared: Vec<Vec<(usize, Hop)>>,
     /// Node pairs (smaller first) whose links are switched off.
     off: std::collections::BTreeSet<(usize, usize)>,
     /// Connected component of each node.
@@ -43,8 +43,8 @@ impl Routes {
         let component = components(&adjacency);
         let tables = vec![None; adjacency.len()];
         Routes {
-            declared: adjacency.clone(),
             adjacency,
+            declared: Vec::new(),
             off: std::collections::BTreeSet::new(),
             component,
             tables,
@@ -61,6 +61,10 @@ impl Routes {
         };
         if !changed {
             return;
+        }
+        if self.declared.is_empty() {
+            // Nothing was off before this switch: what routes used is what was declared.
+            self.declared = self.adjacency.clone();
         }
         for node in [a, b] {
             self.adjacency[node] = self.declared[node]

@@ -350,33 +350,26 @@ fn validate_agent(key: &str, agent: &AgentConfig) -> Result<(), ConfigError> {
         return fail(format!("{key}.target_stations"), "must be at least 1");
     }
     let kind = agent.kind.as_str();
-    for (name, set, zero, kinds) in [
+    for (name, value, kinds) in [
         (
             "local_rto_min_ns",
-            agent.local_rto_min_ns.is_some(),
-            agent.local_rto_min_ns == Some(0),
+            agent.local_rto_min_ns,
             &["snoop", "snoop_freeze"][..],
         ),
-        (
-            "silence_ns",
-            agent.silence_ns.is_some(),
-            agent.silence_ns == Some(0),
-            &["mtcp"][..],
-        ),
+        ("silence_ns", agent.silence_ns, &["mtcp"][..]),
         (
             "duplicate_acks",
-            agent.duplicate_acks.is_some(),
-            agent.duplicate_acks == Some(0),
+            agent.duplicate_acks.map(u64::from),
             &["fast_retransmit"][..],
         ),
     ] {
-        if set && !kinds.contains(&kind) {
+        if value.is_some() && !kinds.contains(&kind) {
             return fail(
                 format!("{key}.{name}"),
                 format!("applies to {}, not to {kind}", kinds.join(" and ")),
             );
         }
-        if zero {
+        if value == Some(0) {
             return fail(format!("{key}.{name}"), "must be positive");
         }
     }

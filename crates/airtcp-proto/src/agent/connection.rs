@@ -140,14 +140,10 @@ impl SegmentCache {
             sender_retransmitted: false,
             local_retransmissions: 0,
         };
-        if acked.is_some_and(|ack| end.diff(ack) <= 0) {
+        if acked.is_some_and(|ack| end <= ack) {
             return Stored::Again;
         }
-        if self
-            .segments
-            .back()
-            .is_none_or(|last| seq.diff(last.end()) >= 0)
-        {
+        if self.segments.back().is_none_or(|last| seq >= last.end()) {
             self.segments.push_back(cached);
             return Stored::New;
         }
@@ -161,7 +157,7 @@ impl SegmentCache {
                 let at = self
                     .segments
                     .iter()
-                    .position(|c| c.seq().diff(seq) > 0)
+                    .position(|c| c.seq() > seq)
                     .unwrap_or(self.segments.len());
                 self.segments.insert(
                     at,
@@ -178,11 +174,7 @@ impl SegmentCache {
     /// Forgets what `ack` acknowledges; returns the segments removed.
     pub fn acknowledge(&mut self, ack: SeqNumber) -> Vec<Cached> {
         let mut removed = Vec::new();
-        while self
-            .segments
-            .front()
-            .is_some_and(|c| c.end().diff(ack) <= 0)
-        {
+        while self.segments.front().is_some_and(|c| c.end() <= ack) {
             removed.extend(self.segments.pop_front());
         }
         removed
@@ -201,11 +193,6 @@ impl SegmentCache {
     pub fn drain(&mut self) -> impl Iterator<Item = Cached> + '_ {
         self.segments.drain(..)
     }
-}
-
-/// The newer of two acknowledgement numbers (within a window of each other).
-pub fn newer(a: SeqNumber, b: SeqNumber) -> bool {
-    a.diff(b) > 0
 }
 
 /// A copy of an ACK carrying no data, with its window set (unscaled field) to `window`.

@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use super::connection::{newer, ConnectionKey};
+use super::connection::ConnectionKey;
 use super::{Agent, Direction, InterfaceQueue, Verdict};
 use crate::time::Instant;
 use crate::wire::PacketRepr;
@@ -50,7 +50,7 @@ impl Agent for FastRetransmit {
         let key = ConnectionKey::of_ack(packet, &tcp);
         match self.last_acks.iter_mut().find(|(k, _)| *k == key) {
             Some((_, last)) => {
-                if last.tcp().is_some_and(|l| !newer(l.ack, tcp.ack)) {
+                if last.tcp().is_some_and(|l| l.ack <= tcp.ack) {
                     *last = *packet;
                 }
             }

@@ -20,7 +20,7 @@
 
 use std::collections::VecDeque;
 
-use super::connection::{ack_with_window, newer, ConnectionKey, Connections, SegmentCache};
+use super::connection::{ack_with_window, ConnectionKey, Connections, SegmentCache};
 use super::{Agent, Direction, InterfaceQueue, Verdict};
 use crate::time::Instant;
 use crate::wire::PacketRepr;
@@ -61,7 +61,7 @@ impl Agent for Freeze {
             Direction::Inbound if tcp.flags.ack => {
                 let connection = self.connections.entry(ConnectionKey::of_ack(packet, &tcp));
                 let last = connection.last_ack.and_then(|a| a.tcp().map(|t| t.ack));
-                if last.is_none_or(|last| !newer(last, tcp.ack)) {
+                if last.is_none_or(|last| last <= tcp.ack) {
                     connection.last_ack = Some(*packet);
                     connection.cache.acknowledge(tcp.ack);
                 }

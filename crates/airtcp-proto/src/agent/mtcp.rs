@@ -9,7 +9,7 @@
 use core::time::Duration;
 use std::collections::VecDeque;
 
-use super::connection::{ack_with_window, newer, ConnectionKey, Connections};
+use super::connection::{ack_with_window, ConnectionKey, Connections};
 use super::{Agent, Direction, InterfaceQueue, Verdict};
 use crate::seq::SeqNumber;
 use crate::time::Instant;
@@ -32,7 +32,7 @@ impl Connection {
 
     fn outstanding(&self) -> bool {
         match (self.sent_end, self.acked()) {
-            (Some(end), Some(ack)) => newer(end, ack),
+            (Some(end), Some(ack)) => end > ack,
             _ => false,
         }
     }
@@ -77,7 +77,7 @@ impl Agent for Mtcp {
             Direction::Outbound if tcp.payload_len > 0 => {
                 let c = self.connections.entry(ConnectionKey::of_data(packet, &tcp));
                 let end = tcp.seq + tcp.payload_len;
-                if c.sent_end.is_none_or(|e| newer(end, e)) {
+                if c.sent_end.is_none_or(|e| end > e) {
                     c.sent_end = Some(end);
                 }
                 if c.outstanding() && c.silent_since.is_none() {
@@ -86,7 +86,7 @@ impl Agent for Mtcp {
             }
             Direction::Inbound if tcp.flags.ack => {
                 let c = self.connections.entry(ConnectionKey::of_ack(packet, &tcp));
-                if c.acked().is_none_or(|last| !newer(last, tcp.ack)) {
+                if c.acked().is_none_or(|last| last <= tcp.ack) {
                     c.last_ack = Some(*packet);
                 }
                 c.frozen = false;

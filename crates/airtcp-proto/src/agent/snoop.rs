@@ -14,7 +14,7 @@
 use core::time::Duration;
 use std::collections::VecDeque;
 
-use super::connection::{newer, ConnectionKey, Connections, SegmentCache, Stored};
+use super::connection::{ConnectionKey, Connections, SegmentCache, Stored};
 use super::{Agent, Direction, InterfaceQueue, Verdict};
 use crate::seq::SeqNumber;
 use crate::time::Instant;
@@ -66,7 +66,7 @@ impl Snoop {
     fn on_ack(&mut self, now: Instant, key: ConnectionKey, ack: SeqNumber, window: u16) -> Verdict {
         let min_rto = self.min_rto;
         let c = self.connections.entry(key);
-        let newest = c.last_ack.is_none_or(|last| newer(ack, last));
+        let newest = c.last_ack.is_none_or(|last| ack > last);
         if newest {
             let removed = c.cache.acknowledge(ack);
             // Karn: time only segments sent once.
@@ -85,7 +85,7 @@ impl Snoop {
             c.deadline = (!c.cache.is_empty()).then(|| now + c.rto(min_rto));
             return Verdict::Pass;
         }
-        if c.last_ack.is_some_and(|last| newer(last, ack)) {
+        if c.last_ack.is_some_and(|last| last > ack) {
             return Verdict::Drop;
         }
         if window != c.last_window {

@@ -13,7 +13,7 @@
 //! silly-window avoidance (with Nagle's algorithm, RFC 896) and the persist timer follow RFC
 //! 1122 §4.2.3.3, §4.2.3.4 and §4.2.2.17 (a zero-window probe carries one byte of new data).
 //! A window that closes under data in flight is handled as `TcpConfig::zero_window` says
-//! (BSD's persist or Linux's retransmission).
+//! (BSD's persist, Linux's retransmission, or the hold paper 001 assumes).
 //! After a lost SYN or SYN-ACK the connection starts with a 3 s RTO (RFC 6298 §5.7) and a
 //! one-segment window (RFC 5681 §3.1).
 //!

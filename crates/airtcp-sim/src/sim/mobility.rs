@@ -10,7 +10,7 @@
 use airtcp_proto::Instant;
 
 use super::{Event, Simulation};
-use crate::interface::Interface;
+use crate::interface::{opposite, Interface};
 use crate::mobility::{Detached, Handoff};
 use crate::summary::{HandoffSummary, MobileSummary};
 
@@ -53,14 +53,7 @@ impl Simulation {
             let cells = config
                 .cells(&self.scenario)
                 .into_iter()
-                .map(|(bs, link)| {
-                    let (a_to_b, b_to_a) = (2 * link as u32, 2 * link as u32 + 1);
-                    if self.scenario.links[link].a == bs {
-                        (bs, a_to_b, b_to_a)
-                    } else {
-                        (bs, b_to_a, a_to_b)
-                    }
-                })
+                .map(|(bs, down)| (bs, down, opposite(down)))
                 .collect::<Vec<_>>();
             let hold = config.while_detached == Detached::Buffer;
             for &(bs, down, up) in &cells {
@@ -156,7 +149,8 @@ impl Simulation {
         Ok(())
     }
 
-    pub(super) fn mobile_summaries(&self, end_ns: u64) -> Vec<MobileSummary> {
+    pub(super) fn mobile_summaries(&self) -> Vec<MobileSummary> {
+        let end_ns = self.scenario.duration_ns;
         let names = &self.scenario.nodes;
         let s = |ns: u64| ns as f64 / 1e9;
         self.mobiles

@@ -146,7 +146,7 @@ impl Simulation {
             flows,
             wlans,
             links,
-            mobiles: self.mobile_summaries(self.scenario.duration_ns),
+            mobiles: self.mobile_summaries(),
             events: self.events.processed(),
             wall_time_s,
         }
