@@ -66,6 +66,9 @@ def test_mobile_errors_name_the_users_keys():
         "mobiles.0.attached=fh": "mobiles[0].attached: fh is not a cell of mh",
         "mobiles.0.procedure.beacon_interval=0s": "mobiles[0].procedure.beacon_interval",
         "agents.0.silence=1s": "agents[0].silence: applies to mtcp, not to none",
+        "mobiles.0.handoff_jitter=4s": "mobiles[0].handoffs[1].at: 7 s is before the previous "
+        "handoff ends (7.5 s with its 4 s of handoff_jitter)",
+        "mobiles.0.handoff_duration=0s": "mobiles[0].handoff_duration: must be positive",
     }
     for setting, expected in cases.items():
         result = cli("validate", "park-handoff", "--set", setting)

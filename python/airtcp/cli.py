@@ -397,7 +397,9 @@ def _stopped(signum: int, what: str, out_dir: Path) -> typer.Exit:
 
 @app.command(cls=Command)
 def reproduce(
-    name: Annotated[str, typer.Argument(help="Which paper's experiment: ryu-ack-priority.")],
+    name: Annotated[
+        str, typer.Argument(help="Which paper's experiment: ryu-ack-priority, park-local-ack.")
+    ],
     quick: Annotated[
         bool, typer.Option("--quick", help="Fewer points, replications and seconds.")
     ] = False,

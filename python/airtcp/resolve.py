@@ -312,6 +312,12 @@ def _mobiles_json(scenario: Scenario, index: dict[str, int]) -> list[dict[str, A
                 "attached": _node(index, mobile.attached, f"{key}.attached"),
                 "while_detached": mobile.while_detached,
                 "procedure": {f"{name}_ns": value for name, value in procedure.items()},
+                "handoff_duration_ns": mobile.handoff_duration,
+                **(
+                    {"handoff_jitter_ns": mobile.handoff_jitter}
+                    if mobile.handoff_jitter is not None
+                    else {}
+                ),
                 "handoffs": [
                     {
                         "at_ns": h.at,

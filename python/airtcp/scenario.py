@@ -238,12 +238,15 @@ class Handoff(Strict):
 
 class Mobile(Strict):
     """A mobile host (``[[mobiles]]``): its cells are its links; it starts in ``attached``'s
-    and moves as ``handoffs`` say."""
+    and moves as ``handoffs`` say. ``handoff_duration`` is that of every handoff that sets
+    none; ``handoff_jitter`` delays each handoff's start by a seeded draw up to it."""
 
     node: str
     attached: str
     while_detached: Literal["lose", "buffer"] = "lose"
     procedure: Procedure = Procedure()
+    handoff_duration: PositiveDuration | None = None
+    handoff_jitter: Duration | None = None
     handoffs: list[Handoff] = []
 
 

@@ -214,7 +214,41 @@ pub struct AgentConfig {
     pub duplicate_acks: Option<u32>,
 }
 
+/// One setting of the mobility agents (paper 001): its key, the kinds it applies to, its
+/// value as set and as used.
+pub struct MobilitySetting {
+    pub name: &'static str,
+    pub kinds: &'static [&'static str],
+    pub set: Option<u64>,
+    pub effective: u64,
+}
+
 impl AgentConfig {
+    /// The mobility agents' settings.
+    pub fn mobility_settings(&self) -> [MobilitySetting; 3] {
+        let used = self.settings();
+        [
+            MobilitySetting {
+                name: "local_rto_min_ns",
+                kinds: &["snoop", "snoop_freeze"],
+                set: self.local_rto_min_ns,
+                effective: used.local_rto_min_ns,
+            },
+            MobilitySetting {
+                name: "silence_ns",
+                kinds: &["mtcp"],
+                set: self.silence_ns,
+                effective: used.silence_ns,
+            },
+            MobilitySetting {
+                name: "duplicate_acks",
+                kinds: &["fast_retransmit"],
+                set: self.duplicate_acks.map(u64::from),
+                effective: u64::from(used.duplicate_acks),
+            },
+        ]
+    }
+
     /// The settings of the agent, defaults applied (`AgentSettings::DEFAULT`); an AP's
     /// settings that depend on its WLAN are the caller's.
     pub fn settings(&self) -> airtcp_proto::agent::AgentSettings {

@@ -1,10 +1,12 @@
 //! The settings a run actually uses, defaults applied: each WLAN's PHY timing, MAC limits
-//! and agent, and each TCP flow's configuration. Reproductions print them so that every
+//! and agent, each TCP flow's configuration, each link direction, each mobile's handoff
+//! procedure and each placed agent's settings. Reproductions print them so that every
 //! value behind a figure is stated, not only the ones a scenario file sets.
 
 use serde_json::{json, Value};
 
-use crate::config::{AppConfig, ConfigError, Scenario};
+use crate::config::{AgentConfig, AppConfig, ConfigError, DirectionConfig, Scenario};
+use crate::mobility::MobileConfig;
 
 /// The effective settings of a validated scenario, as JSON.
 pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
@@ -45,5 +47,67 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
             AppConfig::UdpCbr { .. } => json!({"name": flow.name}),
         })
         .collect::<Vec<_>>();
-    Ok(json!({"wlans": wlans, "flows": flows}))
+    let names = &scenario.nodes;
+    let links = scenario
+        .links
+        .iter()
+        .flat_map(|link| {
+            [
+                direction(&names[link.a], &names[link.b], &link.a_to_b),
+                direction(&names[link.b], &names[link.a], &link.b_to_a),
+            ]
+        })
+        .collect::<Vec<_>>();
+    let mobiles = scenario
+        .mobiles
+        .iter()
+        .map(|m| mobile(m, names))
+        .collect::<Vec<_>>();
+    let agents = scenario
+        .agents
+        .iter()
+        .map(|placed| {
+            let mut entry = agent(&placed.agent);
+            entry["node"] = json!(names[placed.node]);
+            entry["interface"] = json!(placed.interface);
+            entry
+        })
+        .collect::<Vec<_>>();
+    Ok(
+        json!({"wlans": wlans, "flows": flows, "links": links, "mobiles": mobiles,
+              "agents": agents}),
+    )
+}
+
+fn direction(from: &str, to: &str, d: &DirectionConfig) -> Value {
+    json!({
+        "from": from, "to": to, "rate_bps": d.rate_bps, "delay_ns": d.delay_ns,
+        "queue_packets": d.queue.packets, "queue_bytes": d.queue.bytes,
+        "loss": d.errors.loss, "ber": d.errors.ber,
+    })
+}
+
+fn mobile(m: &MobileConfig, names: &[String]) -> Value {
+    let p = &m.procedure;
+    json!({
+        "node": names[m.node], "attached": names[m.attached],
+        "while_detached": format!("{:?}", m.while_detached).to_lowercase(),
+        "beacon_interval_ns": p.beacon_interval_ns, "greeting_ns": p.greeting_ns,
+        "inform_ns": p.inform_ns, "adjust_ns": p.adjust_ns,
+        "handoff_duration_ns": m.handoff_duration_ns, "handoff_jitter_ns": m.handoff_jitter_ns,
+        "handoffs": m.handoffs.iter().map(|h| json!({
+            "at_ns": h.at_ns, "to": names[h.to], "duration_ns": h.duration_ns,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// An agent's kind and the mobility settings that apply to it, defaults applied.
+fn agent(config: &AgentConfig) -> Value {
+    let mut entry = json!({"kind": config.kind});
+    for setting in config.mobility_settings() {
+        if setting.kinds.contains(&config.kind.as_str()) {
+            entry[setting.name] = json!(setting.effective);
+        }
+    }
+    entry
 }

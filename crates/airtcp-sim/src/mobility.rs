@@ -8,18 +8,25 @@
 //! and the new base station informs the old one (`inform` later: the old base station learns
 //! of the handoff only now). The old base station answers with the routing state and sends
 //! on what it holds for the mobile (`adjust` later): from then on the network routes the
-//! mobile's traffic through the new cell, whose base station holds it until the mobile's
-//! link there is up (`attach`). Without a set duration the attach is the adjust; with one,
+//! mobile's traffic through the new cell, whose base station (greeted by the mobile) holds it
+//! until the mobile's link there is up (`attach`). Without a set duration the attach is the adjust; with one,
 //! the attach comes that long after the detach and the messages keep their latencies, so the
 //! inform and adjust may come after it (the mobile is then reachable only once they do).
 //!
 //! While detached, packets sent over the lost cell are lost, or held at their sender
 //! (`Detached::Buffer`, as paper 001's experiment does) and sent on at the adjust.
+//!
+//! A mobile's `handoff_jitter` delays each handoff's start by a time drawn uniformly from
+//! [0, jitter] with the run's seed: where a handoff falls in the sender's window and timer
+//! cycles decides much of what it costs (paper 001, §V on Fig 5), so replications should
+//! not all put it at the same nanosecond.
 
 use airtcp_proto::time::seconds;
+use rand::Rng;
 use serde::Deserialize;
 
 use crate::config::{ConfigError, Scenario};
+use crate::rng::Stream;
 
 /// What becomes of packets sent over a cell the mobile has left.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -77,6 +84,12 @@ pub struct MobileConfig {
     pub while_detached: Detached,
     #[serde(default)]
     pub procedure: Procedure,
+    /// The duration of every handoff that does not set its own.
+    #[serde(default)]
+    pub handoff_duration_ns: Option<u64>,
+    /// Each handoff starts up to this much after its `at_ns` (drawn per run).
+    #[serde(default)]
+    pub handoff_jitter_ns: u64,
     #[serde(default)]
     pub handoffs: Vec<HandoffConfig>,
 }
@@ -117,25 +130,42 @@ fn next_beacon(at: u64, interval: u64) -> u64 {
 }
 
 impl MobileConfig {
-    /// The timeline of every handoff, in order.
-    pub fn timeline(&self) -> Vec<Handoff> {
+    /// Each handoff's delay after its `at_ns`, drawn from `rng` within the jitter.
+    pub fn draw_delays(&self, rng: &mut Stream) -> Vec<u64> {
+        let jitter = self.handoff_jitter_ns;
+        self.handoffs
+            .iter()
+            .map(|_| {
+                if jitter == 0 {
+                    0
+                } else {
+                    rng.random_range(0..=jitter)
+                }
+            })
+            .collect()
+    }
+
+    /// The timeline of every handoff, in order, each started `delays[i]` after its `at_ns`.
+    pub fn timeline(&self, delays: &[u64]) -> Vec<Handoff> {
         let p = &self.procedure;
         let mut cell = self.attached;
         self.handoffs
             .iter()
-            .map(|h| {
-                let beacon_ns = next_beacon(h.at_ns, p.beacon_interval_ns);
+            .zip(delays)
+            .map(|(h, delay)| {
+                let detach_ns = h.at_ns + delay;
+                let beacon_ns = next_beacon(detach_ns, p.beacon_interval_ns);
                 let greeting_ns = beacon_ns + p.greeting_ns;
                 let inform_ns = greeting_ns + p.inform_ns;
                 let adjust_ns = inform_ns + p.adjust_ns;
-                let attach_ns = match h.duration_ns {
-                    Some(duration) => h.at_ns + duration,
+                let attach_ns = match h.duration_ns.or(self.handoff_duration_ns) {
+                    Some(duration) => detach_ns + duration,
                     None => adjust_ns,
                 };
                 let handoff = Handoff {
                     from: cell,
                     to: h.to,
-                    detach_ns: h.at_ns,
+                    detach_ns,
                     beacon_ns,
                     greeting_ns,
                     inform_ns,
@@ -233,9 +263,18 @@ impl MobileConfig {
                 "must be positive".into(),
             );
         }
+        if self.handoff_duration_ns == Some(0) {
+            return fail(
+                format!("{key}.handoff_duration_ns"),
+                "must be positive".into(),
+            );
+        }
+        // The latest each handoff can end is with its whole jitter; the next must start after.
+        let jitter = self.handoff_jitter_ns;
+        let latest = self.timeline(&vec![jitter; self.handoffs.len()]);
         let mut cell = self.attached;
         let mut free_from = 0;
-        for (handoff, (j, h)) in self.timeline().iter().zip(self.handoffs.iter().enumerate()) {
+        for (handoff, (j, h)) in latest.iter().zip(self.handoffs.iter().enumerate()) {
             let at = format!("{key}.handoffs[{j}]");
             if !known(h.to) || !stations.contains(&h.to) {
                 return fail(
@@ -252,23 +291,32 @@ impl MobileConfig {
             if h.duration_ns == Some(0) {
                 return fail(format!("{at}.duration_ns"), "must be positive".into());
             }
-            if h.at_ns >= scenario.duration_ns {
-                return fail(
-                    format!("{at}.at_ns"),
-                    format!(
-                        "{} s is not before the end of the run ({} s)",
-                        seconds(h.at_ns),
-                        seconds(scenario.duration_ns)
-                    ),
-                );
-            }
+            let with_jitter = |what: &str| {
+                if jitter == 0 {
+                    String::new()
+                } else {
+                    format!(" {what} {} s of handoff_jitter", seconds(jitter))
+                }
+            };
             if h.at_ns < free_from {
                 return fail(
                     format!("{at}.at_ns"),
                     format!(
-                        "{} s is before the previous handoff ends ({} s)",
+                        "{} s is before the previous handoff ends ({} s{})",
                         seconds(h.at_ns),
-                        seconds(free_from)
+                        seconds(free_from),
+                        with_jitter("with its")
+                    ),
+                );
+            }
+            if handoff.detach_ns >= scenario.duration_ns {
+                return fail(
+                    format!("{at}.at_ns"),
+                    format!(
+                        "{} s{} is not before the end of the run ({} s)",
+                        seconds(h.at_ns),
+                        with_jitter("plus"),
+                        seconds(scenario.duration_ns)
                     ),
                 );
             }
@@ -296,6 +344,8 @@ mod tests {
                 inform_ns: 2 * MS,
                 adjust_ns: 3 * MS,
             },
+            handoff_duration_ns: None,
+            handoff_jitter_ns: 0,
             handoffs,
         }
     }
@@ -314,7 +364,7 @@ mod tests {
                 duration_ns: None,
             },
         ])
-        .timeline();
+        .timeline(&[0, 0]);
         assert_eq!(
             timeline[0],
             Handoff {
@@ -341,7 +391,7 @@ mod tests {
             to: 2,
             duration_ns: Some(10 * MS),
         }])
-        .timeline()[0];
+        .timeline(&[0])[0];
         assert_eq!(short.attach_ns, 2_560 * MS);
         assert_eq!(
             short.inform_ns,
@@ -354,7 +404,7 @@ mod tests {
             to: 2,
             duration_ns: Some(1_000 * MS),
         }])
-        .timeline()[0];
+        .timeline(&[0])[0];
         assert_eq!(long.duration_ns(), 1_000 * MS);
         assert!(long.inform_ns < long.adjust_ns && long.adjust_ns < long.attach_ns);
     }

@@ -20,6 +20,7 @@ pub enum StreamId {
     Mac { bss: u32, mac: u32 },
     Flow { flow: u32 },
     WlanChannel { bss: u32 },
+    Mobile { mobile: u32 },
 }
 
 impl StreamId {
@@ -31,6 +32,7 @@ impl StreamId {
             StreamId::Mac { bss, mac } => (2 << 60) | (u64::from(bss) << 32) | u64::from(mac),
             StreamId::Flow { flow } => (3 << 60) | u64::from(flow),
             StreamId::WlanChannel { bss } => (4 << 60) | u64::from(bss),
+            StreamId::Mobile { mobile } => (5 << 60) | u64::from(mobile),
         }
     }
 }

@@ -350,19 +350,8 @@ fn validate_agent(key: &str, agent: &AgentConfig) -> Result<(), ConfigError> {
         return fail(format!("{key}.target_stations"), "must be at least 1");
     }
     let kind = agent.kind.as_str();
-    for (name, value, kinds) in [
-        (
-            "local_rto_min_ns",
-            agent.local_rto_min_ns,
-            &["snoop", "snoop_freeze"][..],
-        ),
-        ("silence_ns", agent.silence_ns, &["mtcp"][..]),
-        (
-            "duplicate_acks",
-            agent.duplicate_acks.map(u64::from),
-            &["fast_retransmit"][..],
-        ),
-    ] {
+    for setting in agent.mobility_settings() {
+        let (name, kinds, value) = (setting.name, setting.kinds, setting.set);
         if value.is_some() && !kinds.contains(&kind) {
             return fail(
                 format!("{key}.{name}"),

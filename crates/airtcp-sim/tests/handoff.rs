@@ -80,6 +80,53 @@ fn the_summary_lists_each_handoffs_steps() {
     assert_eq!(handoffs[1]["completed"], true);
 }
 
+/// Each handoff's detach and attach, in seconds, with the seed.
+fn detach_attach(scenario: &Value, seed: u64) -> Vec<(f64, f64)> {
+    let mut scenario = scenario.clone();
+    scenario["seed"] = json!(seed);
+    run(&scenario).summary.mobiles[0]
+        .handoffs
+        .iter()
+        .map(|h| (h.detach_s, h.attach_s))
+        .collect()
+}
+
+#[test]
+fn jitter_moves_each_handoff_by_the_seed_and_the_mobiles_duration_applies() {
+    let mut scenario = park(
+        json!([{"at_ns": 2_500 * MS, "to": 3}, {"at_ns": 7 * S, "to": 2, "duration_ns": S / 2}]),
+        "buffer",
+        0,
+        10,
+    );
+    scenario["mobiles"][0]["handoff_jitter_ns"] = json!(300 * MS);
+    scenario["mobiles"][0]["handoff_duration_ns"] = json!(2 * S);
+    let runs: Vec<Vec<(f64, f64)>> = (1..=8).map(|seed| detach_attach(&scenario, seed)).collect();
+    assert_eq!(runs[0], detach_attach(&scenario, 1), "the seed decides");
+    for timeline in &runs {
+        let [(detach0, attach0), (detach1, attach1)] = timeline[..] else {
+            panic!("two handoffs")
+        };
+        assert!((2.5..=2.8).contains(&detach0) && (7.0..=7.3).contains(&detach1));
+        assert!(
+            (attach0 - detach0 - 2.0).abs() < 1e-9,
+            "the mobile's duration"
+        );
+        assert!(
+            (attach1 - detach1 - 0.5).abs() < 1e-9,
+            "the handoff's own duration wins"
+        );
+    }
+    let starts: std::collections::BTreeSet<u64> =
+        runs.iter().map(|t| (t[0].0 * 1e9) as u64).collect();
+    assert!(
+        starts.len() >= 6,
+        "the starts differ between seeds: {starts:?}"
+    );
+    scenario["mobiles"][0]["handoff_jitter_ns"] = json!(0);
+    assert_eq!(detach_attach(&scenario, 3)[0].0, 2.5, "no jitter, no delay");
+}
+
 #[test]
 fn standard_tcp_times_out_at_each_handoff_and_restarts_from_one_segment() {
     let mut scenario = park(two_handoffs(), "lose", 0, 10);

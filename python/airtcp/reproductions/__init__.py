@@ -1,5 +1,5 @@
 """One-command reproductions of the experiments in ../shared/papers."""
 
-from . import ryu_ack_priority
+from . import park_local_ack, ryu_ack_priority
 
-REPRODUCTIONS = {ryu_ack_priority.NAME: ryu_ack_priority}
+REPRODUCTIONS = {module.NAME: module for module in (ryu_ack_priority, park_local_ack)}

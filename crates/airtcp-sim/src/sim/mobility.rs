@@ -12,6 +12,7 @@ use airtcp_proto::Instant;
 use super::{Event, Simulation};
 use crate::interface::{opposite, Interface};
 use crate::mobility::{Detached, Handoff};
+use crate::rng::{stream, StreamId};
 use crate::summary::{HandoffSummary, MobileSummary};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +64,8 @@ impl Simulation {
                     self.channels[up as usize].go_down(hold);
                 }
             }
-            let timeline = config.timeline();
+            let mut rng = stream(self.scenario.seed, StreamId::Mobile { mobile: m as u32 });
+            let timeline = config.timeline(&config.draw_delays(&mut rng));
             for (h, handoff) in timeline.iter().enumerate() {
                 for (at, step) in [
                     (handoff.detach_ns, HandoffStep::Detach),
@@ -114,7 +116,9 @@ impl Simulation {
                 for channel in [new_down, new_up] {
                     let link = &mut self.channels[channel as usize];
                     if !link.is_up() {
-                        link.go_down(true); // the new base station holds it until the attach
+                        // Greeted, the new base station holds what comes for the mobile until the attach,
+                        // whatever became of what went to the old cell.
+                        link.go_down(true);
                     }
                 }
                 if self.channels[new_up as usize].agent.is_none() {
