@@ -30,7 +30,9 @@ def test_time_series_are_compact_columns_and_optional():
     series = result.timeseries
     assert list(series.columns) == [
         "flow", "time_s", "cwnd_bytes", "ssthresh_bytes", "srtt_ms", "bytes_acked", "goodput_bps",
+        "in_handoff",
     ]  # fmt: skip
+    assert series["in_handoff"].dtype == bool and not series["in_handoff"].any()
     assert len(series) == 100 and series["time_s"].iloc[-1] == 10.0
     assert isinstance(series["flow"].dtype, pd.CategoricalDtype)
     assert list(series["flow"].cat.categories) == ["bulk"]

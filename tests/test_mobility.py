@@ -4,6 +4,7 @@ stations, and errors that name the user's keys."""
 import json
 
 import airtcp
+import pandas as pd
 from conftest import airtcp as cli
 
 AGENTS = ["none", "snoop", "freeze", "snoop_freeze", "mtcp"]
@@ -22,6 +23,16 @@ def test_park_handoff_reports_its_two_handoffs():
     assert [h["to"] for h in mobile["handoffs"]] == ["bs2", "bs1"]
     assert all(h["completed"] for h in mobile["handoffs"])
     assert mobile["forwarded_packets"] > 0, "the old base station held packets"
+
+
+def test_handoffs_mark_the_time_series_also_in_parquet(tmp_path):
+    result = airtcp.run("park-handoff")
+    marked = result.timeseries.loc[result.timeseries["in_handoff"], "time_s"]
+    assert marked.between(2.5, 3.5).sum() == 100 and marked.between(7, 8).sum() == 100
+    result.write(tmp_path)
+    again = pd.read_parquet(tmp_path / "timeseries.parquet")
+    assert again["in_handoff"].dtype == bool
+    assert again["in_handoff"].tolist() == result.timeseries["in_handoff"].tolist()
 
 
 def test_the_papers_base_station_spares_the_sender_its_timeouts():

@@ -420,6 +420,7 @@ def reproduce(
     """Reproduce a paper's experiment with one command; re-run to resume."""
     from .progress import sweep_progress
     from .reproductions import REPRODUCTIONS
+    from .reproductions.runner import reproduce as run_reproduction
     from .scenario import ScenarioError
     from .sweeper import SweepError, check_scheduler
 
@@ -436,8 +437,8 @@ def reproduce(
         if dask:
             check_scheduler(dask)
         with progress:
-            outcome, report, claims = module.reproduce(
-                out_dir, quick, jobs, dask, started, finished, settings
+            outcome, report, claims = run_reproduction(
+                module, out_dir, quick, jobs, dask, started, finished, settings
             )
     except (ScenarioError, OutputError) as error:
         raise fail(_plain(str(error))) from None

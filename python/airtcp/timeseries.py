@@ -19,6 +19,7 @@ COLUMNS = {
     "srtt_ms": "<f8",
     "bytes_acked": "<u8",
     "goodput_bps": "<f8",
+    "in_handoff": "?",
 }
 
 
@@ -58,10 +59,12 @@ def write_parquet(columns: dict[str, Any], path: Path) -> None:
     import pyarrow.parquet as pq
 
     rows = len(columns["flow"]) // 4
-    types = {"<f8": pa.float64(), "<u4": pa.uint32(), "<u8": pa.uint64()}
+    # Booleans come one to a byte; arrow packs them in bits, hence the cast.
+    types = {"<f8": pa.float64(), "<u4": pa.uint32(), "<u8": pa.uint64(), "?": pa.uint8()}
 
     def array(kind: Any, raw: bytes) -> Any:
-        return pa.Array.from_buffers(kind, rows, [None, pa.py_buffer(raw)])
+        column = pa.Array.from_buffers(kind, rows, [None, pa.py_buffer(raw)])
+        return column.cast(pa.bool_()) if kind == pa.uint8() else column
 
     flow = pa.DictionaryArray.from_arrays(
         array(pa.uint32(), columns["flow"]).cast(pa.int32()),

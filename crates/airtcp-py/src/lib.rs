@@ -183,6 +183,10 @@ fn series_columns(py: Python<'_>, series: TimeSeries) -> PyResult<Bound<'_, PyDi
         "bytes_acked",
         column(py, series.bytes_acked, u64::to_le_bytes)?,
     )?;
+    out.set_item(
+        "in_handoff",
+        column(py, series.in_handoff, |b| [u8::from(b)])?,
+    )?;
     Ok(out)
 }
 

@@ -94,7 +94,7 @@ pub struct HandoffSummary {
     pub completed: bool,
 }
 
-/// Column-wise per-flow samples, 48 bytes each (`crate::limits::SERIES_SAMPLE_BYTES`): the
+/// Column-wise per-flow samples, 49 bytes each (`crate::limits::SERIES_SAMPLE_BYTES`): the
 /// flow is an index into `flow_names`, and the columns go to Python as raw arrays.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct TimeSeries {
@@ -108,6 +108,8 @@ pub struct TimeSeries {
     pub srtt_ms: Vec<f64>,
     pub bytes_acked: Vec<u64>,
     pub goodput_bps: Vec<f64>,
+    /// A mobile end of the flow is in a handoff (from its detach until it is reachable).
+    pub in_handoff: Vec<bool>,
 }
 
 /// One row of the time series.
@@ -120,6 +122,7 @@ pub struct Sample {
     pub srtt_ms: f64,
     pub bytes_acked: u64,
     pub goodput_bps: f64,
+    pub in_handoff: bool,
 }
 
 impl TimeSeries {
@@ -131,6 +134,7 @@ impl TimeSeries {
         self.srtt_ms.push(sample.srtt_ms);
         self.bytes_acked.push(sample.bytes_acked);
         self.goodput_bps.push(sample.goodput_bps);
+        self.in_handoff.push(sample.in_handoff);
     }
 
     pub fn len(&self) -> usize {

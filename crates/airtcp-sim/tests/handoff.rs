@@ -128,6 +128,24 @@ fn jitter_moves_each_handoff_by_the_seed_and_the_mobiles_duration_applies() {
 }
 
 #[test]
+fn the_time_series_marks_the_samples_in_a_handoff() {
+    let mut scenario = park(two_handoffs(), "buffer", 0, 10);
+    scenario["sample_interval_ns"] = json!(10 * MS);
+    let result = run(&scenario);
+    let handoffs = &result.summary.mobiles[0].handoffs;
+    let s = &result.series;
+    assert_eq!(s.in_handoff.len(), s.len());
+    for i in 0..s.len() {
+        let t = s.time_s[i];
+        let inside = handoffs
+            .iter()
+            .any(|h| t >= h.detach_s && t < h.detach_s + h.duration_s);
+        assert_eq!(s.in_handoff[i], inside, "at {t} s");
+    }
+    assert_eq!(s.in_handoff.iter().filter(|&&b| b).count(), 200, "2 x 1 s at 10 ms");
+}
+
+#[test]
 fn standard_tcp_times_out_at_each_handoff_and_restarts_from_one_segment() {
     let mut scenario = park(two_handoffs(), "lose", 0, 10);
     scenario["sample_interval_ns"] = json!(10 * MS);

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import html
 import json
+from pathlib import Path
 from typing import Any
+
+import pandas as pd
+
+from ..output import atomic_write
+from ..reporting import _png, _table_html, _versions
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 76em; color: #222; }
@@ -54,26 +60,50 @@ def shown(key: str, value: Any) -> str:
     return str(value)
 
 
+def finished(figure, axes, xlabel: str, ylabel: str, title: str) -> str:
+    """A one-panel figure labelled, gridded and with its legend, as a base64 PNG."""
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.set_title(title)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize="small")
+    return _png(figure)
+
+
 def figure_html(title: str, png: str) -> str:
     alt = html.escape(title)
     image = f'<img alt="{alt}" src="data:image/png;base64,{png}">'
     return f"<figure>{image}<figcaption>{alt}</figcaption></figure>"
 
 
-def report_page(
+def write_report(
+    out: Path,
     name: str,
     heading: str,
     intro: str,
     sections: list[tuple[str, str]],
     figures: list[tuple[str, str]],
-) -> str:
-    """The report: ``sections`` are (heading, HTML) in order, the figures (title, PNG) in a
-    section of their own after the first two."""
+    runs: pd.DataFrame,
+    tables: dict[str, pd.DataFrame],
+) -> Path:
+    """Writes ``tables`` as CSV files (by file name) and ``report.html`` into ``out``, each
+    atomically; returns the report's path. ``sections`` are (heading, HTML) in order, the
+    figures (title, PNG) in a section of their own after the first two; then come the
+    experiment file, the versions, and ``runs`` (each run's parameters, seed and status)."""
+    for file_name, table in tables.items():
+        atomic_write(out / file_name, table.to_csv(index=False).encode())
+    experiment_text = (out / "experiment.toml").read_text()
+    sections = [
+        *sections,
+        ("Experiment", f"<pre>{html.escape(experiment_text)}</pre>"),
+        ("Versions", _table_html(pd.DataFrame([_versions()]))),
+        ("Runs and seeds", _table_html(runs)),
+    ]
     parts = [f"<h2>{html.escape(title)}</h2>\n{body}" for title, body in sections]
     gallery = "".join(figure_html(title, png) for title, png in figures)
     parts.insert(min(2, len(parts)), f"<h2>Figures</h2>\n{gallery}")
     joined = "\n".join(parts)
-    return f"""<!doctype html>
+    page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>airtcp: {html.escape(name)}</title>
 <style>{STYLE}</style></head><body data-figures="{len(figures)}">
 <h1>{html.escape(heading)}</h1>
@@ -82,3 +112,6 @@ def report_page(
 <script>{SCRIPT}</script>
 </body></html>
 """
+    target = out / "report.html"
+    atomic_write(target, page.encode())
+    return target

@@ -13,7 +13,6 @@ it names (`fast_retransmit`, `mtcp`).
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,14 +23,12 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..experiment import load as load_experiment
-from ..output import atomic_write
-from ..reporting import _png, _table_html, _versions, confidence_interval
+from ..reporting import _png, _table_html, confidence_interval
 from ..results import ResultStore
-from ..sweeper import run_experiment
 from . import park_claims
 from .claims import table as claims_table
-from .page import report_page, set_lines, shown
+from .page import finished, set_lines, shown
+from .page import write_report as write_report_page
 
 NAME = "park-local-ack"
 SCENARIO = "park-handoff"  # built in: airtcp scenarios show park-handoff
@@ -231,9 +228,9 @@ def traces(settings: dict[str, Any] | None) -> dict[str, Trace]:
         result = run(SCENARIO, overrides={**(settings or {}), **placement(agent)})
         series = result.timeseries
         out[agent] = Trace(
-            series[["time_s", "cwnd_bytes", "ssthresh_bytes", "bytes_acked"]].reset_index(
-                drop=True
-            ),
+            series[
+                ["time_s", "cwnd_bytes", "ssthresh_bytes", "bytes_acked", "in_handoff"]
+            ].reset_index(drop=True),
             result.summary["flows"][0],
             result.summary["mobiles"][0]["handoffs"],
         )
@@ -272,12 +269,9 @@ def _figure_4(runs: dict[str, Trace], mss: int) -> str:
     for agent, trace in runs.items():
         axes.plot(trace.series["time_s"], trace.series["bytes_acked"] / mss, label=agent)
     _shade_handoffs(axes, next(iter(runs.values())).handoffs)
-    axes.set_xlabel("time (s)")
-    axes.set_ylabel("segments acknowledged")
-    axes.set_title("Fig 4: ACKed sequence over time")
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize="small")
-    return _png(figure)
+    return finished(
+        figure, axes, "time (s)", "segments acknowledged", "Fig 4: ACKed sequence over time"
+    )
 
 
 def _figure_by_duration(table: pd.DataFrame, metric: str, ylabel: str, title: str,
@@ -292,12 +286,7 @@ def _figure_by_duration(table: pd.DataFrame, metric: str, ylabel: str, title: st
         half = np.nan_to_num(curve[f"{metric}_ci95"].to_numpy()) * scale
         axes.plot(xs, mean, marker="o", markersize=3, label=agent)
         axes.fill_between(xs, np.maximum(mean - half, 0), mean + half, alpha=0.2)
-    axes.set_xlabel("handoff duration (s)")
-    axes.set_ylabel(ylabel)
-    axes.set_title(title)
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize="small")
-    return _png(figure)
+    return finished(figure, axes, "handoff duration (s)", ylabel, title)
 
 
 def write_report(
@@ -340,10 +329,6 @@ def write_report(
         [trace.series.assign(agent=agent) for agent, trace in runs.items()], ignore_index=True
     )
     used = effective_settings(settings)
-    atomic_write(out / "aggregates.csv", table.to_csv(index=False).encode())
-    atomic_write(out / "claims.csv", claims.to_csv(index=False).encode())
-    atomic_write(out / "settings.csv", used.to_csv(index=False).encode())
-    atomic_write(out / "fig3-4.csv", series.to_csv(index=False).encode())
     intro = (
         "Park, Yoon, <i>Performance analysis of an efficient TCP with local ACK control at an "
         "access point over wireless links</i>. A fixed host sends to a mobile host over "
@@ -366,34 +351,9 @@ def write_report(
         ("Settings of every run", _table_html(used)),
         ("Fig 3 and 4 runs (1-s handoffs)", _table_html(summaries)),
         ("Fig 5 per point", _table_html(table)),
-        ("Experiment", f"<pre>{html.escape((out / 'experiment.toml').read_text())}</pre>"),
-        ("Versions", _table_html(pd.DataFrame([_versions()]))),
-        ("Runs and seeds", _table_html(runs_table)),
     ]
     heading = f"Paper 001: local ACK control at the base station ({plan_name} run)"
-    target = out / "report.html"
-    atomic_write(target, report_page(NAME, heading, intro, sections, figures).encode())
+    tables = {"aggregates.csv": table, "claims.csv": claims, "settings.csv": used,
+              "fig3-4.csv": series}  # fmt: skip
+    target = write_report_page(out, NAME, heading, intro, sections, figures, runs_table, tables)
     return target, claims
-
-
-def reproduce(
-    out: Path,
-    quick: bool,
-    jobs: int | None,
-    dask: str | None,
-    on_start=None,
-    on_record=None,
-    settings: dict[str, Any] | None = None,
-):
-    """Runs (or resumes) the reproduction into ``out`` and writes its report; ``settings``
-    change the scenario at every point (``{"mobiles.0.while_detached": "lose"}``)."""
-    plan = QUICK if quick else FULL
-    out.mkdir(parents=True, exist_ok=True)
-    experiment_path = out / "experiment.toml"
-    atomic_write(experiment_path, experiment_toml(plan, SCENARIO, settings).encode())
-    experiment = load_experiment(experiment_path)
-    outcome = run_experiment(experiment, out, jobs, dask, on_start=on_start, on_record=on_record)
-    if outcome.interrupted:
-        return outcome, None, None
-    target, table = write_report(out, "quick" if quick else "full", settings)
-    return outcome, target, table

@@ -10,7 +10,6 @@ stations. Every policy of the paper runs, plus `adaptive` (its future work).
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from dataclasses import dataclass
@@ -22,15 +21,13 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..experiment import load as load_experiment
-from ..output import atomic_write
-from ..reporting import _png, _table_html, _versions, confidence_interval
+from ..reporting import _png, _table_html, confidence_interval
 from ..resolve import user_leaf
 from ..results import ResultStore
-from ..sweeper import run_experiment
 from .claims import Claim, verdict
 from .claims import table as claims_table
-from .page import report_page, set_lines, shown
+from .page import finished, set_lines, shown
+from .page import write_report as write_report_page
 
 NAME = "ryu-ack-priority"
 AGENTS = ("dcf", "ack_priority", "txop_burst", "ack_aggregation", "adaptive")
@@ -210,12 +207,13 @@ def _figure_5(goodput: pd.DataFrame) -> str:
         half = np.nan_to_num(curve["ci95"].to_numpy()) / 1e6
         axes.plot(xs, mean, marker="o", markersize=3, label=agent)
         axes.fill_between(xs, mean - half, mean + half, alpha=0.2)
-    axes.set_xlabel("TCP flows (stations)")
-    axes.set_ylabel("aggregate goodput (Mbit/s)")
-    axes.set_title("Fig 5: goodput vs number of flows (mean, 95 % CI)")
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize="small")
-    return _png(figure)
+    return finished(
+        figure,
+        axes,
+        "TCP flows (stations)",
+        "aggregate goodput (Mbit/s)",
+        "Fig 5: goodput vs number of flows (mean, 95 % CI)",
+    )
 
 
 def _figure_metric(table: pd.DataFrame, ylabel: str, title: str) -> str:
@@ -224,12 +222,7 @@ def _figure_metric(table: pd.DataFrame, ylabel: str, title: str) -> str:
         curve = table[table["agent"] == agent]
         if not curve.empty:
             axes.plot(curve["flows"], curve["mean"], marker="o", markersize=3, label=agent)
-    axes.set_xlabel("TCP flows (stations)")
-    axes.set_ylabel(ylabel)
-    axes.set_title(title)
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize="small")
-    return _png(figure)
+    return finished(figure, axes, "TCP flows (stations)", ylabel, title)
 
 
 def _figure_distributions(distributions: dict[int, dict[str, np.ndarray]]) -> str:
@@ -474,10 +467,7 @@ def write_report(
     aggregates = goodput.rename(columns={"mean": "goodput_bps mean", "ci95": "goodput_bps ci95"})
     aggregates["mean contenders"] = contenders["mean"].to_numpy()
     aggregates["collision probability"] = collisions["mean"].to_numpy()
-    atomic_write(out / "aggregates.csv", aggregates.to_csv(index=False).encode())
-    atomic_write(out / "claims.csv", table.to_csv(index=False).encode())
     used = _settings_table(effective)
-    atomic_write(out / "settings.csv", used.to_csv(index=False).encode())
     intro = (
         "Ryu, Choi, Seok, Kwon, Choi, <i>Improving TCP Uploading Throughput in IEEE 802.11 "
         "WLANs</i>. 802.11b, no RTS/CTS, 1024-byte TCP segments, N stations uploading to wired "
@@ -490,35 +480,8 @@ def write_report(
         ("The paper's claims and ours", _table_html(table)),
         ("MAC and TCP settings of every run", _table_html(used)),
         ("Goodput, contenders and collisions per point", _table_html(aggregates)),
-        ("Experiment", f"<pre>{html.escape((out / 'experiment.toml').read_text())}</pre>"),
-        ("Versions", _table_html(pd.DataFrame([_versions()]))),
-        ("Runs and seeds", _table_html(runs)),
     ]
     heading = f"Paper 000: TCP-ACK policies at the AP ({plan_name} run)"
-    body = report_page(NAME, heading, intro, sections, figures)
-    target = out / "report.html"
-    atomic_write(target, body.encode())
+    tables = {"aggregates.csv": aggregates, "claims.csv": table, "settings.csv": used}
+    target = write_report_page(out, NAME, heading, intro, sections, figures, runs, tables)
     return target, table
-
-
-def reproduce(
-    out: Path,
-    quick: bool,
-    jobs: int | None,
-    dask: str | None,
-    on_start=None,
-    on_record=None,
-    settings: dict[str, Any] | None = None,
-):
-    """Runs (or resumes) the reproduction into ``out`` and writes its report; ``settings``
-    change the scenario at every point (``{"wlan.msdu_lifetime": "off"}``)."""
-    plan = QUICK if quick else FULL
-    out.mkdir(parents=True, exist_ok=True)
-    experiment_path = out / "experiment.toml"
-    atomic_write(experiment_path, experiment_toml(plan, SCENARIO, settings).encode())
-    experiment = load_experiment(experiment_path)
-    outcome = run_experiment(experiment, out, jobs, dask, on_start=on_start, on_record=on_record)
-    if outcome.interrupted:
-        return outcome, None, None
-    target, table = write_report(out, "quick" if quick else "full", settings)
-    return outcome, target, table

@@ -26,7 +26,9 @@ pub(super) enum HandoffStep {
 
 /// A mobile host as the run drives it.
 pub(super) struct Mobile {
-    node: usize,
+    pub(super) node: usize,
+    /// From a detach until the mobile is reachable again (`Handoff::end_ns`).
+    pub(super) in_handoff: bool,
     hold: bool,
     /// Per cell: the base station and the link's channels towards the mobile and back.
     cells: Vec<(usize, u32, u32)>,
@@ -84,6 +86,7 @@ impl Simulation {
             }
             self.mobiles.push(Mobile {
                 node: config.node,
+                in_handoff: false,
                 hold,
                 cells,
                 timeline,
@@ -98,8 +101,15 @@ impl Simulation {
         handoff: u32,
         step: HandoffStep,
     ) -> std::io::Result<()> {
-        let m = &self.mobiles[mobile as usize];
+        let m = &mut self.mobiles[mobile as usize];
         let Handoff { from, to, .. } = m.timeline[handoff as usize];
+        m.in_handoff = match step {
+            HandoffStep::Detach => true,
+            HandoffStep::Adjust | HandoffStep::Attach => {
+                self.events.now().as_nanos() < m.timeline[handoff as usize].end_ns()
+            }
+            HandoffStep::Greeting | HandoffStep::Inform => m.in_handoff,
+        };
         let (node, hold) = (m.node, m.hold);
         let (old_down, old_up) = m.cell(from);
         let (new_down, new_up) = m.cell(to);

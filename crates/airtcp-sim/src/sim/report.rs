@@ -25,6 +25,11 @@ impl Simulation {
             };
             let sender = &tcp.sockets[Side::Sender as usize];
             let ssthresh = sender.ssthresh();
+            let ends = [flow.config.src, flow.config.dst];
+            let in_handoff = self
+                .mobiles
+                .iter()
+                .any(|m| m.in_handoff && ends.contains(&m.node));
             self.series.push(Sample {
                 flow: index as u32,
                 time_s: now.as_secs_f64(),
@@ -39,6 +44,7 @@ impl Simulation {
                     .map_or(f64::NAN, |d| d.as_nanos() as f64 / 1e6),
                 bytes_acked: sender.stats().bytes_acked,
                 goodput_bps: goodput,
+                in_handoff,
             });
         }
         let next = now + Duration::from_nanos(self.scenario.sample_interval_ns);

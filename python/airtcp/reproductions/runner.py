@@ -1,0 +1,42 @@
+"""What every reproduction does around its own sweep and report: writes its generated
+experiment file into the output directory, runs (or resumes) the runs, and writes the
+report unless interrupted. A reproduction module gives NAME, SCENARIO, the QUICK and FULL
+plans, ``experiment_toml(plan, scenario, settings)`` and
+``write_report(out, plan_name, settings)``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pandas as pd
+
+from ..experiment import load as load_experiment
+from ..output import atomic_write
+from ..sweeper import SweepOutcome, run_experiment
+
+
+def reproduce(
+    reproduction: ModuleType,
+    out: Path,
+    quick: bool,
+    jobs: int | None,
+    dask: str | None,
+    on_start=None,
+    on_record=None,
+    settings: dict[str, Any] | None = None,
+) -> tuple[SweepOutcome, Path | None, pd.DataFrame | None]:
+    """The sweep's outcome, the report's path and the claims (None, None if interrupted);
+    ``settings`` change the scenario at every point (``--set`` of `airtcp reproduce`)."""
+    plan = reproduction.QUICK if quick else reproduction.FULL
+    out.mkdir(parents=True, exist_ok=True)
+    experiment_path = out / "experiment.toml"
+    text = reproduction.experiment_toml(plan, reproduction.SCENARIO, settings)
+    atomic_write(experiment_path, text.encode())
+    experiment = load_experiment(experiment_path)
+    outcome = run_experiment(experiment, out, jobs, dask, on_start=on_start, on_record=on_record)
+    if outcome.interrupted:
+        return outcome, None, None
+    target, table = reproduction.write_report(out, "quick" if quick else "full", settings)
+    return outcome, target, table
