@@ -1,3 +1,5 @@
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +19,25 @@ def airtcp(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[s
         cwd=cwd,
         timeout=300,
     )
+
+
+def figures_in_chromium(report: Path, tmp_path: Path) -> tuple[int, int]:
+    """The figures a report page says it has, and those headless chromium decoded (skips
+    the test without chromium)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed (make test installs it)")
+    flags = [
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        f"--user-data-dir={tmp_path / 'chromium'}", "--virtual-time-budget=5000", "--dump-dom",
+    ]  # fmt: skip
+    command = [chromium, *flags, report.as_uri()]
+    dom = subprocess.run(command, capture_output=True, text=True, timeout=120).stdout
+    expected = re.search(r'data-figures="(\d+)"', dom)
+    loaded = re.search(r'data-figures-loaded="(\d+)"', dom)
+    assert expected and loaded, dom[:500]
+    return int(expected.group(1)), int(loaded.group(1))
 
 
 @pytest.fixture

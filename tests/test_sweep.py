@@ -4,7 +4,6 @@ import contextlib
 import os
 import re
 import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import pytest
 from airtcp.experiment import load as load_experiment
 from airtcp.scenario import ScenarioError
 from airtcp.sweeper import run_experiment
-from conftest import SCENARIOS, airtcp
+from conftest import SCENARIOS, airtcp, figures_in_chromium
 
 WIRED = (SCENARIOS / "wired-tcp.toml").as_posix()
 
@@ -334,21 +333,9 @@ def test_report_renders_in_headless_chromium(experiment_file, tmp_path):
     aggregates = pd.read_csv(out / "aggregates.csv")
     assert list(aggregates["runs"]) == [2, 2, 2]
     assert (aggregates["aggregate_goodput_bps ci95"] >= 0).all()
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("chromium is not installed (make test installs it)")
-    flags = [
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        f"--user-data-dir={tmp_path / 'chromium'}", "--virtual-time-budget=5000", "--dump-dom",
-    ]  # fmt: skip
-    command = [chromium, *flags, (out / "report.html").as_uri()]
-    dom = subprocess.run(command, capture_output=True, text=True, timeout=120).stdout
-    expected = re.search(r'data-figures="(\d+)"', dom)
-    loaded = re.search(r'data-figures-loaded="(\d+)"', dom)
-    assert expected and loaded, dom[:500]
-    assert int(expected.group(1)) >= 3
-    assert loaded.group(1) == expected.group(1), "every figure decoded"
+    expected, loaded = figures_in_chromium(out / "report.html", tmp_path)
+    assert expected >= 3
+    assert loaded == expected, "every figure decoded"
 
 
 def test_report_of_an_empty_directory_is_one_line(tmp_path):

@@ -142,7 +142,11 @@ fn the_time_series_marks_the_samples_in_a_handoff() {
             .any(|h| t >= h.detach_s && t < h.detach_s + h.duration_s);
         assert_eq!(s.in_handoff[i], inside, "at {t} s");
     }
-    assert_eq!(s.in_handoff.iter().filter(|&&b| b).count(), 200, "2 x 1 s at 10 ms");
+    assert_eq!(
+        s.in_handoff.iter().filter(|&&b| b).count(),
+        200,
+        "2 x 1 s at 10 ms"
+    );
 }
 
 #[test]
