@@ -159,10 +159,37 @@ pub fn jain_index(values: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
+    fn element<T>(_: &[T]) -> u64 {
+        std::mem::size_of::<T>() as u64
+    }
+
     #[test]
     fn a_sample_costs_what_the_limits_say() {
+        // Column-wise: a sample costs one element of each column. The pattern names every
+        // field, so a new column does not compile until it is counted here.
+        let TimeSeries {
+            flow_names: _,
+            flow,
+            time_s,
+            cwnd_bytes,
+            ssthresh_bytes,
+            srtt_ms,
+            bytes_acked,
+            goodput_bps,
+            in_handoff,
+        } = TimeSeries::default();
+        let columns = [
+            element(&flow),
+            element(&time_s),
+            element(&cwnd_bytes),
+            element(&ssthresh_bytes),
+            element(&srtt_ms),
+            element(&bytes_acked),
+            element(&goodput_bps),
+            element(&in_handoff),
+        ];
         assert_eq!(
-            std::mem::size_of::<Sample>() as u64,
+            columns.iter().sum::<u64>(),
             crate::limits::SERIES_SAMPLE_BYTES
         );
     }
