@@ -132,3 +132,6 @@ def test_paper_001_sweep_places_each_agent_and_jitters_the_handoffs(tmp_path):
     assert by_kind["snoop_freeze"] == {((bs1, "mh", "snoop_freeze"), (bs2, "mh", "snoop_freeze"))}
     shown = park_local_ack.effective_settings(lose).set_index("setting")
     assert shown.loc["mobile.while_detached", "value"] == "lose"
+    assert shown.loc["simulation.duration", "value"] == "10 s"
+    longer = park_local_ack.effective_settings({"simulation.duration": "20s"})
+    assert longer.set_index("setting").loc["simulation.duration", "value"] == "20 s"

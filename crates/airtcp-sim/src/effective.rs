@@ -91,7 +91,7 @@ fn mobile(m: &MobileConfig, names: &[String]) -> Value {
     let p = &m.procedure;
     json!({
         "node": names[m.node], "attached": names[m.attached],
-        "while_detached": format!("{:?}", m.while_detached).to_lowercase(),
+        "while_detached": m.while_detached,
         "beacon_interval_ns": p.beacon_interval_ns, "greeting_ns": p.greeting_ns,
         "inform_ns": p.inform_ns, "adjust_ns": p.adjust_ns,
         "handoff_duration_ns": m.handoff_duration_ns, "handoff_jitter_ns": m.handoff_jitter_ns,

@@ -23,13 +23,13 @@
 
 use airtcp_proto::time::seconds;
 use rand::Rng;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{ConfigError, Scenario};
 use crate::rng::Stream;
 
 /// What becomes of packets sent over a cell the mobile has left.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Detached {
     /// Lost, as a radio link without its peer loses them.

@@ -53,6 +53,10 @@ def _curve(table: pd.DataFrame, agent: str) -> pd.DataFrame:
     return table[table["agent"] == agent].sort_values("handoff_duration_s")
 
 
+def _goodput(table: pd.DataFrame, agent: str) -> np.ndarray:
+    return _curve(table, agent)["goodput_bps"].to_numpy()
+
+
 def _fit_residual(curve: pd.DataFrame) -> tuple[float, float]:
     """R² of a straight line through the mean goodputs, and the largest distance from it as
     a fraction of the mean goodput."""
@@ -148,9 +152,10 @@ def fig4(runs: dict[str, Trace]) -> Claim:
 
 
 def fig5_decreasing(table: pd.DataFrame) -> Claim:
-    agents = list(dict.fromkeys(table["agent"]))
-    ends = {a: (_curve(table, a)["goodput_bps"].iloc[0], _curve(table, a)["goodput_bps"].iloc[-1])
-            for a in agents}  # fmt: skip
+    ends = {}
+    for agent in dict.fromkeys(table["agent"]):
+        goodput = _goodput(table, agent)
+        ends[agent] = (goodput[0], goodput[-1])
     falls = all(last < first for first, last in ends.values())
     curve = _curve(table, PROPOSED)
     steps = np.diff(curve["goodput_bps"].to_numpy())
@@ -205,10 +210,6 @@ def fig5_standard_irregular(table: pd.DataFrame, min_rto_s: float) -> Claim:
         "mobiles.0.while_detached=lose), standard TCP waits for its backed-off timer and its "
         "curve moves in steps (docs/reproductions/park-local-ack.md).",
     )
-
-
-def _goodput(table: pd.DataFrame, agent: str) -> np.ndarray:
-    return _curve(table, agent)["goodput_bps"].to_numpy()
 
 
 def proposed_vs_standard(table: pd.DataFrame, min_rto_s: float) -> Claim:

@@ -124,17 +124,26 @@ WHY = {
 TCP_WHY = "airtcp's RFC profile (docs/tcp.md); the paper does not say"
 
 
-def _effective(settings: dict[str, Any] | None, agent: str = PROPOSED) -> dict[str, Any]:
+def _effective(settings: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """Per agent, the simulator's effective settings of its runs and the run's duration."""
     from ..api import prepare
 
-    resolved = prepare(SCENARIO, overrides={**(settings or {}), **placement(agent)})
-    return json.loads(_core.effective_settings(json.dumps(resolved)))
+    out = {}
+    for agent in AGENTS:
+        resolved = prepare(SCENARIO, overrides={**(settings or {}), **placement(agent)})
+        effective = json.loads(_core.effective_settings(json.dumps(resolved)))
+        out[agent] = {**effective, "duration_ns": resolved["duration_ns"]}
+    return out
+
+
+def _settings_of_all(effective: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    tables = [_settings_table(agent_settings) for agent_settings in effective.values()]
+    return pd.concat(tables).drop_duplicates("setting").reset_index(drop=True)
 
 
 def effective_settings(settings: dict[str, Any] | None = None) -> pd.DataFrame:
     """Every link, handoff, agent and TCP setting the runs use, defaults applied, and why."""
-    tables = [_settings_table(_effective(settings, agent)) for agent in AGENTS]
-    return pd.concat(tables).drop_duplicates("setting").reset_index(drop=True)
+    return _settings_of_all(_effective(settings))
 
 
 def _link_rows(links: list[dict[str, Any]]) -> list[dict[str, str]]:
@@ -162,26 +171,26 @@ def _settings_table(effective: dict[str, Any]) -> pd.DataFrame:
         f"{key.removesuffix('_ns')} {shown(key, mobile[key])}"
         for key in ("beacon_interval_ns", "greeting_ns", "inform_ns", "adjust_ns")
     )
+
+    def row(setting: str, value: Any) -> dict[str, Any]:
+        return {"setting": setting, "value": value, "why": WHY[setting]}
+
     rows = [
-        {"setting": "simulation.duration", "value": "10 s", "why": WHY["simulation.duration"]},
+        row("simulation.duration", f"{effective['duration_ns'] / 1e9:g} s"),
         *_link_rows(effective["links"]),
-        {"setting": "mobile.while_detached", "value": mobile["while_detached"]},
-        {"setting": "mobile.handoffs", "value": handoffs},
-        {"setting": "mobile.handoff_duration", "value": "(per point; 1 s in Fig 3 and 4)"},
-        {"setting": "mobile.handoff_jitter", "value": f"{JITTER} (Fig 5)"},
-        {"setting": "mobile.procedure", "value": procedure},
+        row("mobile.while_detached", mobile["while_detached"]),
+        row("mobile.handoffs", handoffs),
+        row("mobile.handoff_duration", "(per point; 1 s in Fig 3 and 4)"),
+        row("mobile.handoff_jitter", f"{JITTER} (Fig 5)"),
+        row("mobile.procedure", procedure),
     ]
-    for row in rows[-5:]:
-        row["why"] = WHY[row["setting"]]
     for agent in effective["agents"]:
         for key, value in agent.items():
             if key not in ("kind", "node", "interface"):
                 name = f"agents.{key.removesuffix('_ns')}"
-                used = f"{shown(key, value)} ({agent['kind']})"
-                rows.append({"setting": name, "value": used, "why": WHY[name]})
+                rows.append(row(name, f"{shown(key, value)} ({agent['kind']})"))
     flow = effective["flows"][0]
-    rows.append({"setting": "tcp.congestion_control", "value": flow["congestion_control"],
-                 "why": WHY["tcp.congestion_control"]})  # fmt: skip
+    rows.append(row("tcp.congestion_control", flow["congestion_control"]))
     for key, value in flow["tcp"].items():
         name = f"tcp.{key}"
         rows.append({"setting": name, "value": shown(key, value), "why": WHY.get(name, TCP_WHY)})
@@ -298,7 +307,7 @@ def write_report(
     table = aggregates(ok)
     runs = traces(settings)
     effective = _effective(settings)
-    tcp = effective["flows"][0]["tcp"]
+    tcp = effective[PROPOSED]["flows"][0]["tcp"]
     mss, window = tcp["mss"], tcp["receive_buffer"]
     min_rto_s = tcp["min_rto"]["secs"] + tcp["min_rto"]["nanos"] / 1e9
     claims = claims_table(park_claims.claims(runs, table, mss, min_rto_s))
@@ -328,7 +337,7 @@ def write_report(
     series = pd.concat(
         [trace.series.assign(agent=agent) for agent, trace in runs.items()], ignore_index=True
     )
-    used = effective_settings(settings)
+    used = _settings_of_all(effective)
     intro = (
         "Park, Yoon, <i>Performance analysis of an efficient TCP with local ACK control at an "
         "access point over wireless links</i>. A fixed host sends to a mobile host over "

@@ -55,23 +55,17 @@ impl Simulation {
     }
 
     /// Sends a packet out by `hop`, past the agent on that interface.
-    pub(super) fn send(&mut self, hop: Hop, mut packet: Packet) -> std::io::Result<()> {
+    pub(super) fn send(&mut self, hop: Hop, packet: Packet) -> std::io::Result<()> {
         let Some(interface) = Interface::of_hop(hop) else {
             return Ok(());
         };
-        let now = self.now();
-        let verdict = self.with_agent(interface, |slot, queue| {
-            (slot.agent).handle_packet(now, Direction::Outbound, &mut packet.repr, queue)
-        });
-        match verdict {
-            None | Some(Verdict::Pass) => self.transmit(hop, packet)?,
-            Some(Verdict::Drop) => {}
-            Some(Verdict::Delay(until)) => self.hold(interface, Some(hop), until, packet),
-        }
-        if verdict.is_some() {
-            self.after_agent(interface)?;
-        }
-        Ok(())
+        self.past_agent(
+            interface,
+            Direction::Outbound,
+            Some(hop),
+            packet,
+            |sim, packet| sim.transmit(hop, packet),
+        )
     }
 
     /// A packet arriving at `node` on `via`, past the agent there, then handled by the node.
@@ -79,19 +73,35 @@ impl Simulation {
         &mut self,
         node: usize,
         via: Interface,
+        packet: Packet,
+    ) -> std::io::Result<()> {
+        self.past_agent(via, Direction::Inbound, None, packet, |sim, packet| {
+            sim.arrive(node, packet)
+        })
+    }
+
+    /// Shows `packet` to the agent on `interface` (if any) and carries out its verdict: a
+    /// passed packet goes `onward`, a delayed one is held (with the `hop` it leaves by); then
+    /// the agent's injected packets go out and its timer is re-armed.
+    fn past_agent(
+        &mut self,
+        interface: Interface,
+        direction: Direction,
+        hop: Option<Hop>,
         mut packet: Packet,
+        onward: impl FnOnce(&mut Self, Packet) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         let now = self.now();
-        let verdict = self.with_agent(via, |slot, queue| {
-            (slot.agent).handle_packet(now, Direction::Inbound, &mut packet.repr, queue)
+        let verdict = self.with_agent(interface, |slot, queue| {
+            (slot.agent).handle_packet(now, direction, &mut packet.repr, queue)
         });
         match verdict {
-            None | Some(Verdict::Pass) => self.arrive(node, packet)?,
+            None | Some(Verdict::Pass) => onward(self, packet)?,
             Some(Verdict::Drop) => {}
-            Some(Verdict::Delay(until)) => self.hold(via, None, until, packet),
+            Some(Verdict::Delay(until)) => self.hold(interface, hop, until, packet),
         }
         if verdict.is_some() {
-            self.after_agent(via)?;
+            self.after_agent(interface)?;
         }
         Ok(())
     }
