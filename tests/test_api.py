@@ -143,7 +143,26 @@ toml_like = st.recursive(
     lambda children: st.one_of(
         st.lists(children, max_size=3),
         st.dictionaries(
-            st.sampled_from(["a", "b", "rate", "delay", "src", "dst", "stations", "duration", "x"]),
+            st.sampled_from(
+                [
+                    "a",
+                    "b",
+                    "rate",
+                    "delay",
+                    "src",
+                    "dst",
+                    "stations",
+                    "duration",
+                    "x",
+                    "ap",
+                    "node",
+                    "attached",
+                    "movement",
+                    "path",
+                    "cells",
+                    "range",
+                ]
+            ),
             children,
             max_size=4,
         ),
@@ -155,7 +174,9 @@ toml_like = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(
     st.dictionaries(
-        st.sampled_from(["simulation", "tcp", "wlan", "links", "flows", "other"]),
+        st.sampled_from(
+            ["simulation", "tcp", "wlan", "wlans", "links", "flows", "mobiles", "other"]
+        ),
         toml_like,
         max_size=4,
     )
@@ -172,8 +193,12 @@ def test_scenario_parser_never_crashes(data):
     except ScenarioError as error:
         # Only what the schema cannot see fails after parsing (references, paths, node
         # names, settings that do nothing), never units or types, and in the user's keys.
-        assert error.key.startswith(("links", "flows", "simulation", "wlan", "tcp")), error
-        assert "wlans[" not in error.key and not error.key.endswith(("_ns", "_bps")), error
+        assert error.key.startswith(("links", "flows", "simulation", "wlan", "tcp", "mobiles")), (
+            error
+        )
+        # A single [wlan] is named as the user wrote it, never by the resolved list.
+        assert not ("wlans[" in error.key and "wlan" in data), error
+        assert not error.key.endswith(("_ns", "_bps", "_m")), error
         return
     json.dumps(resolved)
 

@@ -6,7 +6,7 @@ from html import escape as html_escape
 
 import pandas as pd
 from airtcp.experiment import load
-from airtcp.reproductions import park_local_ack, ryu_ack_priority
+from airtcp.reproductions import park_local_ack, park_local_ack_wlan, ryu_ack_priority
 from conftest import airtcp, figures_in_chromium
 
 
@@ -135,3 +135,25 @@ def test_paper_001_sweep_places_each_agent_and_jitters_the_handoffs(tmp_path):
     assert shown.loc["simulation.duration", "value"] == "10 s"
     longer = park_local_ack.effective_settings({"simulation.duration": "20s"})
     assert longer.set_index("setting").loc["simulation.duration", "value"] == "20 s"
+
+
+def test_quick_reproduction_of_paper_001_in_a_wlan(tmp_path):
+    out = tmp_path / "park-wlan"
+    result = airtcp("reproduce", "park-local-ack-wlan", "--quick", "--out", str(out), "-q",
+                    cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert len(pd.read_csv(out / "claims.csv")) == 9
+    aggregates = pd.read_csv(out / "aggregates.csv")
+    plan = park_local_ack_wlan.QUICK
+    assert len(aggregates) == len(park_local_ack.AGENTS) * len(plan.durations_s)
+    proposed = aggregates[aggregates["agent"] == "snoop_freeze"]
+    assert (proposed["timeouts"] == 0).all()
+    standard = aggregates[(aggregates["agent"] == "none") & (aggregates["handoff_duration_s"] >= 1)]
+    assert (standard["timeouts"] >= 2).all()
+    settings = pd.read_csv(out / "settings.csv").set_index("setting")
+    assert settings.loc["wlan bs1", "value"].startswith("802.11b 2 Mbit/s")
+    assert not any(name.endswith("-mh") for name in settings.index)
+    tasks = load(out / "experiment.toml").tasks
+    placed = {tuple(a["interface"] for a in t.scenario["agents"]) for t in tasks}
+    assert placed == {("wlan", "wlan"), ("bs1", "wlan")}
+    assert "an 802.11b BSS" in (out / "report.html").read_text()

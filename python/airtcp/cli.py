@@ -112,10 +112,17 @@ def print_summary(summary: dict) -> None:
         f"Jain fairness {summary['jain_fairness']:.3f}"
     )
     for wlan in summary["wlans"]:
+        # Only where a mobile has left the BSS: attempts nobody answered, frames lost.
+        absent = (
+            f", {wlan['absent_receiver_failures']} sent to a departed station, "
+            f"{wlan['absent_drops']} lost with it"
+            if wlan["absent_receiver_failures"] or wlan["absent_drops"]
+            else ""
+        )
         out.print(
             f"WLAN {wlan['ap']}: {wlan['successes']} successes, {wlan['collisions']} collisions, "
             f"{wlan['retries']} retries, {wlan['retry_drops']} retry drops, "
-            f"{wlan['queue_drops']} queue drops, collision probability "
+            f"{wlan['queue_drops']} queue drops{absent}, collision probability "
             f"{wlan['collision_probability']:.3f}, mean contenders {wlan['mean_contenders']:.2f}"
         )
     for mobile in summary.get("mobiles", []):
@@ -398,7 +405,10 @@ def _stopped(signum: int, what: str, out_dir: Path) -> typer.Exit:
 @app.command(cls=Command)
 def reproduce(
     name: Annotated[
-        str, typer.Argument(help="Which paper's experiment: ryu-ack-priority, park-local-ack.")
+        str,
+        typer.Argument(
+            help="Which paper's experiment: ryu-ack-priority, park-local-ack, park-local-ack-wlan."
+        ),
     ],
     quick: Annotated[
         bool, typer.Option("--quick", help="Fewer points, replications and seconds.")

@@ -17,7 +17,7 @@ from typing import Any
 
 from . import _core
 from .overrides import Overrides
-from .scenario import Agent, Direction, Flow, Link, Scenario, ScenarioError
+from .scenario import Agent, Direction, Flow, Link, Mobile, Scenario, ScenarioError, Wlan
 
 _TCP_DURATIONS = ("initial_rto", "min_rto", "max_rto", "delayed_ack_timeout", "time_wait")
 
@@ -33,7 +33,7 @@ def user_leaf(name: str) -> str:
     """The user's name of a resolved leaf: ``rate_bps`` -> ``rate``, ``stop_ns`` -> ``stop``."""
     if name in _RENAMES:
         return _RENAMES[name]
-    return re.sub(r"_(ns|bps)$", "", name)
+    return re.sub(r"_(ns|bps|m)$", "", name)
 
 
 @dataclass
@@ -58,6 +58,8 @@ class Origins:
     nodes: list[str] = field(default_factory=list)
     links: list[_LinkOrigin] = field(default_factory=list)
     flows: list[_FlowOrigin] = field(default_factory=list)
+    # ``wlan`` for a file's single [wlan], else ``wlans[i]``.
+    wlans: list[str] = field(default_factory=list)
 
     def user_key(self, key: str) -> tuple[str, str]:
         """The user's key for a resolved key, and a note on which instance of a template it
@@ -71,8 +73,8 @@ class Origins:
             return ".".join(["simulation", *map(user_leaf, rest.split("."))]).rstrip("."), ""
         if part == "nodes" and i is not None and i < len(self.nodes):
             return self.nodes[i], ""
-        if part == "wlans":
-            return _join("wlan", _wlan_field(rest)), ""
+        if part == "wlans" and i is not None and i < len(self.wlans):
+            return _join(self.wlans[i], _wlan_field(rest)), ""
         if part in ("mobiles", "agents") and i is not None:
             leaves = ".".join(user_leaf(p) for p in rest.split(".")) if rest else ""
             return _join(f"{part}[{i}]", leaves.removeprefix("agent.")), ""
@@ -149,6 +151,9 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
     """The simulator's JSON and the origins of its parts; raises ValueError(key, message) for
     references the schema cannot check (unknown nodes, a node joined to itself)."""
     origins = Origins()
+    wlans = scenario.all_wlans()
+    origins.wlans = ["wlan"] if scenario.wlan else [f"wlans[{b}]" for b in range(len(wlans))]
+    # Templates repeat for the stations of a single [wlan].
     stations = scenario.wlan.station_names() if scenario.wlan else []
     numbers = range(1, len(stations) + 1)
     nodes: list[str] = []
@@ -161,11 +166,11 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
             origins.nodes.append(key)
         return index[name]
 
-    if scenario.wlan:
-        node(scenario.wlan.ap, "wlan.ap")
-        for name in stations:
-            node(name, "wlan.station_name" if isinstance(scenario.wlan.stations, int) else
-                 "wlan.stations")  # fmt: skip
+    for key, wlan in zip(origins.wlans, wlans, strict=True):
+        node(wlan.ap, f"{key}.ap")
+        for name in wlan.station_names():
+            node(name, f"{key}.station_name" if isinstance(wlan.stations, int) else
+                 f"{key}.stations")  # fmt: skip
 
     for kind, items in (("links", scenario.links), ("flows", scenario.flows)):
         for k, item in enumerate(items):
@@ -209,7 +214,7 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
         raise ValueError("flows", f"flow name {duplicate!r} is used more than once")
 
     sim = scenario.simulation
-    wlans = [_wlan_json(scenario, index, stations)] if scenario.wlan else []
+    wlans_json = [_wlan_json(w, index) for w in wlans]
     resolved = {
         "name": sim.name,
         "seed": sim.seed if seed is None else seed,
@@ -218,7 +223,7 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
         "sample_interval_ns": sim.sample_interval,
         "nodes": nodes,
         "links": links,
-        "wlans": wlans,
+        "wlans": wlans_json,
         "flows": flows,
     }
     # Only when used, so that a run's key (a hash of this) is unchanged without them.
@@ -253,13 +258,11 @@ def _flow_json(scenario: Scenario, flow: Flow, name: str, src: int, dst: int) ->
     return entry
 
 
-def _wlan_json(scenario: Scenario, index: dict[str, int], stations: list[str]) -> dict[str, Any]:
-    w = scenario.wlan
-    assert w is not None
+def _wlan_json(w: Wlan, index: dict[str, int]) -> dict[str, Any]:
     agent = w.agent
     return {
         "ap": index[w.ap],
-        "stations": [index[s] for s in stations],
+        "stations": [index[s] for s in w.station_names()],
         "phy": {
             "standard": w.phy,
             "rate_bps": w.rate,
@@ -326,9 +329,33 @@ def _mobiles_json(scenario: Scenario, index: dict[str, int]) -> list[dict[str, A
                     }
                     for j, h in enumerate(mobile.handoffs)
                 ],
+                **_movement_json(mobile, index, key),
             }
         )
     return mobiles
+
+
+def _movement_json(mobile: Mobile, index: dict[str, int], key: str) -> dict[str, Any]:
+    """A mobile's ``movement`` in metres and ns; left out without one."""
+    movement = mobile.movement
+    if movement is None:
+        return {}
+    return {
+        "movement": {
+            "path": [{"at_ns": p.at, "x_m": p.x, "y_m": p.y} for p in movement.path],
+            "cells": [
+                {
+                    "base_station": _node(
+                        index, c.base_station, f"{key}.movement.cells[{k}].base_station"
+                    ),
+                    "x_m": c.x,
+                    "y_m": c.y,
+                    "range_m": c.range,
+                }
+                for k, c in enumerate(movement.cells)
+            ],
+        }
+    }
 
 
 def _agents_json(scenario: Scenario, index: dict[str, int]) -> list[dict[str, Any]]:

@@ -183,7 +183,8 @@ AgentSpec = Annotated[
 
 class AgentPlacement(Agent):
     """An agent on a node's interface (``[[agents]]``): ``interface`` is the peer node of a
-    wired link, or ``"wlan"``; it may be left out when the node has one interface."""
+    wired link, or ``"wlan"`` (a station of several WLANs names each by its AP); it may be
+    left out when the node has one interface."""
 
     kind: AgentKind
     node: str
@@ -236,10 +237,38 @@ class Handoff(Strict):
     duration: PositiveDuration | None = None
 
 
+Metres = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class Waypoint(Strict):
+    """Where the mobile is at ``at`` (metres); it moves in straight lines between points."""
+
+    at: Duration
+    x: Metres
+    y: Metres = 0.0
+
+
+class Coverage(Strict):
+    """A base station's cell: the disc of ``range`` metres around its antenna at (x, y)."""
+
+    base_station: str
+    x: Metres
+    y: Metres = 0.0
+    range: Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
+
+
+class Movement(Strict):
+    """The mobile's path and the cells' coverage, from which its handoffs follow."""
+
+    path: Annotated[list[Waypoint], Field(min_length=1)]
+    cells: Annotated[list[Coverage], Field(min_length=1)]
+
+
 class Mobile(Strict):
-    """A mobile host (``[[mobiles]]``): its cells are its links; it starts in ``attached``'s
-    and moves as ``handoffs`` say. ``handoff_duration`` is that of every handoff that sets
-    none; ``handoff_jitter`` delays each handoff's start by a seeded draw up to it."""
+    """A mobile host (``[[mobiles]]``): its cells are its links and the WLANs it is a station
+    of; it starts in ``attached``'s and moves as ``handoffs`` say, or as its ``movement``
+    takes it through the cells' ranges. ``handoff_duration`` is that of every scheduled
+    handoff that sets none; ``handoff_jitter`` delays each one's start by a seeded draw."""
 
     node: str
     attached: str
@@ -248,6 +277,7 @@ class Mobile(Strict):
     handoff_duration: PositiveDuration | None = None
     handoff_jitter: Duration | None = None
     handoffs: list[Handoff] = []
+    movement: Movement | None = None
 
 
 class Tcp(Strict):
@@ -307,10 +337,21 @@ class Scenario(Strict):
     simulation: Simulation
     tcp: Tcp = Tcp()
     wlan: Wlan | None = None
+    wlans: list[Wlan] = []
     links: list[Link] = []
     flows: list[Flow] = []
     agents: list[AgentPlacement] = []
     mobiles: list[Mobile] = []
+
+    @model_validator(mode="after")
+    def _one_wlan_form(self) -> Scenario:
+        if self.wlan is not None and self.wlans:
+            raise ValueError("use [wlan] for one WLAN or [[wlans]] for several, not both")
+        return self
+
+    def all_wlans(self) -> list[Wlan]:
+        """The WLANs, whichever form the file uses."""
+        return [self.wlan] if self.wlan is not None else list(self.wlans)
 
 
 _TYPE_NAMES = {"int", "str", "float", "bool", "list", "dict", "none"}

@@ -6,14 +6,17 @@
 use serde_json::{json, Value};
 
 use crate::config::{AgentConfig, AppConfig, ConfigError, DirectionConfig, Scenario};
-use crate::mobility::MobileConfig;
+use crate::mobility::{CellPath, MobileConfig};
 
 /// The effective settings of a validated scenario, as JSON.
 pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
     let mut wlans = Vec::new();
     for (index, wlan) in scenario.wlans.iter().enumerate() {
         let phy = wlan.build_phy(&format!("wlans[{index}]"))?;
+        let stations = wlan.stations.iter().map(|&s| &scenario.nodes[s]);
         wlans.push(json!({
+            "ap": scenario.nodes[wlan.ap],
+            "stations": stations.collect::<Vec<_>>(),
             "phy": phy.name,
             "rate_bps": phy.data_rate_bps,
             "basic_rate_bps": phy.basic_rate_bps,
@@ -61,7 +64,7 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
     let mobiles = scenario
         .mobiles
         .iter()
-        .map(|m| mobile(m, names))
+        .map(|m| mobile(m, scenario))
         .collect::<Vec<_>>();
     let agents = scenario
         .agents
@@ -87,10 +90,34 @@ fn direction(from: &str, to: &str, d: &DirectionConfig) -> Value {
     })
 }
 
-fn mobile(m: &MobileConfig, names: &[String]) -> Value {
+fn mobile(m: &MobileConfig, scenario: &Scenario) -> Value {
+    let names = &scenario.nodes;
     let p = &m.procedure;
+    let cells = m
+        .cells(scenario)
+        .iter()
+        .map(|cell| {
+            let kind = match cell.path {
+                CellPath::Link { .. } => "link",
+                CellPath::Wlan { .. } => "wlan",
+            };
+            json!({"base_station": names[cell.base_station], "kind": kind})
+        })
+        .collect::<Vec<_>>();
+    let movement = m.movement.as_ref().map(|movement| {
+        json!({
+            "path": movement.path.iter().map(|w| json!({
+                "at_ns": w.at_ns, "x_m": w.x_m, "y_m": w.y_m,
+            })).collect::<Vec<_>>(),
+            "cells": movement.cells.iter().map(|c| json!({
+                "base_station": names[c.base_station], "x_m": c.x_m, "y_m": c.y_m,
+                "range_m": c.range_m,
+            })).collect::<Vec<_>>(),
+        })
+    });
     json!({
-        "node": names[m.node], "attached": names[m.attached],
+        "node": names[m.node], "attached": names[m.attached], "cells": cells,
+        "movement": movement,
         "while_detached": m.while_detached,
         "beacon_interval_ns": p.beacon_interval_ns, "greeting_ns": p.greeting_ns,
         "inform_ns": p.inform_ns, "adjust_ns": p.adjust_ns,

@@ -64,7 +64,8 @@ impl AgentSlot {
 
 impl Scenario {
     /// A node's interfaces by name: the peer of each wired link it is on (link i is channel
-    /// 2i from `a` and 2i + 1 from `b`), and `"wlan"` where it is an AP or a station.
+    /// 2i from `a` and 2i + 1 from `b`), and `"wlan"` where it is an AP or a station; a
+    /// station of several WLANs (a mobile with several cells) names each by its AP.
     pub fn interfaces(&self, node: usize) -> Vec<(&str, Interface)> {
         let names = &self.nodes;
         let wired = self.links.iter().enumerate().filter_map(move |(i, link)| {
@@ -77,14 +78,24 @@ impl Scenario {
                 None
             }
         });
+        let memberships = self
+            .wlans
+            .iter()
+            .filter(|w| w.ap == node || w.stations.contains(&node))
+            .count();
         let wireless = self.wlans.iter().enumerate().filter_map(move |(b, wlan)| {
             let mac = if wlan.ap == node {
                 0
             } else {
                 wlan.stations.iter().position(|&s| s == node)? + 1
             };
+            let name = if mac == 0 || memberships == 1 {
+                "wlan"
+            } else {
+                names[wlan.ap].as_str()
+            };
             let (bss, mac) = (b as u32, mac as u32);
-            Some(("wlan", Interface::Wlan { bss, mac }))
+            Some((name, Interface::Wlan { bss, mac }))
         });
         wired.chain(wireless).collect()
     }
@@ -120,13 +131,10 @@ impl Scenario {
     /// Why `place` cannot take an agent, if it is a mobile's interface to a cell other than
     /// the one it starts in: an agent on a mobile moves with it from cell to cell.
     fn off_a_mobiles_first_cell(&self, place: Interface) -> Option<String> {
-        let Interface::Channel(channel) = place else {
-            return None;
-        };
         let (mobile, cell) = self.mobiles.iter().find_map(|m| {
             let cells = m.cells(self);
-            let cell = cells.iter().find(|&&(_, down)| opposite(down) == channel)?;
-            Some((m, cell.0))
+            let cell = cells.iter().find(|cell| cell.mobile_side() == place)?;
+            Some((m, cell.base_station))
         })?;
         (cell != mobile.attached).then(|| {
             format!(

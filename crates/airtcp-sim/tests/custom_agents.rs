@@ -8,7 +8,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use airtcp_proto::agent::{Agent, Direction, InterfaceQueue, Verdict};
+use airtcp_proto::agent::{Agent, Direction, InterfaceQueue, Signal, Verdict};
 use airtcp_proto::wire::{Ipv4Repr, PacketRepr, TcpFlags, TcpRepr, TransportRepr};
 use airtcp_proto::Instant;
 use airtcp_sim::{RunOptions, Scenario, Simulation, Summary};
@@ -171,11 +171,13 @@ impl Agent for PeriodicFlush {
         self.next = now + self.period;
     }
 
-    fn handle_signal(&mut self, _now: Instant, signal: &str, queue: &mut dyn InterfaceQueue) {
-        self.signals
-            .lock()
-            .unwrap()
-            .push(format!("{signal}:{}", queue.len()));
+    fn handle_signal(&mut self, _now: Instant, signal: Signal, queue: &mut dyn InterfaceQueue) {
+        self.signals.lock().unwrap().push(format!(
+            "{}:{}:{:?}",
+            signal.name,
+            queue.len(),
+            signal.host
+        ));
     }
 }
 
@@ -304,7 +306,12 @@ fn timers_fire_and_the_queue_can_be_edited_and_signals_arrive() {
     );
     assert!(flow.retransmissions >= tally.acted);
     assert_eq!(signals.lock().unwrap().len(), 1);
-    assert!(signals.lock().unwrap()[0].starts_with("handoff:"));
+    let signal = &signals.lock().unwrap()[0];
+    assert!(signal.starts_with("handoff:"), "{signal}");
+    assert!(
+        signal.ends_with(":None"),
+        "a scheduled signal names no host: {signal}"
+    );
 }
 
 #[test]

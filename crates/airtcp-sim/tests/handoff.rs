@@ -4,60 +4,12 @@
 
 mod common;
 
+use common::park::{
+    changed_windows, park as park_on, two_handoffs, window_over_time, with_agent, Cells,
+};
 use common::{run, MS, S};
 use proptest::prelude::*;
 use serde_json::{json, Value};
-
-/// fh - router - bs1 | bs2 - mh: 1.5 Mbit/s everywhere, 1 ms wired and 10 ms wireless, a
-/// 512-byte MSS and a 32-segment window; `bytes` from fh to mh (0: unbounded).
-fn park(handoffs: Value, while_detached: &str, bytes: u64, duration_s: u64) -> Value {
-    let link = |a: usize, b: usize, delay_ms: u64| {
-        let d =
-            json!({"rate_bps": 1_500_000, "delay_ns": delay_ms * MS, "queue": {"packets": 100}});
-        json!({"a": a, "b": b, "a_to_b": d, "b_to_a": d})
-    };
-    json!({
-        "name": "park", "seed": 1, "duration_ns": duration_s * S, "measure_from_ns": 0,
-        "sample_interval_ns": 0,
-        "nodes": ["fh", "router", "bs1", "bs2", "mh"],
-        "links": [link(0, 1, 1), link(1, 2, 1), link(1, 3, 1), link(2, 4, 10), link(3, 4, 10)],
-        "flows": [{"name": "bulk", "src": 0, "dst": 4, "start_ns": 0,
-                   "app": {"kind": "tcp_bulk", "bytes": if bytes > 0 { Some(bytes) } else { None },
-                           "tcp": {"mss": 512, "receive_buffer": 32 * 512,
-                                   "window_scaling": false}}}],
-        "mobiles": [{"node": 4, "attached": 2, "while_detached": while_detached,
-                     "handoffs": handoffs}],
-    })
-}
-
-/// `kind` on both base stations' cell interfaces, or on the mobile for `fast_retransmit`.
-fn with_agent(mut scenario: Value, kind: &str) -> Value {
-    scenario["agents"] = match kind {
-        "none" => json!([]),
-        "fast_retransmit" => json!([{"node": 4, "interface": "bs1", "agent": {"kind": kind}}]),
-        _ => json!([{"node": 2, "interface": "mh", "agent": {"kind": kind}},
-                    {"node": 3, "interface": "mh", "agent": {"kind": kind}}]),
-    };
-    scenario
-}
-
-/// The sender's cwnd and ssthresh every 10 ms.
-fn window_over_time(scenario: &Value) -> (airtcp_sim::summary::FlowSummary, Vec<(f64, u32, f64)>) {
-    let mut scenario = scenario.clone();
-    scenario["sample_interval_ns"] = json!(10 * MS);
-    let result = run(&scenario);
-    let s = &result.series;
-    let samples = (0..s.len())
-        .map(|i| (s.time_s[i], s.cwnd_bytes[i], s.ssthresh_bytes[i]))
-        .collect();
-    (result.summary.flows[0].clone(), samples)
-}
-
-/// The paper's two 1-s handoffs, at 2.5 s (to bs2) and 7 s (back to bs1).
-fn two_handoffs() -> Value {
-    json!([{"at_ns": 2_500 * MS, "to": 3, "duration_ns": S},
-           {"at_ns": 7 * S, "to": 2, "duration_ns": S}])
-}
 
 #[test]
 fn the_summary_lists_each_handoffs_steps() {
@@ -196,22 +148,6 @@ fn frozen(kind: &str, mode: &str, zero_window: &str) -> Value {
     scenario
 }
 
-/// The samples from each handoff's start until `after` seconds past its end whose cwnd is
-/// below, or ssthresh differs from, the last sample before the handoff.
-fn changed_windows(samples: &[(f64, u32, f64)], after: f64) -> Vec<(f64, u32, f64)> {
-    let mut changed = Vec::new();
-    for (start, end) in [(2.5, 3.5), (7.0, 8.0)] {
-        let before = *samples.iter().rev().find(|s| s.0 < start).unwrap();
-        changed.extend(
-            samples
-                .iter()
-                .filter(|s| s.0 >= start && s.0 < end + after)
-                .filter(|s| s.1 < before.1 || s.2.to_bits() != before.2.to_bits()),
-        );
-    }
-    changed
-}
-
 #[test]
 fn freeze_keeps_the_window_and_timer_of_the_sender_the_paper_assumes() {
     for mode in ["lose", "buffer"] {
@@ -299,11 +235,17 @@ fn snoop_repairs_a_wireless_loss_without_the_sender_seeing_a_duplicate_ack() {
     }
 }
 
+/// Paper 001's network with links for cells.
+fn park(handoffs: Value, while_detached: &str, bytes: u64, duration_s: u64) -> Value {
+    park_on(Cells::Links, handoffs, while_detached, bytes, duration_s)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
 
     /// Any handoffs (start, duration, set or from the procedure), held or lost, any agent,
-    /// with or without wireless losses: the mobile receives the exact byte stream.
+    /// links or 802.11 BSSs for cells, with or without wireless losses: the mobile receives
+    /// the exact byte stream.
     #[test]
     fn the_byte_stream_arrives_exactly_through_any_handoffs(
         gaps in proptest::collection::vec((100u64..3_000, proptest::option::of(1u64..3_000)), 1..4),
@@ -311,6 +253,7 @@ proptest! {
         kind in proptest::sample::select(
             &["none", "snoop", "freeze", "snoop_freeze", "mtcp", "fast_retransmit"][..]),
         loss in proptest::sample::select(&[0.0, 0.02][..]),
+        wlan in any::<bool>(),
     ) {
         let mut at = 0;
         let mut cell = 2;
@@ -326,9 +269,18 @@ proptest! {
             })
             .collect();
         let bytes = 1_000_000;
-        let mut scenario = park(json!(handoffs), if buffer { "buffer" } else { "lose" }, bytes, 120);
-        for cell in [3, 4] {
-            scenario["links"][cell]["a_to_b"]["errors"] = json!({"loss": loss, "ber": 0.0});
+        let cells = if wlan { Cells::Wlans } else { Cells::Links };
+        let mode = if buffer { "buffer" } else { "lose" };
+        let mut scenario = park_on(cells, json!(handoffs), mode, bytes, 120);
+        let errors = json!({"loss": loss, "ber": 0.0});
+        if wlan {
+            for bss in 0..2 {
+                scenario["wlans"][bss]["errors"] = errors.clone();
+            }
+        } else {
+            for cell in [3, 4] {
+                scenario["links"][cell]["a_to_b"]["errors"] = errors.clone();
+            }
         }
         let scenario = with_agent(scenario, kind);
         let flow = run(&scenario).summary.flows[0].clone();

@@ -1,5 +1,7 @@
 """One-command reproductions of the experiments in ../shared/papers."""
 
-from . import park_local_ack, ryu_ack_priority
+from . import park_local_ack, park_local_ack_wlan, ryu_ack_priority
 
-REPRODUCTIONS = {module.NAME: module for module in (ryu_ack_priority, park_local_ack)}
+REPRODUCTIONS = {
+    module.NAME: module for module in (ryu_ack_priority, park_local_ack, park_local_ack_wlan)
+}

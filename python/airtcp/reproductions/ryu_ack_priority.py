@@ -118,6 +118,8 @@ def _settings_table(effective: dict[str, Any]) -> pd.DataFrame:
     rows = []
     wlan = effective["wlans"][0]
     for key, value in wlan.items():
+        if key in ("ap", "stations"):
+            continue  # the topology, described with the experiment
         value = "(per point)" if key == "agent" else value
         name = f"wlan.{user_leaf(key)}"
         rows.append({"setting": name, "value": shown(key, value), "why": WHY[key]})

@@ -3,7 +3,7 @@
 //! sent as each injects it. Paper 001's `snoop_freeze` is Snoop then freeze: an ACK Snoop
 //! suppresses never becomes the ACK freeze would send again.
 
-use super::{Agent, Direction, InterfaceQueue, Verdict};
+use super::{Agent, Direction, InterfaceQueue, Signal, Verdict};
 use crate::time::Instant;
 use crate::wire::PacketRepr;
 
@@ -56,7 +56,7 @@ impl Agent for Chain {
         }
     }
 
-    fn handle_signal(&mut self, now: Instant, signal: &str, queue: &mut dyn InterfaceQueue) {
+    fn handle_signal(&mut self, now: Instant, signal: Signal<'_>, queue: &mut dyn InterfaceQueue) {
         for agent in &mut self.agents {
             agent.handle_signal(now, signal, queue);
         }
@@ -96,7 +96,7 @@ mod tests {
             (resent.0, resent.1.tcp().unwrap().seq),
             (Direction::Outbound, SeqNumber(513))
         );
-        chain.handle_signal(t, "inform", &mut NoQueue);
+        chain.handle_signal(t, Signal::named("inform"), &mut NoQueue);
         let (direction, frozen) = chain.poll_transmit(t).unwrap();
         assert_eq!(direction, Direction::Inbound);
         assert_eq!(

@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 
+use super::Signal;
 use crate::seq::SeqNumber;
 use crate::time::Instant;
 use crate::wire::{PacketRepr, TcpRepr};
@@ -68,6 +69,14 @@ impl<T: Default> Connections<T> {
 
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
         self.entries.iter_mut().map(|(_, state)| state)
+    }
+
+    /// The states of the connections whose receiver (the mobile) `signal` concerns.
+    pub fn concerned_by(&mut self, signal: Signal<'_>) -> impl Iterator<Item = &mut T> {
+        self.entries
+            .iter_mut()
+            .filter(move |(key, _)| signal.host.is_none_or(|host| host == key.receiver.0))
+            .map(|(_, state)| state)
     }
 }
 

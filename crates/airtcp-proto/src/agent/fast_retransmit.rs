@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 
 use super::connection::ConnectionKey;
-use super::{Agent, Direction, InterfaceQueue, Verdict};
+use super::{Agent, Direction, InterfaceQueue, Signal, Verdict};
 use crate::time::Instant;
 use crate::wire::PacketRepr;
 
@@ -63,11 +63,21 @@ impl Agent for FastRetransmit {
         self.outbox.pop_front()
     }
 
-    fn handle_signal(&mut self, _now: Instant, signal: &str, _queue: &mut dyn InterfaceQueue) {
-        if signal != "attach" {
+    fn handle_signal(
+        &mut self,
+        _now: Instant,
+        signal: Signal<'_>,
+        _queue: &mut dyn InterfaceQueue,
+    ) {
+        if signal.name != "attach" {
             return;
         }
-        for (_, ack) in &self.last_acks {
+        // The ACKs of the connections the signal's mobile receives on.
+        let own = self
+            .last_acks
+            .iter()
+            .filter(|(key, _)| signal.concerns(key.receiver.0));
+        for (_, ack) in own {
             for _ in 0..self.copies {
                 self.outbox.push_back((Direction::Outbound, *ack));
             }
@@ -78,7 +88,7 @@ impl Agent for FastRetransmit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::connection::tests::{ack, data};
+    use crate::agent::connection::tests::{ack, data, MOBILE};
     use crate::agent::NoQueue;
     use crate::seq::SeqNumber;
 
@@ -94,9 +104,9 @@ mod tests {
                 &mut NoQueue,
             );
         }
-        agent.handle_signal(Instant::ZERO, "inform", &mut NoQueue);
+        agent.handle_signal(Instant::ZERO, Signal::about("inform", MOBILE), &mut NoQueue);
         assert!(agent.poll_transmit(Instant::ZERO).is_none());
-        agent.handle_signal(Instant::ZERO, "attach", &mut NoQueue);
+        agent.handle_signal(Instant::ZERO, Signal::about("attach", MOBILE), &mut NoQueue);
         let sent: Vec<_> = std::iter::from_fn(|| agent.poll_transmit(Instant::ZERO)).collect();
         assert_eq!(sent.len(), 3);
         for (direction, packet) in sent {

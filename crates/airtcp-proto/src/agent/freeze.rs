@@ -21,7 +21,7 @@
 use std::collections::VecDeque;
 
 use super::connection::{ack_with_window, ConnectionKey, Connections, SegmentCache};
-use super::{Agent, Direction, InterfaceQueue, Verdict};
+use super::{Agent, Direction, InterfaceQueue, Signal, Verdict};
 use crate::time::Instant;
 use crate::wire::PacketRepr;
 
@@ -75,11 +75,11 @@ impl Agent for Freeze {
         self.outbox.pop_front()
     }
 
-    fn handle_signal(&mut self, _now: Instant, signal: &str, queue: &mut dyn InterfaceQueue) {
-        match signal {
+    fn handle_signal(&mut self, _now: Instant, signal: Signal<'_>, queue: &mut dyn InterfaceQueue) {
+        match signal.name {
             // The ACK goes to the sender as if the mobile had sent it.
             "inform" => {
-                for connection in self.connections.iter() {
+                for connection in self.connections.concerned_by(signal) {
                     if let Some(ack) = &connection.last_ack {
                         self.outbox
                             .push_back((Direction::Inbound, ack_with_window(ack, 0)));
@@ -92,7 +92,7 @@ impl Agent for Freeze {
                 let queued: Vec<PacketRepr> = (0..queue.len())
                     .filter_map(|i| queue.get(i).copied())
                     .collect();
-                for connection in self.connections.iter_mut() {
+                for connection in self.connections.concerned_by(signal) {
                     for cached in connection.cache.drain() {
                         if !queued.contains(&cached.packet) {
                             self.outbox.push_back((Direction::Inbound, cached.packet));
@@ -108,9 +108,11 @@ impl Agent for Freeze {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::connection::tests::{ack, data};
+    use crate::agent::connection::tests::{ack, data, MOBILE};
     use crate::agent::NoQueue;
     use crate::seq::SeqNumber;
+
+    const OTHER: [u8; 4] = [10, 0, 0, 6];
 
     fn see(agent: &mut Freeze, direction: Direction, mut packet: PacketRepr) -> Verdict {
         agent.handle_packet(Instant::ZERO, direction, &mut packet, &mut NoQueue)
@@ -133,14 +135,18 @@ mod tests {
         // An older ACK arriving late does not replace it.
         see(&mut agent, Direction::Inbound, ack(513, 8000));
         assert!(drain(&mut agent).is_empty(), "nothing before a signal");
-        agent.handle_signal(Instant::ZERO, "inform", &mut NoQueue);
+        agent.handle_signal(Instant::ZERO, Signal::about("inform", OTHER), &mut NoQueue);
+        assert!(drain(&mut agent).is_empty(), "another host's handoff");
+        agent.handle_signal(Instant::ZERO, Signal::about("inform", MOBILE), &mut NoQueue);
         let frozen = drain(&mut agent);
         assert_eq!(frozen.len(), 1);
         let (direction, packet) = frozen[0];
         let tcp = packet.tcp().unwrap();
         assert_eq!(direction, Direction::Inbound);
         assert_eq!((tcp.ack, tcp.window), (SeqNumber(1025), 0));
-        agent.handle_signal(Instant::ZERO, "adjust", &mut NoQueue);
+        agent.handle_signal(Instant::ZERO, Signal::about("adjust", OTHER), &mut NoQueue);
+        assert!(drain(&mut agent).is_empty(), "another host's handoff");
+        agent.handle_signal(Instant::ZERO, Signal::about("adjust", MOBILE), &mut NoQueue);
         let forwarded: Vec<u32> = drain(&mut agent)
             .iter()
             .map(|(d, p)| {
@@ -149,7 +155,7 @@ mod tests {
             })
             .collect();
         assert_eq!(forwarded, [1025, 1537], "the unacknowledged ones, in order");
-        agent.handle_signal(Instant::ZERO, "adjust", &mut NoQueue);
+        agent.handle_signal(Instant::ZERO, Signal::named("adjust"), &mut NoQueue);
         assert!(drain(&mut agent).is_empty(), "forwarded once");
     }
 
@@ -157,7 +163,7 @@ mod tests {
     fn without_an_ack_there_is_nothing_to_freeze_with() {
         let mut agent = Freeze::default();
         see(&mut agent, Direction::Outbound, data(1, 512));
-        agent.handle_signal(Instant::ZERO, "inform", &mut NoQueue);
+        agent.handle_signal(Instant::ZERO, Signal::named("inform"), &mut NoQueue);
         assert!(drain(&mut agent).is_empty());
     }
 }

@@ -14,7 +14,8 @@
 //! - [`Agent::poll_transmit`] after every call, for packets the agent injects, each leaving
 //!   through the interface or arriving from it (then handled by the node like any other);
 //! - [`Agent::poll_timeout`] / [`Agent::handle_timeout`] for the agent's own timers;
-//! - [`Agent::handle_signal`] for named notices from outside the packet stream (a handoff);
+//! - [`Agent::handle_signal`] for notices from outside the packet stream (a handoff's steps,
+//!   naming the mobile: [`Signal`]);
 //! - and gives it its interface's queue ([`InterfaceQueue`]) to inspect and edit.
 //!
 //! On an 802.11 AP an agent may also plan the AP's channel accesses: the optional
@@ -52,6 +53,35 @@ pub use txop_burst::{TxopBurst, DSSS_AC_VO_TXOP_NS, OFDM_AC_VO_TXOP_NS};
 
 use crate::time::Instant;
 use crate::wire::PacketRepr;
+
+/// A notice from outside the packet stream: its name (`"inform"`, `"adjust"`, ...) and the
+/// host it concerns, if one: a handoff names the mobile, so that an agent serving a cell of
+/// several hosts acts on that one's connections only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Signal<'a> {
+    pub name: &'a str,
+    pub host: Option<[u8; 4]>,
+}
+
+impl<'a> Signal<'a> {
+    /// A signal about everything on the interface.
+    pub fn named(name: &'a str) -> Self {
+        Signal { name, host: None }
+    }
+
+    /// A signal about the host at `address`.
+    pub fn about(name: &'a str, address: [u8; 4]) -> Self {
+        Signal {
+            name,
+            host: Some(address),
+        }
+    }
+
+    /// Whether it concerns the host at `address`.
+    pub fn concerns(&self, address: [u8; 4]) -> bool {
+        self.host.is_none_or(|host| host == address)
+    }
+}
 
 /// Which way a packet crosses the agent's interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,8 +164,14 @@ pub trait Agent: fmt::Debug + Send {
 
     fn handle_timeout(&mut self, _now: Instant, _queue: &mut dyn InterfaceQueue) {}
 
-    /// A named notice from outside the packet stream, e.g. `"handoff"`.
-    fn handle_signal(&mut self, _now: Instant, _signal: &str, _queue: &mut dyn InterfaceQueue) {}
+    /// A notice from outside the packet stream, e.g. a handoff's `"inform"`.
+    fn handle_signal(
+        &mut self,
+        _now: Instant,
+        _signal: Signal<'_>,
+        _queue: &mut dyn InterfaceQueue,
+    ) {
+    }
 
     /// The 802.11 AP capability: queues for ACKs and a plan for each channel access.
     fn access_planner(&mut self) -> Option<&mut dyn AccessPlanner> {

@@ -3,7 +3,7 @@
 //! rewrites it; after every call the agent's injected packets are sent and its timer is
 //! re-armed. Nothing here knows any agent's kind: a new agent needs no change to this file.
 
-use airtcp_proto::agent::{Direction, InterfaceQueue, Verdict};
+use airtcp_proto::agent::{Agent, Direction, InterfaceQueue, Signal, Verdict};
 use airtcp_proto::Instant;
 
 use super::{Event, Simulation};
@@ -44,6 +44,16 @@ impl Simulation {
         match interface {
             Interface::Channel(channel) => self.channels[channel as usize].agent.is_some(),
             Interface::Wlan { bss, mac } => self.bsses[bss as usize].has_agent(mac),
+        }
+    }
+
+    /// Takes the agent off an interface, its timer forgotten (re-armed where it goes).
+    pub(super) fn take_agent(&mut self, interface: Interface) -> Option<Box<dyn Agent>> {
+        match interface {
+            Interface::Channel(channel) => {
+                Some(self.channels[channel as usize].agent.take()?.agent)
+            }
+            Interface::Wlan { bss, mac } => self.bsses[bss as usize].take_agent(mac),
         }
     }
 
@@ -185,16 +195,16 @@ impl Simulation {
         signal: u32,
     ) -> std::io::Result<()> {
         let name = std::mem::take(&mut self.signal_names[signal as usize]);
-        let result = self.signal(interface, &name);
+        let result = self.signal(interface, Signal::named(&name));
         self.signal_names[signal as usize] = name;
         result
     }
 
-    /// Tells the agent on `interface`, if there is one, of the named event.
-    pub(super) fn signal(&mut self, interface: Interface, name: &str) -> std::io::Result<()> {
+    /// Tells the agent on `interface`, if there is one, of an event.
+    pub(super) fn signal(&mut self, interface: Interface, signal: Signal) -> std::io::Result<()> {
         let now = self.now();
         let delivered = self.with_agent(interface, |slot, queue| {
-            slot.agent.handle_signal(now, name, queue);
+            slot.agent.handle_signal(now, signal, queue);
         });
         if delivered.is_some() {
             self.after_agent(interface)?;

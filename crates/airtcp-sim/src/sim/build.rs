@@ -239,7 +239,7 @@ impl Simulation {
         Ok(())
     }
 
-    fn put_agent(
+    pub(super) fn put_agent(
         &mut self,
         place: Interface,
         mut agent: Box<dyn Agent>,

@@ -9,9 +9,12 @@
 
 use airtcp_proto::Instant;
 
+use airtcp_proto::agent::Signal;
+
 use super::{Event, Simulation};
-use crate::interface::{opposite, Interface};
-use crate::mobility::{Detached, Handoff};
+use crate::interface::opposite;
+use crate::mobility::{Cell, CellPath, Detached, Handoff};
+use crate::packet::node_address;
 use crate::rng::{stream, StreamId};
 use crate::summary::{HandoffSummary, MobileSummary};
 
@@ -30,44 +33,38 @@ pub(super) struct Mobile {
     /// From a detach until the mobile is reachable again (`Handoff::end_ns`).
     pub(super) in_handoff: bool,
     hold: bool,
-    /// Per cell: the base station and the link's channels towards the mobile and back.
-    cells: Vec<(usize, u32, u32)>,
+    cells: Vec<Cell>,
     timeline: Vec<Handoff>,
-    /// Packets held on a left cell's link and sent on at the attach.
+    /// Packets held in a left cell and sent on through the new one.
     forwarded: u64,
 }
 
 impl Mobile {
-    fn cell(&self, base_station: usize) -> (u32, u32) {
-        let &(_, down, up) = self
+    fn cell(&self, base_station: usize) -> Cell {
+        *self
             .cells
             .iter()
-            .find(|(bs, _, _)| *bs == base_station)
-            .expect("validated: handoffs name cells");
-        (down, up)
+            .find(|cell| cell.base_station == base_station)
+            .expect("validated: handoffs name cells")
     }
 }
 
 impl Simulation {
-    /// Sets each mobile in its first cell (the others' links down and out of the routes)
+    /// Sets each mobile in its first cell (out of the others, which are out of the routes)
     /// and schedules its handoffs' steps.
     pub(super) fn place_mobiles(&mut self) {
         for (m, config) in self.scenario.mobiles.clone().iter().enumerate() {
-            let cells = config
-                .cells(&self.scenario)
-                .into_iter()
-                .map(|(bs, down)| (bs, down, opposite(down)))
-                .collect::<Vec<_>>();
+            let cells = config.cells(&self.scenario);
             let hold = config.while_detached == Detached::Buffer;
-            for &(bs, down, up) in &cells {
-                if bs != config.attached {
-                    self.routes.set_pair(bs, config.node, false);
-                    self.channels[down as usize].go_down(hold);
-                    self.channels[up as usize].go_down(hold);
+            for cell in &cells {
+                if cell.base_station != config.attached {
+                    self.routes.set_pair(cell.base_station, config.node, false);
+                    self.leave_cell(*cell, hold);
                 }
             }
             let mut rng = stream(self.scenario.seed, StreamId::Mobile { mobile: m as u32 });
-            let timeline = config.timeline(&config.draw_delays(&mut rng));
+            let delays = config.draw_delays(&mut rng);
+            let timeline = config.timeline(&delays, self.scenario.duration_ns);
             for (h, handoff) in timeline.iter().enumerate() {
                 for (at, step) in [
                     (handoff.detach_ns, HandoffStep::Detach),
@@ -95,6 +92,58 @@ impl Simulation {
         }
     }
 
+    /// The mobile is out of `cell`: its link down both ways, or out of the BSS.
+    fn leave_cell(&mut self, cell: Cell, hold: bool) {
+        match cell.path {
+            CellPath::Link { down } => {
+                self.channels[down as usize].go_down(hold);
+                self.channels[opposite(down) as usize].go_down(hold);
+            }
+            CellPath::Wlan { bss, mac } => self.bsses[bss as usize].leave(mac, hold),
+        }
+    }
+
+    fn is_in(&self, cell: Cell) -> bool {
+        match cell.path {
+            CellPath::Link { down } => self.channels[down as usize].is_up(),
+            CellPath::Wlan { bss, mac } => !self.bsses[bss as usize].is_absent(mac),
+        }
+    }
+
+    /// The mobile is in `cell` again: what was held there goes out.
+    fn join_cell(&mut self, cell: Cell) -> std::io::Result<()> {
+        let now = self.now();
+        match cell.path {
+            CellPath::Link { down } => {
+                for channel in [down, opposite(down)] {
+                    let actions = self.channels[channel as usize].go_up(now);
+                    self.apply_channel(channel, actions);
+                }
+                Ok(())
+            }
+            CellPath::Wlan { bss, mac } => {
+                let mut actions = std::mem::take(&mut self.wlan_actions);
+                self.bsses[bss as usize].join(now, mac, &mut actions);
+                self.apply_wlan(bss, actions)
+            }
+        }
+    }
+
+    /// What a left cell held for the mobile and from it, with the node that sends each on.
+    fn take_held(&mut self, cell: Cell) -> Vec<(usize, crate::packet::Packet)> {
+        match cell.path {
+            CellPath::Link { down } => [down, opposite(down)]
+                .into_iter()
+                .flat_map(|channel| {
+                    let sender = self.channel_ends[channel as usize].0;
+                    let held = self.channels[channel as usize].take_held();
+                    held.into_iter().map(move |packet| (sender, packet))
+                })
+                .collect(),
+            CellPath::Wlan { bss, mac } => self.bsses[bss as usize].take_held(mac),
+        }
+    }
+
     pub(super) fn handoff_step(
         &mut self,
         mobile: u32,
@@ -111,53 +160,46 @@ impl Simulation {
             HandoffStep::Greeting | HandoffStep::Inform => m.in_handoff,
         };
         let (node, hold) = (m.node, m.hold);
-        let (old_down, old_up) = m.cell(from);
-        let (new_down, new_up) = m.cell(to);
+        let (old, new) = (m.cell(from), m.cell(to));
+        let about = |name| Signal::about(name, node_address(node));
         match step {
-            HandoffStep::Detach => {
-                self.channels[old_down as usize].go_down(hold);
-                self.channels[old_up as usize].go_down(hold);
+            HandoffStep::Detach => self.leave_cell(old, hold),
+            HandoffStep::Greeting => self.signal(new.base_station_side(), about("greeting"))?,
+            HandoffStep::Inform => {
+                if let CellPath::Wlan { bss, mac } = old.path {
+                    self.bsses[bss as usize].forget(mac);
+                }
+                self.signal(old.base_station_side(), about("inform"))?;
             }
-            HandoffStep::Greeting => self.signal(Interface::Channel(new_down), "greeting")?,
-            HandoffStep::Inform => self.signal(Interface::Channel(old_down), "inform")?,
             HandoffStep::Adjust => {
                 self.routes.set_pair(from, node, false);
                 self.routes.set_pair(to, node, true);
-                for channel in [new_down, new_up] {
-                    let link = &mut self.channels[channel as usize];
-                    if !link.is_up() {
-                        // Greeted, the new base station holds what comes for the mobile until the attach,
-                        // whatever became of what went to the old cell.
-                        link.go_down(true);
-                    }
+                if !self.is_in(new) {
+                    // Greeted, the new base station holds what comes for the mobile until the
+                    // attach, whatever became of what went to the old cell.
+                    self.leave_cell(new, true);
                 }
-                if self.channels[new_up as usize].agent.is_none() {
-                    if let Some(mut slot) = self.channels[old_up as usize].agent.take() {
-                        slot.timer = None; // re-armed on the new interface
-                        self.channels[new_up as usize].agent = Some(slot);
+                let (old_side, new_side) = (old.mobile_side(), new.mobile_side());
+                if old_side != new_side && !self.has_agent(new_side) {
+                    if let Some(agent) = self.take_agent(old_side) {
+                        self.put_agent(new_side, agent, None)
+                            .expect("a mobile's agent plans no channel access");
                     }
                 }
                 // The old base station's agent hears first, so that it can tell what it keeps
-                // from what its link holds (and will be sent on anyway).
-                self.signal(Interface::Channel(old_down), "adjust")?;
-                self.signal(Interface::Channel(new_up), "adjust")?;
-                for channel in [old_down, old_up] {
-                    let sender = self.channel_ends[channel as usize].0;
-                    let held = self.channels[channel as usize].take_held();
-                    self.mobiles[mobile as usize].forwarded += held.len() as u64;
-                    for packet in held {
-                        self.forward(sender, packet)?;
-                    }
+                // from what its interface holds (and will be sent on anyway).
+                self.signal(old.base_station_side(), about("adjust"))?;
+                self.signal(new_side, about("adjust"))?;
+                let held = self.take_held(old);
+                self.mobiles[mobile as usize].forwarded += held.len() as u64;
+                for (sender, packet) in held {
+                    self.forward(sender, packet)?;
                 }
             }
             HandoffStep::Attach => {
-                let now = self.now();
-                for channel in [new_down, new_up] {
-                    let actions = self.channels[channel as usize].go_up(now);
-                    self.apply_channel(channel, actions);
-                }
-                self.signal(Interface::Channel(new_down), "attach")?;
-                self.signal(Interface::Channel(new_up), "attach")?;
+                self.join_cell(new)?;
+                self.signal(new.base_station_side(), about("attach"))?;
+                self.signal(new.mobile_side(), about("attach"))?;
             }
         }
         Ok(())

@@ -98,6 +98,10 @@ pub struct MacCounters {
     pub station_lifetime_drops: Vec<u64>,
     /// Frames corrupted by the channel's error model.
     pub channel_errors: u64,
+    /// Attempts to a station that had left the BSS (no ACK came back).
+    pub absent_receiver_failures: u64,
+    /// Frames lost because their station had left (its own, while detached with `lose`).
+    pub absent_drops: u64,
     /// `contenders[k]`: channel accesses at which k MACs (AP included) held a frame.
     pub contenders: Vec<u64>,
     /// Payload (MSDU) bytes delivered.
@@ -228,6 +232,12 @@ pub struct Bss {
     ap_plan: AccessPlan,
     /// Report every frame on the air in `Actions::air`.
     capture: bool,
+    /// Per MAC: whether the station has left, and how its frames are treated (`roaming`).
+    absent: Vec<Option<roaming::Absence>>,
+    /// Frames held for or from stations that have left, with their senders' MACs.
+    held: Vec<(u32, Frame)>,
+    /// Stations that left during a busy period, whose frames go at its end.
+    evict_at_busy_end: Vec<u32>,
     pub counters: MacCounters,
 }
 
@@ -263,6 +273,9 @@ impl Bss {
         };
         let mut bss = Bss {
             agents: macs.iter().map(|_| None).collect(),
+            absent: vec![None; macs.len()],
+            held: Vec::new(),
+            evict_at_busy_end: Vec::new(),
             plans_access: false,
             phy,
             params,
@@ -304,6 +317,11 @@ impl Bss {
         self.agents[mac as usize].is_some()
     }
 
+    /// Takes the agent off a MAC's interface (a mobile's, moving with it to another cell).
+    pub fn take_agent(&mut self, mac: u32) -> Option<Box<dyn Agent>> {
+        Some(self.agents[mac as usize].take()?.agent)
+    }
+
     /// Gives the AP's ACK queue a limit of its own (an agent's `ack_queue`).
     pub fn limit_ack_queue(&mut self, packets: u32) {
         self.params.ack_queue_packets = Some(packets);
@@ -317,7 +335,12 @@ impl Bss {
     /// The agent on a MAC's interface, with the MAC's queue as the agent may see and edit it.
     pub fn agent_and_queue(&mut self, mac: u32) -> Option<(&mut AgentSlot, MacQueue<'_>)> {
         let slot = self.agents[mac as usize].as_mut()?;
-        Some((slot, MacQueue(&mut self.macs[mac as usize].queues)))
+        let queue = MacQueue {
+            queues: &mut self.macs[mac as usize].queues,
+            held: &mut self.held,
+            mac,
+        };
+        Some((slot, queue))
     }
 
     fn planner(&mut self) -> Option<&mut dyn AccessPlanner> {
@@ -393,6 +416,17 @@ impl Bss {
         to: u32,
         actions: &mut Actions,
     ) {
+        if let Some(hold) = self.diverted(mac, to) {
+            let frame = Frame {
+                packet,
+                to,
+                queued_at: now,
+                sequence: 0, // numbered when queued again
+                transmitted: false,
+            };
+            self.divert(mac, frame, hold);
+            return;
+        }
         let queue = match (mac, self.planner()) {
             (0, Some(planner)) => planner.classify(&packet.repr) as usize,
             _ => ApQueue::Data as usize,
@@ -653,6 +687,25 @@ impl Bss {
             let (queue, count) = self.selection(mac);
             let payload = self.payload_bytes(mac, queue, 0, count);
             let rts = self.uses_rts(payload);
+            let receiver = self.macs[mac as usize].queues[queue][0].to;
+            if self.is_absent(receiver) {
+                // Nobody answers: no CTS to the RTS, or no ACK to the frame.
+                self.counters.absent_receiver_failures += 1;
+                let airtime = self.unanswered_attempt(now, mac, (queue, count), payload, actions);
+                let failed = FailedFrame {
+                    mac,
+                    queue,
+                    count,
+                    counter: RetryCounter::Short,
+                };
+                self.medium = Medium::Busy {
+                    ifs_ns: self.phy.eifs_ns(),
+                    next_base: slot,
+                    outcome: Outcome::Failure(vec![failed]),
+                };
+                actions.busy_end = Some(now + Duration::from_nanos(airtime + delta));
+                return;
+            }
             let data_at = now + Duration::from_nanos(handshake(rts));
             let data_end = handshake(rts) + phy.data_airtime_ns(payload);
             if rts {
@@ -700,7 +753,8 @@ impl Bss {
                 {
                     // Further frames SIFS apart while the whole exchange fits in the TXOP.
                     while delivered < self.macs[0].queues[queue].len() {
-                        let next = self.macs[0].queues[queue][delivered].msdu_bytes();
+                        let next_frame = self.macs[0].queues[queue][delivered];
+                        let next = next_frame.msdu_bytes();
                         let exchange =
                             self.phy.sifs_ns + self.phy.data_airtime_ns(next) + exchange_tail;
                         if busy + exchange > txop {
@@ -708,8 +762,13 @@ impl Bss {
                         }
                         let frame_bytes = self.phy.mac_overhead_bytes + next;
                         let next_at = now + Duration::from_nanos(busy) + sifs;
-                        if self.errors.corrupts(frame_bytes, &mut self.channel_rng) {
-                            self.counters.channel_errors += 1;
+                        let unanswered = self.is_absent(next_frame.to);
+                        if unanswered || self.errors.corrupts(frame_bytes, &mut self.channel_rng) {
+                            if unanswered {
+                                self.counters.absent_receiver_failures += 1;
+                            } else {
+                                self.counters.channel_errors += 1;
+                            }
                             let carried = delivered..delivered + 1;
                             self.on_air(actions, |b| {
                                 b.data_frame(next_at, 0, queue, carried, true)
@@ -757,14 +816,7 @@ impl Bss {
             for &mac in &transmitters {
                 let (queue, count) = self.selection(mac);
                 let payload = self.payload_bytes(mac, queue, 0, count);
-                let airtime = if self.uses_rts(payload) {
-                    self.on_air(actions, |b| b.rts_frame(now, mac, queue, payload, true));
-                    self.phy.rts_airtime_ns()
-                } else {
-                    self.on_air(actions, |b| b.data_frame(now, mac, queue, 0..count, true));
-                    self.mark_transmitted(mac, queue, 0);
-                    self.phy.data_airtime_ns(payload)
-                };
+                let airtime = self.unanswered_attempt(now, mac, (queue, count), payload, actions);
                 longest = longest.max(airtime);
                 // A failed RTS, or a frame short enough to go without one: the short count.
                 failed.push(FailedFrame {
@@ -786,6 +838,26 @@ impl Bss {
             outcome,
         };
         actions.busy_end = Some(now + Duration::from_nanos(busy_ns));
+    }
+
+    /// An attempt nobody answers (it collides, or its receiver has left): an RTS, or the
+    /// data frame of `count` frames of `queue` when it goes without one; its airtime.
+    fn unanswered_attempt(
+        &mut self,
+        now: Instant,
+        mac: u32,
+        (queue, count): (usize, usize),
+        payload: u32,
+        actions: &mut Actions,
+    ) -> u64 {
+        if self.uses_rts(payload) {
+            self.on_air(actions, |b| b.rts_frame(now, mac, queue, payload, true));
+            self.phy.rts_airtime_ns()
+        } else {
+            self.on_air(actions, |b| b.data_frame(now, mac, queue, 0..count, true));
+            self.mark_transmitted(mac, queue, 0);
+            self.phy.data_airtime_ns(payload)
+        }
     }
 
     fn count_ap_access(&mut self) {
@@ -869,14 +941,21 @@ impl Bss {
                         counter,
                     });
                 }
-                self.draw_backoff(now, mac, next_base);
+                if !self.is_absent(mac) {
+                    self.draw_backoff(now, mac, next_base);
+                }
             }
             Outcome::Failure(failed) => {
                 for frame in failed {
                     self.settle_failure(frame);
-                    self.draw_backoff(now, frame.mac, next_base);
+                    if !self.is_absent(frame.mac) {
+                        self.draw_backoff(now, frame.mac, next_base);
+                    }
                 }
             }
+        }
+        if !self.evict_at_busy_end.is_empty() {
+            self.evict_postponed();
         }
         self.schedule_access(actions);
     }
@@ -949,40 +1028,65 @@ impl Bss {
     }
 }
 
-/// A MAC's queues as its agent sees them: the data queue, then the AP's ACK queue. The head
-/// of each queue is in service (its retries and lifetime belong to it) and is not shown.
-pub struct MacQueue<'a>(&'a mut [VecDeque<Frame>; 2]);
+/// A MAC's queues as its agent sees them: the data queue, then the AP's ACK queue, then the
+/// frames the MAC holds for a station that has left (`roaming`: buffered, they are still the
+/// interface's to send). The head of each queue is in service (its retries and lifetime
+/// belong to it) and is not shown.
+pub struct MacQueue<'a> {
+    queues: &'a mut [VecDeque<Frame>; 2],
+    held: &'a mut Vec<(u32, Frame)>,
+    mac: u32,
+}
+
+/// Where an index of a `MacQueue` points.
+enum Slot {
+    Queued(usize, usize),
+    /// An index into `held`.
+    Held(usize),
+}
 
 impl MacQueue<'_> {
-    fn locate(&self, index: usize) -> Option<(usize, usize)> {
+    fn locate(&self, index: usize) -> Option<Slot> {
         let waiting = |queue: &VecDeque<Frame>| queue.len().saturating_sub(1);
-        let first = waiting(&self.0[0]);
+        let first = waiting(&self.queues[0]);
+        let second = waiting(&self.queues[1]);
         if index < first {
-            Some((0, index + 1))
-        } else if index - first < waiting(&self.0[1]) {
-            Some((1, index - first + 1))
-        } else {
-            None
+            return Some(Slot::Queued(0, index + 1));
         }
+        if index - first < second {
+            return Some(Slot::Queued(1, index - first + 1));
+        }
+        self.held
+            .iter()
+            .enumerate()
+            .filter(|(_, (sender, _))| *sender == self.mac)
+            .nth(index - first - second)
+            .map(|(at, _)| Slot::Held(at))
     }
 }
 
 impl InterfaceQueue for MacQueue<'_> {
     fn len(&self) -> usize {
-        self.0
+        let queued: usize = self
+            .queues
             .iter()
             .map(|queue| queue.len().saturating_sub(1))
-            .sum()
+            .sum();
+        queued + self.held.iter().filter(|(s, _)| *s == self.mac).count()
     }
 
     fn get(&self, index: usize) -> Option<&PacketRepr> {
-        let (queue, at) = self.locate(index)?;
-        Some(&self.0[queue][at].packet.repr)
+        match self.locate(index)? {
+            Slot::Queued(queue, at) => Some(&self.queues[queue][at].packet.repr),
+            Slot::Held(at) => Some(&self.held[at].1.packet.repr),
+        }
     }
 
     fn remove(&mut self, index: usize) -> Option<PacketRepr> {
-        let (queue, at) = self.locate(index)?;
-        self.0[queue].remove(at).map(|frame| frame.packet.repr)
+        match self.locate(index)? {
+            Slot::Queued(queue, at) => self.queues[queue].remove(at).map(|f| f.packet.repr),
+            Slot::Held(at) => Some(self.held.remove(at).1.packet.repr),
+        }
     }
 }
 
@@ -998,5 +1102,6 @@ fn a_msdu_bytes(msdus: impl Iterator<Item = u32>) -> u32 {
 }
 
 mod capture;
+mod roaming;
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,8 @@
 //! Scenario builders shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod park;
+
 use airtcp_sim::{run_json, RunOptions, RunResult};
 use serde_json::{json, Value};
 

@@ -1,17 +1,22 @@
 //! Mobile hosts that move between base stations: when each handoff happens and how its steps
 //! follow one another (paper 001, Fig 1; the procedure of Cáceres and Iftode).
 //!
-//! A mobile's cells are its links, one to each base station; it is attached to one at a
-//! time. A handoff starts when the mobile loses its cell (`detach`): both directions of that
-//! link go down. The mobile hears the new base station's next beacon (beacons every
+//! A mobile has a cell at each of several base stations (`cells`: a link, or a BSS in
+//! which it is a station); it is attached to one at a time. A handoff starts when the mobile
+//! loses its cell (`detach`): both directions of that link go down, or it leaves the BSS.
+//! Once in the new cell's range it hears the new base station's next beacon (beacons every
 //! `beacon_interval`, from time 0), greets it (`greeting` later the new base station knows),
 //! and the new base station informs the old one (`inform` later: the old base station learns
 //! of the handoff only now). The old base station answers with the routing state and sends
 //! on what it holds for the mobile (`adjust` later): from then on the network routes the
 //! mobile's traffic through the new cell, whose base station (greeted by the mobile) holds it
-//! until the mobile's link there is up (`attach`). Without a set duration the attach is the adjust; with one,
-//! the attach comes that long after the detach and the messages keep their latencies, so the
-//! inform and adjust may come after it (the mobile is then reachable only once they do).
+//! until the mobile's link there is up (`attach`). Without a set duration the attach is the
+//! adjust; with one, the attach comes that long after the detach and the messages keep their
+//! latencies, so the inform and adjust may come after it (the mobile is then reachable only
+//! once they do).
+//!
+//! Handoffs come from a schedule (`handoffs`: time, cell, duration) or from the mobile's
+//! `movement` through the cells' ranges (`movement`).
 //!
 //! While detached, packets sent over the lost cell are lost, or held at their sender
 //! (`Detached::Buffer`, as paper 001's experiment does) and sent on at the adjust.
@@ -21,12 +26,17 @@
 //! cycles decides much of what it costs (paper 001, §V on Fig 5), so replications should
 //! not all put it at the same nanosecond.
 
-use airtcp_proto::time::seconds;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConfigError, Scenario};
 use crate::rng::Stream;
+
+mod cells;
+mod movement;
+mod validate;
+
+pub use cells::{Cell, CellPath};
+pub use movement::{Coverage, Movement, Waypoint};
 
 /// What becomes of packets sent over a cell the mobile has left.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -74,7 +84,7 @@ pub struct HandoffConfig {
     pub duration_ns: Option<u64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MobileConfig {
     pub node: usize,
@@ -92,6 +102,10 @@ pub struct MobileConfig {
     pub handoff_jitter_ns: u64,
     #[serde(default)]
     pub handoffs: Vec<HandoffConfig>,
+    /// The mobile's path and the cells' coverage, from which the handoffs follow (instead
+    /// of `handoffs`).
+    #[serde(default)]
+    pub movement: Option<Movement>,
 }
 
 /// The times of one handoff's steps, in ns.
@@ -130,7 +144,7 @@ fn next_beacon(at: u64, interval: u64) -> u64 {
 }
 
 impl MobileConfig {
-    /// Each handoff's delay after its `at_ns`, drawn from `rng` within the jitter.
+    /// Each scheduled handoff's delay after its `at_ns`, drawn from `rng` within the jitter.
     pub fn draw_delays(&self, rng: &mut Stream) -> Vec<u64> {
         let jitter = self.handoff_jitter_ns;
         self.handoffs
@@ -145,186 +159,73 @@ impl MobileConfig {
             .collect()
     }
 
-    /// The timeline of every handoff, in order, each started `delays[i]` after its `at_ns`.
-    pub fn timeline(&self, delays: &[u64]) -> Vec<Handoff> {
-        let p = &self.procedure;
+    /// The timeline of every handoff in a run that ends at `end_ns`, in order: the
+    /// scheduled ones, each started `delays[i]` after its `at_ns`, or those the movement
+    /// makes.
+    pub fn timeline(&self, delays: &[u64], end_ns: u64) -> Vec<Handoff> {
+        if let Some(movement) = &self.movement {
+            return movement.handoffs(self, end_ns);
+        }
         let mut cell = self.attached;
         self.handoffs
             .iter()
             .zip(delays)
             .map(|(h, delay)| {
                 let detach_ns = h.at_ns + delay;
-                let beacon_ns = next_beacon(detach_ns, p.beacon_interval_ns);
-                let greeting_ns = beacon_ns + p.greeting_ns;
-                let inform_ns = greeting_ns + p.inform_ns;
-                let adjust_ns = inform_ns + p.adjust_ns;
-                let attach_ns = match h.duration_ns.or(self.handoff_duration_ns) {
-                    Some(duration) => detach_ns + duration,
-                    None => adjust_ns,
-                };
-                let handoff = Handoff {
-                    from: cell,
-                    to: h.to,
-                    detach_ns,
-                    beacon_ns,
-                    greeting_ns,
-                    inform_ns,
-                    adjust_ns,
-                    attach_ns,
-                };
+                let handoff = self.handoff(
+                    cell,
+                    Planned {
+                        detach_ns,
+                        to: h.to,
+                        in_range_ns: detach_ns,
+                        duration_ns: h.duration_ns.or(self.handoff_duration_ns),
+                    },
+                );
                 cell = h.to;
                 handoff
             })
             .collect()
     }
+
+    /// The steps of a handoff from the cell of base station `from`: the mobile hears the
+    /// first beacon once it is in the new cell's range, then the messages follow.
+    fn handoff(&self, from: usize, planned: Planned) -> Handoff {
+        let p = &self.procedure;
+        let Planned {
+            detach_ns,
+            to,
+            in_range_ns,
+            duration_ns,
+        } = planned;
+        let beacon_ns = next_beacon(detach_ns.max(in_range_ns), p.beacon_interval_ns);
+        let greeting_ns = beacon_ns + p.greeting_ns;
+        let inform_ns = greeting_ns + p.inform_ns;
+        let adjust_ns = inform_ns + p.adjust_ns;
+        let attach_ns = match duration_ns {
+            Some(duration) => detach_ns + duration,
+            None => adjust_ns,
+        };
+        Handoff {
+            from,
+            to,
+            detach_ns,
+            beacon_ns,
+            greeting_ns,
+            inform_ns,
+            adjust_ns,
+            attach_ns,
+        }
+    }
 }
 
-impl MobileConfig {
-    /// The mobile's cells: for each of its links, the base station at the other end and the
-    /// channel from it to the mobile (link i is channel 2i from `a`, 2i + 1 from `b`).
-    pub fn cells(&self, scenario: &Scenario) -> Vec<(usize, u32)> {
-        scenario
-            .links
-            .iter()
-            .enumerate()
-            .filter_map(|(i, link)| {
-                let a_to_b = 2 * i as u32;
-                match (link.a == self.node, link.b == self.node) {
-                    (true, _) => Some((link.b, a_to_b + 1)),
-                    (_, true) => Some((link.a, a_to_b)),
-                    _ => None,
-                }
-            })
-            .collect()
-    }
-
-    /// The rules a mobile must follow; `key` is its place (`mobiles[0]`).
-    pub fn validate(&self, scenario: &Scenario, key: &str) -> Result<(), ConfigError> {
-        let fail = |at: String, message: String| Err(ConfigError { key: at, message });
-        let names = &scenario.nodes;
-        let known = |node: usize| node < names.len();
-        if !known(self.node) || !known(self.attached) {
-            return fail(key.into(), "must name existing nodes".into());
-        }
-        let mobile = &names[self.node];
-        if scenario
-            .mobiles
-            .iter()
-            .take_while(|m| !std::ptr::eq(*m, self))
-            .any(|m| m.node == self.node)
-        {
-            return fail(
-                format!("{key}.node"),
-                format!("{mobile} is already a mobile"),
-            );
-        }
-        let in_wlan = scenario
-            .wlans
-            .iter()
-            .any(|w| w.ap == self.node || w.stations.contains(&self.node));
-        if in_wlan {
-            return fail(
-                format!("{key}.node"),
-                format!("{mobile} is in a WLAN; a mobile's cells are its links"),
-            );
-        }
-        let cells = self.cells(scenario);
-        let stations: Vec<usize> = cells.iter().map(|&(bs, _)| bs).collect();
-        if let Some(twice) = stations
-            .iter()
-            .enumerate()
-            .find_map(|(i, bs)| stations[..i].contains(bs).then_some(*bs))
-        {
-            return fail(
-                format!("{key}.node"),
-                format!(
-                    "two links join {mobile} and {}; a cell is one link",
-                    names[twice]
-                ),
-            );
-        }
-        let list = || {
-            let cells: Vec<&str> = stations.iter().map(|&bs| names[bs].as_str()).collect();
-            format!("{mobile}'s cells (its links) are: {}", cells.join(", "))
-        };
-        if !stations.contains(&self.attached) {
-            return fail(
-                format!("{key}.attached"),
-                format!(
-                    "{} is not a cell of {mobile}; {}",
-                    names[self.attached],
-                    list()
-                ),
-            );
-        }
-        if self.procedure.beacon_interval_ns == 0 {
-            return fail(
-                format!("{key}.procedure.beacon_interval_ns"),
-                "must be positive".into(),
-            );
-        }
-        if self.handoff_duration_ns == Some(0) {
-            return fail(
-                format!("{key}.handoff_duration_ns"),
-                "must be positive".into(),
-            );
-        }
-        // The latest each handoff can end is with its whole jitter; the next must start after.
-        let jitter = self.handoff_jitter_ns;
-        let latest = self.timeline(&vec![jitter; self.handoffs.len()]);
-        let mut cell = self.attached;
-        let mut free_from = 0;
-        for (handoff, (j, h)) in latest.iter().zip(self.handoffs.iter().enumerate()) {
-            let at = format!("{key}.handoffs[{j}]");
-            if !known(h.to) || !stations.contains(&h.to) {
-                return fail(
-                    format!("{at}.to"),
-                    format!("not a cell of {mobile}; {}", list()),
-                );
-            }
-            if h.to == cell {
-                return fail(
-                    format!("{at}.to"),
-                    format!("{mobile} is already in {}'s cell then", names[cell]),
-                );
-            }
-            if h.duration_ns == Some(0) {
-                return fail(format!("{at}.duration_ns"), "must be positive".into());
-            }
-            let with_jitter = |what: &str| {
-                if jitter == 0 {
-                    String::new()
-                } else {
-                    format!(" {what} {} s of handoff_jitter", seconds(jitter))
-                }
-            };
-            if h.at_ns < free_from {
-                return fail(
-                    format!("{at}.at_ns"),
-                    format!(
-                        "{} s is before the previous handoff ends ({} s{})",
-                        seconds(h.at_ns),
-                        seconds(free_from),
-                        with_jitter("with its")
-                    ),
-                );
-            }
-            if handoff.detach_ns >= scenario.duration_ns {
-                return fail(
-                    format!("{at}.at_ns"),
-                    format!(
-                        "{} s{} is not before the end of the run ({} s)",
-                        seconds(h.at_ns),
-                        with_jitter("plus"),
-                        seconds(scenario.duration_ns)
-                    ),
-                );
-            }
-            free_from = handoff.end_ns();
-            cell = h.to;
-        }
-        Ok(())
-    }
+/// A handoff before its steps are timed: when the mobile leaves its cell, for which base
+/// station's, from when it is in that cell's range, and its set duration if any.
+#[derive(Clone, Copy, Debug)]
+struct Planned {
+    detach_ns: u64,
+    to: usize,
+    in_range_ns: u64,
+    duration_ns: Option<u64>,
 }
 
 #[cfg(test)]
@@ -347,6 +248,7 @@ mod tests {
             handoff_duration_ns: None,
             handoff_jitter_ns: 0,
             handoffs,
+            movement: None,
         }
     }
 
@@ -364,7 +266,7 @@ mod tests {
                 duration_ns: None,
             },
         ])
-        .timeline(&[0, 0]);
+        .timeline(&[0, 0], u64::MAX);
         assert_eq!(
             timeline[0],
             Handoff {
@@ -391,7 +293,7 @@ mod tests {
             to: 2,
             duration_ns: Some(10 * MS),
         }])
-        .timeline(&[0])[0];
+        .timeline(&[0], u64::MAX)[0];
         assert_eq!(short.attach_ns, 2_560 * MS);
         assert_eq!(
             short.inform_ns,
@@ -404,7 +306,7 @@ mod tests {
             to: 2,
             duration_ns: Some(1_000 * MS),
         }])
-        .timeline(&[0])[0];
+        .timeline(&[0], u64::MAX)[0];
         assert_eq!(long.duration_ns(), 1_000 * MS);
         assert!(long.inform_ns < long.adjust_ns && long.adjust_ns < long.attach_ns);
     }

@@ -1,0 +1,162 @@
+//! Paper 001's handoffs with 802.11 cells: the mobile is a station of two BSSs (one per base
+//! station, each on its own channel) and moves from one to the other. What a departed
+//! station costs its old AP, frames held and sent on, freeze and Snoop on an AP serving other
+//! stations too, and handoffs that follow from movement through the cells' ranges.
+
+mod common;
+
+use common::park::{
+    bss, changed_windows, park, two_handoffs, window_over_time, with_agent, Cells, BS1, MH,
+};
+use common::{run, S};
+use serde_json::{json, Value};
+
+#[test]
+fn the_mobile_moves_from_one_bss_to_the_other_and_back() {
+    let summary = run(&park(Cells::Wlans, two_handoffs(), "buffer", 0, 10)).summary;
+    let mobile = &summary.mobiles[0];
+    assert_eq!(mobile.handoffs.len(), 2);
+    assert!(mobile.handoffs.iter().all(|h| h.completed));
+    assert!(mobile.forwarded_packets > 0, "{mobile:?}");
+    let flow = &summary.flows[0];
+    assert!(flow.goodput_bps > 0.5e6, "{flow:?}");
+    // Both BSSs carried the flow: before 2.5 s and after 8 s through bs1, between through bs2.
+    for wlan in &summary.wlans {
+        assert!(wlan.counters.delivered_msdus > 500, "{wlan:?}");
+        assert_eq!(wlan.counters.absent_receiver_failures, 0, "held, not sent");
+    }
+}
+
+#[test]
+fn the_old_ap_keeps_sending_to_a_departed_station_until_its_retry_limit() {
+    let summary = run(&park(Cells::Wlans, two_handoffs(), "lose", 0, 10)).summary;
+    let old = &summary.wlans[0].counters;
+    assert!(old.absent_receiver_failures >= 7, "{old:?}");
+    assert!(old.retry_drops >= 1, "{old:?}");
+    assert_eq!(summary.mobiles[0].forwarded_packets, 0);
+    assert!(summary.flows[0].timeouts >= 2, "{:?}", summary.flows[0]);
+}
+
+#[test]
+fn freeze_keeps_the_senders_window_through_wlan_handoffs() {
+    for mode in ["lose", "buffer"] {
+        let mut scenario = with_agent(
+            park(Cells::Wlans, two_handoffs(), mode, 0, 10),
+            "snoop_freeze",
+        );
+        scenario["flows"][0]["app"]["tcp"]["zero_window"] = json!("hold");
+        let (flow, samples) = window_over_time(&scenario);
+        assert_eq!(
+            (flow.timeouts, flow.retransmissions, flow.duplicate_acks),
+            (0, 0, 0),
+            "{mode}: {flow:?}"
+        );
+        assert_eq!(changed_windows(&samples, 1.0), [], "{mode}");
+        let standard = run(&park(Cells::Wlans, two_handoffs(), mode, 0, 10)).summary;
+        assert!(
+            standard.flows[0].timeouts >= 2,
+            "{mode}: {:?}",
+            standard.flows[0]
+        );
+    }
+}
+
+#[test]
+fn freeze_acts_for_the_mobile_only_on_an_ap_with_other_stations() {
+    // A second station in bs1's BSS downloads too; bs1's agent must neither freeze its
+    // sender nor send its cached segments on when the mobile hands off.
+    let stay = 5;
+    let mut scenario = park(Cells::Wlans, two_handoffs(), "buffer", 0, 10);
+    scenario["nodes"].as_array_mut().unwrap().push(json!("sta"));
+    scenario["wlans"][0] = bss(BS1, &[MH, stay]);
+    let mut other = scenario["flows"][0].clone();
+    other["name"] = json!("stay");
+    other["dst"] = json!(stay);
+    scenario["flows"].as_array_mut().unwrap().push(other);
+    let stays = |kind: &str| run(&with_agent(scenario.clone(), kind)).summary.flows[1].clone();
+    let (frozen, standard) = (stays("freeze"), stays("none"));
+    assert_eq!(frozen.duplicate_acks, 0, "{frozen:?}");
+    assert_eq!(
+        frozen.retransmissions, standard.retransmissions,
+        "{frozen:?}"
+    );
+}
+
+/// mh drives along the x axis at 30 m/s past bs1 (at 0 m) and bs2 (at 250 m), each reaching
+/// `range` metres.
+fn drive(range: f64, duration_s: u64) -> Value {
+    let mut scenario = park(Cells::Wlans, json!([]), "buffer", 0, duration_s);
+    scenario["mobiles"][0]["movement"] = json!({
+        "path": [{"at_ns": 0, "x_m": 0.0, "y_m": 0.0}, {"at_ns": 10 * S, "x_m": 300.0, "y_m": 0.0}],
+        "cells": [{"base_station": BS1, "x_m": 0.0, "y_m": 0.0, "range_m": range},
+                  {"base_station": 3, "x_m": 250.0, "y_m": 0.0, "range_m": range}],
+    });
+    scenario
+}
+
+#[test]
+fn a_gap_between_cells_lengthens_the_handoff() {
+    // Out of bs1's range at 120 m (4 s), in bs2's from 130 m (4.333 s): the mobile hears
+    // bs2's first beacon after that, then greets it and the routes follow.
+    let summary = run(&drive(120.0, 10)).summary;
+    let handoffs = &summary.mobiles[0].handoffs;
+    assert_eq!(handoffs.len(), 1, "{handoffs:?}");
+    let h = &handoffs[0];
+    assert_eq!((h.from.as_str(), h.to.as_str()), ("bs1", "bs2"));
+    assert!((h.detach_s - 4.0).abs() < 1e-6, "{h:?}");
+    let beacon = (4.0 + 1.0 / 3.0f64) / 0.1024;
+    assert!((h.beacon_s - beacon.ceil() * 0.1024).abs() < 1e-6, "{h:?}");
+    assert!((h.attach_s - (h.beacon_s + 0.005)).abs() < 1e-6, "{h:?}");
+    // Overlapping cells: the handoff at the edge of bs1 goes straight to bs2.
+    let overlap = run(&drive(140.0, 10)).summary;
+    let h = &overlap.mobiles[0].handoffs[0];
+    assert!((h.detach_s - 140.0 / 30.0).abs() < 1e-6, "{h:?}");
+    assert!(h.beacon_s - h.detach_s <= 0.1024, "{h:?}");
+}
+
+#[test]
+fn a_mobile_that_leaves_all_coverage_never_reattaches() {
+    let mut scenario = drive(100.0, 10);
+    scenario["mobiles"][0]["movement"]["cells"][1]["x_m"] = json!(1_000.0);
+    let summary = run(&scenario).summary;
+    let h = &summary.mobiles[0].handoffs[0];
+    assert!((h.detach_s - 100.0 / 30.0).abs() < 1e-6, "{h:?}");
+    assert!(!h.completed, "{h:?}");
+    let flow = &summary.flows[0];
+    assert!(
+        flow.bytes_delivered > 0 && flow.bytes_delivered < 10 * 1_500_000 / 8,
+        "{flow:?}"
+    );
+}
+
+#[test]
+fn the_byte_stream_is_exact_through_movement_with_every_agent() {
+    for kind in [
+        "none",
+        "snoop",
+        "freeze",
+        "snoop_freeze",
+        "mtcp",
+        "fast_retransmit",
+    ] {
+        for mode in ["lose", "buffer"] {
+            // Out and back: bs1, a gap, bs2, and bs1 again on the way back.
+            let mut scenario = with_agent(drive(120.0, 60), kind);
+            scenario["mobiles"][0]["while_detached"] = json!(mode);
+            scenario["mobiles"][0]["movement"]["path"] = json!([
+                {"at_ns": 0, "x_m": 0.0, "y_m": 0.0},
+                {"at_ns": 10 * S, "x_m": 300.0, "y_m": 0.0},
+                {"at_ns": 20 * S, "x_m": 0.0, "y_m": 0.0},
+            ]);
+            scenario["flows"][0]["app"]["bytes"] = json!(2_000_000);
+            let summary = run(&scenario).summary;
+            assert_eq!(summary.mobiles[0].handoffs.len(), 2, "{kind} {mode}");
+            let flow = &summary.flows[0];
+            assert_eq!(
+                (flow.completed, flow.bytes_delivered),
+                (Some(true), 2_000_000),
+                "{kind} {mode}: {flow:?}"
+            );
+        }
+    }
+}
