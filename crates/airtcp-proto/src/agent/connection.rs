@@ -72,10 +72,10 @@ impl<T: Default> Connections<T> {
     }
 
     /// The states of the connections whose receiver (the mobile) `signal` concerns.
-    pub fn concerned_by(&mut self, signal: Signal<'_>) -> impl Iterator<Item = &mut T> {
+    pub fn concerned_by<'s>(&'s mut self, signal: Signal<'s>) -> impl Iterator<Item = &'s mut T> {
         self.entries
             .iter_mut()
-            .filter(move |(key, _)| signal.host.is_none_or(|host| host == key.receiver.0))
+            .filter(move |(key, _)| signal.concerns(key.receiver.0))
             .map(|(_, state)| state)
     }
 }

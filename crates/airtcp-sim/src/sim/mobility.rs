@@ -7,9 +7,8 @@
 //! the new cell's interface. At the attach the new link comes up and the new base station's
 //! agent and the mobile's hear `attach`.
 
-use airtcp_proto::Instant;
-
 use airtcp_proto::agent::Signal;
+use airtcp_proto::Instant;
 
 use super::{Event, Simulation};
 use crate::interface::opposite;

@@ -698,12 +698,9 @@ impl Bss {
                     count,
                     counter: RetryCounter::Short,
                 };
-                self.medium = Medium::Busy {
-                    ifs_ns: self.phy.eifs_ns(),
-                    next_base: slot,
-                    outcome: Outcome::Failure(vec![failed]),
-                };
-                actions.busy_end = Some(now + Duration::from_nanos(airtime + delta));
+                let outcome = Outcome::Failure(vec![failed]);
+                let eifs = self.phy.eifs_ns();
+                self.go_busy(now, slot, (airtime + delta, eifs, outcome), actions);
                 return;
             }
             let data_at = now + Duration::from_nanos(handshake(rts));
@@ -832,6 +829,18 @@ impl Bss {
                 Outcome::Failure(failed),
             )
         };
+        self.go_busy(now, slot, (busy_ns, ifs_ns, outcome), actions);
+    }
+
+    /// The medium is busy for `busy_ns` from `now`, then idle after `ifs_ns`, with this
+    /// outcome to settle; counting resumes from idle slot `slot`.
+    fn go_busy(
+        &mut self,
+        now: Instant,
+        slot: u64,
+        (busy_ns, ifs_ns, outcome): (u64, u64, Outcome),
+        actions: &mut Actions,
+    ) {
         self.medium = Medium::Busy {
             ifs_ns,
             next_base: slot,
@@ -1013,18 +1022,24 @@ impl Bss {
 
     /// Removes the head frame of a queue after success or drop; the contention window resets.
     fn pop_head(&mut self, mac: u32, queue: usize) -> Frame {
-        let cw_min = self.phy.cw_min;
         let station = &mut self.macs[mac as usize];
         let frame = station.queues[queue]
             .pop_front()
             .expect("head frame exists");
-        station.short_retries = 0;
-        station.long_retries = 0;
-        station.cw = cw_min;
         if station.queues.iter().all(VecDeque::is_empty) {
             self.holding -= 1;
         }
+        self.reset_retries(mac);
         frame
+    }
+
+    /// A new head frame: no retries yet, the contention window back at its minimum.
+    fn reset_retries(&mut self, mac: u32) {
+        let cw_min = self.phy.cw_min;
+        let station = &mut self.macs[mac as usize];
+        station.short_retries = 0;
+        station.long_retries = 0;
+        station.cw = cw_min;
     }
 }
 

@@ -66,25 +66,26 @@ impl Bss {
     /// queued again, and it contends for what it has.
     pub fn join(&mut self, now: Instant, mac: u32, actions: &mut Actions) {
         self.absent[mac as usize] = None;
-        let (again, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.held)
-            .into_iter()
-            .partition(|&(sender, frame)| concerns(mac, sender, &frame));
-        self.held = kept;
-        for (sender, frame) in again {
+        for (sender, frame) in self.take_held_frames(mac) {
             self.enqueue(now, sender, frame.packet, frame.to, actions);
         }
     }
 
     /// The frames held for or from station `mac`, each with the node that sends it on.
     pub fn take_held(&mut self, mac: u32) -> Vec<(usize, Packet)> {
-        let (taken, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.held)
-            .into_iter()
-            .partition(|&(sender, frame)| concerns(mac, sender, &frame));
-        self.held = kept;
-        taken
+        self.take_held_frames(mac)
             .into_iter()
             .map(|(sender, frame)| (self.macs[sender as usize].node, frame.packet))
             .collect()
+    }
+
+    /// Takes out of `held` station `mac`'s frames and the AP's for it, with their senders.
+    fn take_held_frames(&mut self, mac: u32) -> Vec<(u32, Frame)> {
+        let (taken, kept) = std::mem::take(&mut self.held)
+            .into_iter()
+            .partition(|&(sender, frame)| sender == mac || (sender == 0 && frame.to == mac));
+        self.held = kept;
+        taken
     }
 
     /// Whether a frame `sender` queues for `to` is to be held or dropped instead: `Some(true)`
@@ -163,17 +164,4 @@ impl Bss {
             self.divert(0, frame, hold);
         }
     }
-
-    fn reset_retries(&mut self, mac: u32) {
-        let cw_min = self.phy.cw_min;
-        let station = &mut self.macs[mac as usize];
-        station.short_retries = 0;
-        station.long_retries = 0;
-        station.cw = cw_min;
-    }
-}
-
-/// Whether a held frame from `sender` is one of station `mac`'s or the AP's for it.
-fn concerns(mac: u32, sender: u32, frame: &Frame) -> bool {
-    sender == mac || (sender == 0 && frame.to == mac)
 }
