@@ -18,6 +18,8 @@ COLUMNS = {
     "ssthresh_bytes": "<f8",
     "srtt_ms": "<f8",
     "bytes_acked": "<u8",
+    "acks_sent": "<u8",
+    "acks_received": "<u8",
     "goodput_bps": "<f8",
     "in_handoff": "?",
 }

@@ -506,6 +506,7 @@ fn closed_socket_answers_with_reset() {
         window: 100,
         mss: None,
         window_scale: None,
+        compaction: None,
         payload_len: 0,
     };
     closed.handle_segment(Instant::ZERO, &fin);

@@ -179,10 +179,13 @@ fn series_columns(py: Python<'_>, series: TimeSeries) -> PyResult<Bound<'_, PyDi
     ] {
         out.set_item(name, column(py, values, f64::to_le_bytes)?)?;
     }
-    out.set_item(
-        "bytes_acked",
-        column(py, series.bytes_acked, u64::to_le_bytes)?,
-    )?;
+    for (name, values) in [
+        ("bytes_acked", series.bytes_acked),
+        ("acks_sent", series.acks_sent),
+        ("acks_received", series.acks_received),
+    ] {
+        out.set_item(name, column(py, values, u64::to_le_bytes)?)?;
+    }
     out.set_item(
         "in_handoff",
         column(py, series.in_handoff, |b| [u8::from(b)])?,

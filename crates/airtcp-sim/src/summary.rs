@@ -19,6 +19,9 @@ pub struct Summary {
     /// Mobile hosts and their handoffs (left out when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mobiles: Vec<MobileSummary>,
+    /// What the agents that count something did (left out when none does).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<AgentSummary>,
     pub events: u64,
     /// Excluded from reproducibility checks: it depends on the machine.
     pub wall_time_s: f64,
@@ -70,6 +73,15 @@ pub struct LinkSummary {
     pub lost: u64,
 }
 
+/// An agent on a node's interface and its counters (`airtcp_proto::agent::Agent::counters`).
+#[derive(Clone, Debug, Serialize)]
+pub struct AgentSummary {
+    pub node: String,
+    pub interface: String,
+    pub kind: &'static str,
+    pub counters: std::collections::BTreeMap<&'static str, u64>,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct MobileSummary {
     pub node: String,
@@ -94,7 +106,7 @@ pub struct HandoffSummary {
     pub completed: bool,
 }
 
-/// Column-wise per-flow samples, 49 bytes each (`crate::limits::SERIES_SAMPLE_BYTES`): the
+/// Column-wise per-flow samples, 65 bytes each (`crate::limits::SERIES_SAMPLE_BYTES`): the
 /// flow is an index into `flow_names`, and the columns go to Python as raw arrays.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct TimeSeries {
@@ -107,6 +119,10 @@ pub struct TimeSeries {
     /// NaN before the first RTT sample.
     pub srtt_ms: Vec<f64>,
     pub bytes_acked: Vec<u64>,
+    /// Segments the receiver has sent (its ACKs, for a one-way transfer), so far.
+    pub acks_sent: Vec<u64>,
+    /// Segments the sender has received (the ACKs that reached it), so far.
+    pub acks_received: Vec<u64>,
     pub goodput_bps: Vec<f64>,
     /// A mobile end of the flow is in a handoff (from its detach until it is reachable).
     pub in_handoff: Vec<bool>,
@@ -121,6 +137,8 @@ pub struct Sample {
     pub ssthresh_bytes: f64,
     pub srtt_ms: f64,
     pub bytes_acked: u64,
+    pub acks_sent: u64,
+    pub acks_received: u64,
     pub goodput_bps: f64,
     pub in_handoff: bool,
 }
@@ -133,6 +151,8 @@ impl TimeSeries {
         self.ssthresh_bytes.push(sample.ssthresh_bytes);
         self.srtt_ms.push(sample.srtt_ms);
         self.bytes_acked.push(sample.bytes_acked);
+        self.acks_sent.push(sample.acks_sent);
+        self.acks_received.push(sample.acks_received);
         self.goodput_bps.push(sample.goodput_bps);
         self.in_handoff.push(sample.in_handoff);
     }
@@ -175,6 +195,8 @@ mod tests {
             ssthresh_bytes,
             srtt_ms,
             bytes_acked,
+            acks_sent,
+            acks_received,
             goodput_bps,
             in_handoff,
         } = TimeSeries::default();
@@ -185,6 +207,8 @@ mod tests {
             element(&ssthresh_bytes),
             element(&srtt_ms),
             element(&bytes_acked),
+            element(&acks_sent),
+            element(&acks_received),
             element(&goodput_bps),
             element(&in_handoff),
         ];

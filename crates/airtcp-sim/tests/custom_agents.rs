@@ -103,6 +103,7 @@ impl Agent for AckEveryData {
                 window: u16::MAX,
                 mss: None,
                 window_scale: None,
+                compaction: None,
                 payload_len: 0,
             }),
         });

@@ -61,6 +61,10 @@ impl Agent for Chain {
             agent.handle_signal(now, signal, queue);
         }
     }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        self.agents.iter().flat_map(|a| a.counters()).collect()
+    }
 }
 
 #[cfg(test)]

@@ -262,6 +262,7 @@ pub(crate) mod tests {
                 window: 1000,
                 mss: None,
                 window_scale: None,
+                compaction: None,
                 payload_len,
             }),
         }

@@ -3,7 +3,8 @@
 //! agents: paper 000's ACK policies at an 802.11 AP (`dcf`, `ack_priority`, `txop_burst`,
 //! `ack_aggregation`, and `adaptive`, its future work); paper 001's base-station agents
 //! (`snoop`, `freeze`, `snoop_freeze`) and its baselines (`mtcp` at the base station,
-//! `fast_retransmit` on the mobile); later the ACK filters and regenerators of paper 003.
+//! `fast_retransmit` on the mobile); paper 003's ACK filter and regenerators at the two
+//! ends of a slow uplink (`af`, `ar`, `acc`, `dar`).
 //!
 //! The driver (the simulator, later the emulator on real packets) calls, for an agent on an
 //! interface:
@@ -23,15 +24,22 @@
 
 mod access;
 mod ack_aggregation;
+mod ack_compaction;
+pub mod ack_filter;
+mod ack_gaps;
 mod ack_priority;
+mod ack_reconstruction;
 mod adaptive;
 mod chain;
 pub mod connection;
+mod dar;
 mod dcf;
 mod fast_retransmit;
 mod freeze;
 mod mtcp;
 mod none;
+pub mod regenerator;
+pub mod sequence_list;
 mod snoop;
 mod txop_burst;
 
@@ -40,9 +48,14 @@ use core::time::Duration;
 
 pub use access::{AccessPlan, AccessPlanner, ApQueue, ApView, ChannelEvent};
 pub use ack_aggregation::AckAggregation;
+pub use ack_compaction::AckCompaction;
+pub use ack_filter::AckFilter;
+pub use ack_gaps::{AckGaps, GAP_SAMPLES};
 pub use ack_priority::AckPriority;
+pub use ack_reconstruction::{AckReconstruction, ACK_THRESHOLD};
 pub use adaptive::AdaptivePriority;
 pub use chain::Chain;
+pub use dar::{Dar, DarStats};
 pub use dcf::PlainDcf;
 pub use fast_retransmit::FastRetransmit;
 pub use freeze::Freeze;
@@ -177,6 +190,11 @@ pub trait Agent: fmt::Debug + Send {
     fn access_planner(&mut self) -> Option<&mut dyn AccessPlanner> {
         None
     }
+
+    /// What the agent has done, by name (`filtered_acks`, ...), for the run's summary.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// Kinds that plan an 802.11 AP's channel access, so they only sit on an AP's WLAN side.
@@ -201,6 +219,10 @@ pub const AGENTS: &[&str] = &[
     "snoop_freeze",
     "mtcp",
     "fast_retransmit",
+    "af",
+    "ar",
+    "acc",
+    "dar",
 ];
 
 pub fn plans_access(kind: &str) -> bool {
@@ -264,6 +286,10 @@ pub fn by_name(name: &str, settings: AgentSettings) -> Option<Box<dyn Agent>> {
         )),
         "mtcp" => Box::new(Mtcp::new(Duration::from_nanos(settings.silence_ns))),
         "fast_retransmit" => Box::new(FastRetransmit::new(settings.duplicate_acks)),
+        "af" => Box::new(AckFilter::default()),
+        "ar" => Box::new(AckReconstruction::default()),
+        "acc" => Box::new(AckCompaction::default()),
+        "dar" => Box::new(Dar::default()),
         _ => return None,
     })
 }
@@ -294,6 +320,7 @@ pub(crate) mod tests {
                 window: 100,
                 mss: None,
                 window_scale: None,
+                compaction: None,
                 payload_len,
             }),
         }
@@ -305,6 +332,8 @@ pub(crate) mod tests {
         fin: false,
         rst: false,
         psh: false,
+        ece: false,
+        cwr: false,
     };
 
     /// A TCP pure ACK to `dst`.

@@ -216,6 +216,17 @@ impl Agent for Snoop {
             c.deadline = Some(now + c.rto(min_rto));
         }
     }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("local_retransmissions", self.stats.local_retransmissions),
+            (
+                "suppressed_duplicate_acks",
+                self.stats.suppressed_duplicate_acks,
+            ),
+            ("timer_retransmissions", self.stats.timer_retransmissions),
+        ]
+    }
 }
 
 #[cfg(test)]

@@ -1088,6 +1088,7 @@ impl TcpSocket {
             window: self.advertise_window(),
             mss: None,
             window_scale: None,
+            compaction: None,
             payload_len,
         }
     }

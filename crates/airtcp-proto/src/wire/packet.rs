@@ -3,11 +3,11 @@
 use core::fmt;
 
 use etherparse::{
-    IpNumber, Ipv4Header, NetSlice, SlicedPacket, TcpHeader, TcpOptionElement, TransportSlice,
-    UdpHeader,
+    IpNumber, Ipv4Header, NetSlice, SlicedPacket, TcpHeader, TcpOptionElement, TcpOptionReadError,
+    TcpOptionsIterator, TransportSlice, UdpHeader,
 };
 
-use super::tcp::{TcpFlags, TcpRepr};
+use super::tcp::{Compaction, TcpFlags, TcpRepr};
 use crate::seq::SeqNumber;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,15 +151,7 @@ impl PacketRepr {
         };
         let transport = match &sliced.transport {
             Some(TransportSlice::Tcp(tcp)) => {
-                let mut mss = None;
-                let mut window_scale = None;
-                for option in tcp.options_iterator() {
-                    match option.map_err(|e| ParseError::Malformed(e.to_string()))? {
-                        TcpOptionElement::MaximumSegmentSize(value) => mss = Some(value),
-                        TcpOptionElement::WindowScale(shift) => window_scale = Some(shift),
-                        _ => {}
-                    }
-                }
+                let options = read_options(tcp.options())?;
                 TransportRepr::Tcp(TcpRepr {
                     src_port: tcp.source_port(),
                     dst_port: tcp.destination_port(),
@@ -171,10 +163,13 @@ impl PacketRepr {
                         fin: tcp.fin(),
                         rst: tcp.rst(),
                         psh: tcp.psh(),
+                        ece: tcp.ece(),
+                        cwr: tcp.cwr(),
                     },
                     window: tcp.window_size(),
-                    mss,
-                    window_scale,
+                    mss: options.mss,
+                    window_scale: options.window_scale,
+                    compaction: options.compaction,
                     payload_len: tcp.payload().len() as u32,
                 })
             }
@@ -197,6 +192,8 @@ fn tcp_header(tcp: &TcpRepr) -> TcpHeader {
     header.fin = tcp.flags.fin;
     header.rst = tcp.flags.rst;
     header.psh = tcp.flags.psh;
+    header.ece = tcp.flags.ece;
+    header.cwr = tcp.flags.cwr;
     let mut options = Vec::with_capacity(3);
     if let Some(mss) = tcp.mss {
         options.push(TcpOptionElement::MaximumSegmentSize(mss));
@@ -208,7 +205,61 @@ fn tcp_header(tcp: &TcpRepr) -> TcpHeader {
     header
         .set_options(&options)
         .expect("MSS and window scale fit in the option space");
+    if let Some(record) = tcp.compaction {
+        // etherparse writes only the options it knows; the experimental one goes after them.
+        let mut raw = header.options.as_slice().to_vec();
+        raw.extend_from_slice(&record.to_option_bytes());
+        header
+            .set_options_raw(&raw)
+            .expect("the options fit in the option space");
+    }
     header
+}
+
+/// The options this stack reads from a TCP header.
+#[derive(Default)]
+struct Options {
+    mss: Option<u16>,
+    window_scale: Option<u8>,
+    compaction: Option<Compaction>,
+}
+
+/// Reads the options with etherparse; an option etherparse does not know (kind, length,
+/// data, RFC 9293 section 3.1) is stepped over, or read if it is airtcp's compaction record,
+/// and reading goes on after it.
+fn read_options(mut raw: &[u8]) -> Result<Options, ParseError> {
+    let malformed = |e: TcpOptionReadError| ParseError::Malformed(e.to_string());
+    let mut options = Options::default();
+    'options: loop {
+        let mut iterator = TcpOptionsIterator::from_slice(raw);
+        loop {
+            let rest = iterator.rest();
+            match iterator.next() {
+                None => break 'options,
+                Some(Ok(TcpOptionElement::MaximumSegmentSize(value))) => options.mss = Some(value),
+                Some(Ok(TcpOptionElement::WindowScale(shift))) => {
+                    options.window_scale = Some(shift)
+                }
+                Some(Ok(_)) => {}
+                Some(Err(TcpOptionReadError::UnknownId(kind))) => {
+                    let len = rest.get(1).map_or(0, |&len| usize::from(len));
+                    if len < 2 || len > rest.len() {
+                        return Err(ParseError::Malformed(format!(
+                            "TCP option {kind} has length {len}"
+                        )));
+                    }
+                    if kind == Compaction::KIND {
+                        options.compaction =
+                            Compaction::from_option_data(&rest[2..len]).or(options.compaction);
+                    }
+                    raw = &rest[len..];
+                    continue 'options;
+                }
+                Some(Err(e)) => return Err(malformed(e)),
+            }
+        }
+    }
+    Ok(options)
 }
 
 #[cfg(test)]
@@ -236,9 +287,53 @@ mod tests {
                 window: 65535,
                 mss: Some(1460),
                 window_scale: Some(7),
+                compaction: None,
                 payload_len: 0,
             }),
         }
+    }
+
+    fn compacted_ack() -> PacketRepr {
+        let mut packet = sample_tcp();
+        if let TransportRepr::Tcp(tcp) = &mut packet.transport {
+            tcp.flags = TcpFlags {
+                ack: true,
+                ece: true,
+                cwr: true,
+                ..Default::default()
+            };
+            tcp.mss = None;
+            tcp.window_scale = None;
+            tcp.compaction = Compaction::of(5);
+        }
+        packet
+    }
+
+    #[test]
+    fn ecn_flags_and_the_compaction_option_round_trip() {
+        let packet = compacted_ack();
+        let bytes = packet.emit();
+        assert_eq!(bytes.len() as u32, packet.ip_len());
+        assert_eq!(PacketRepr::parse(&bytes).unwrap(), packet);
+        // With MSS and window scale before it, too.
+        let mut both = sample_tcp();
+        if let TransportRepr::Tcp(tcp) = &mut both.transport {
+            tcp.compaction = compacted_ack().tcp().unwrap().compaction;
+        }
+        assert_eq!(PacketRepr::parse(&both.emit()).unwrap(), both);
+    }
+
+    #[test]
+    fn unknown_options_are_stepped_over_and_bad_lengths_refused() {
+        let mut bytes = compacted_ack().emit();
+        // Another experiment's identifier: still a packet, without the record.
+        bytes[20 + 20 + 5] ^= 0xFF;
+        let parsed = PacketRepr::parse(&bytes).unwrap();
+        assert_eq!(parsed.tcp().unwrap().compaction, None);
+        // A length running past the header.
+        let mut bytes = compacted_ack().emit();
+        bytes[20 + 20 + 4] = 40;
+        assert!(PacketRepr::parse(&bytes).is_err());
     }
 
     #[test]

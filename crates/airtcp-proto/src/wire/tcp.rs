@@ -1,5 +1,9 @@
 //! The TCP header as protocol code sees it (RFC 9293 section 3.1), with the two options this
-//! stack negotiates: MSS and window scale (RFC 7323 section 2).
+//! stack negotiates: MSS and window scale (RFC 7323 section 2); the ECN flags (RFC 3168
+//! section 6.1), which middleboxes must keep; and the record an ACK compactor leaves in the
+//! ACK it keeps (RFC 3449 section 5.2.2), in an experimental option (RFC 6994).
+
+use core::num::NonZeroU8;
 
 use crate::seq::SeqNumber;
 
@@ -11,6 +15,58 @@ pub struct TcpFlags {
     pub fin: bool,
     pub rst: bool,
     pub psh: bool,
+    /// ECN-Echo: the receiver saw a congestion mark (RFC 3168).
+    pub ece: bool,
+    /// Congestion Window Reduced: the sender answered an ECN-Echo (RFC 3168).
+    pub cwr: bool,
+}
+
+/// What an ACK compactor (RFC 3449 section 5.2.2) records in the ACK it keeps: how many ACKs
+/// it stands for, itself included, so that the expander on the far side of the slow link
+/// can recreate them. One byte, so that a segment's representation does not grow (the
+/// simulator's events are 64 bytes); 255 at most, the compactor saturates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Compaction {
+    pub acks: NonZeroU8,
+}
+
+impl Compaction {
+    /// RFC 6994: experimental option kind 254 with a 16-bit experiment identifier. airtcp's
+    /// identifier is not registered with IANA; receivers ignore options they do not know.
+    pub const KIND: u8 = 254;
+    pub const EXPERIMENT_ID: u16 = 0xA1AC;
+    /// Kind, length, experiment identifier, ACK count.
+    pub const LEN: u8 = 5;
+
+    /// A record of `acks` ACKs (saturating at 255), none for fewer than two.
+    pub fn of(acks: u32) -> Option<Self> {
+        let acks = u8::try_from(acks).unwrap_or(u8::MAX);
+        NonZeroU8::new(acks)
+            .filter(|n| n.get() > 1)
+            .map(|acks| Compaction { acks })
+    }
+
+    /// The option's bytes, padded with NOPs to a 32-bit boundary.
+    pub fn to_option_bytes(self) -> [u8; 8] {
+        let mut bytes = [1u8; 8];
+        bytes[3] = Self::KIND;
+        bytes[4] = Self::LEN;
+        bytes[5..7].copy_from_slice(&Self::EXPERIMENT_ID.to_be_bytes());
+        bytes[7] = self.acks.get();
+        bytes
+    }
+
+    /// Reads the record from an experimental option's data (after kind and length); `None`
+    /// for another experiment's option, a length that is not ours, or a count of zero.
+    pub fn from_option_data(data: &[u8]) -> Option<Self> {
+        let [high, low, acks]: [u8; 3] = data.try_into().ok()?;
+        if u16::from_be_bytes([high, low]) != Self::EXPERIMENT_ID {
+            return None;
+        }
+        Some(Compaction {
+            acks: NonZeroU8::new(acks)?,
+        })
+    }
 }
 
 /// A TCP segment without its payload bytes.
@@ -25,6 +81,8 @@ pub struct TcpRepr {
     pub window: u16,
     pub mss: Option<u16>,
     pub window_scale: Option<u8>,
+    /// An ACK compactor's record (RFC 3449 section 5.2.2), only between compactor and expander.
+    pub compaction: Option<Compaction>,
     pub payload_len: u32,
 }
 
@@ -39,6 +97,9 @@ impl TcpRepr {
         }
         if self.window_scale.is_some() {
             options += 4; // kind, length, shift, and one NOP to align
+        }
+        if self.compaction.is_some() {
+            options += 8;
         }
         Self::BASE_HEADER_LEN + options
     }
@@ -57,6 +118,11 @@ impl TcpRepr {
             && !self.flags.fin
             && !self.flags.rst
     }
+
+    /// Whether it carries any option.
+    pub fn has_options(&self) -> bool {
+        self.mss.is_some() || self.window_scale.is_some() || self.compaction.is_some()
+    }
 }
 
 #[cfg(test)]
@@ -73,6 +139,7 @@ mod tests {
             window: 0,
             mss: None,
             window_scale: None,
+            compaction: None,
             payload_len,
         }
     }
@@ -116,5 +183,24 @@ mod tests {
         };
         assert_eq!(segment(syn, 0).seq_len(), 1);
         assert_eq!(segment(fin, 100).seq_len(), 101);
+    }
+}
+
+#[cfg(test)]
+mod compaction_tests {
+    use super::*;
+
+    #[test]
+    fn the_compaction_record_round_trips_and_ignores_other_experiments() {
+        let record = Compaction::of(7).unwrap();
+        let bytes = record.to_option_bytes();
+        assert_eq!(&bytes[..5], &[1, 1, 1, 254, 5]);
+        assert_eq!(Compaction::from_option_data(&bytes[5..]), Some(record));
+        let mut other = bytes;
+        other[5] = 0x00;
+        assert_eq!(Compaction::from_option_data(&other[5..]), None);
+        assert_eq!(Compaction::from_option_data(&bytes[5..7]), None);
+        assert_eq!(Compaction::of(1), None);
+        assert_eq!(Compaction::of(1000).unwrap().acks.get(), 255);
     }
 }

@@ -8,7 +8,9 @@ use airtcp_proto::time::seconds;
 
 use super::endpoints::FlowApp;
 use super::{Event, Side, Simulation};
-use crate::summary::{jain_index, FlowSummary, LinkSummary, Sample, Summary, WlanSummary};
+use crate::summary::{
+    jain_index, AgentSummary, FlowSummary, LinkSummary, Sample, Summary, WlanSummary,
+};
 
 impl Simulation {
     pub(super) fn sample(&mut self) {
@@ -24,6 +26,7 @@ impl Simulation {
                 continue;
             };
             let sender = &tcp.sockets[Side::Sender as usize];
+            let receiver = &tcp.sockets[Side::Receiver as usize];
             let ssthresh = sender.ssthresh();
             let ends = [flow.config.src, flow.config.dst];
             let in_handoff = self
@@ -43,6 +46,8 @@ impl Simulation {
                     .srtt()
                     .map_or(f64::NAN, |d| d.as_nanos() as f64 / 1e6),
                 bytes_acked: sender.stats().bytes_acked,
+                acks_sent: receiver.stats().segments_sent,
+                acks_received: sender.stats().segments_received,
                 goodput_bps: goodput,
                 in_handoff,
             });
@@ -153,9 +158,41 @@ impl Simulation {
             wlans,
             links,
             mobiles: self.mobile_summaries(),
+            agents: self.agent_summaries(),
             events: self.events.processed(),
             wall_time_s,
         }
+    }
+}
+
+impl Simulation {
+    /// The agents that count something, wired links' first, then each BSS's by MAC.
+    fn agent_summaries(&self) -> Vec<AgentSummary> {
+        let names = &self.scenario.nodes;
+        let on_links =
+            self.channels
+                .iter()
+                .zip(&self.channel_ends)
+                .filter_map(|(channel, &(node, peer))| {
+                    let agent = &channel.agent.as_ref()?.agent;
+                    Some((node, names[peer].clone(), agent.as_ref()))
+                });
+        let on_wlans = self.bsses.iter().flat_map(|bss| {
+            bss.agents()
+                .map(|(mac, agent)| (bss.node(mac), "wlan".to_string(), agent))
+        });
+        on_links
+            .chain(on_wlans)
+            .filter_map(|(node, interface, agent)| {
+                let counters = agent.counters();
+                (!counters.is_empty()).then(|| AgentSummary {
+                    node: names[node].clone(),
+                    interface,
+                    kind: agent.name(),
+                    counters: counters.into_iter().collect(),
+                })
+            })
+            .collect()
     }
 }
 

@@ -317,6 +317,14 @@ impl Bss {
         self.agents[mac as usize].is_some()
     }
 
+    /// The agents on the MACs' interfaces, by MAC.
+    pub fn agents(&self) -> impl Iterator<Item = (u32, &dyn Agent)> {
+        self.agents
+            .iter()
+            .enumerate()
+            .filter_map(|(mac, slot)| Some((mac as u32, slot.as_ref()?.agent.as_ref())))
+    }
+
     /// Takes the agent off a MAC's interface (a mobile's, moving with it to another cell).
     pub fn take_agent(&mut self, mac: u32) -> Option<Box<dyn Agent>> {
         Some(self.agents[mac as usize].take()?.agent)

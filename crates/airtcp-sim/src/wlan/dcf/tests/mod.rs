@@ -25,6 +25,7 @@ pub(super) fn pure_ack() -> Packet {
         window: 100,
         mss: None,
         window_scale: None,
+        compaction: None,
         payload_len: 0,
     });
     packet
