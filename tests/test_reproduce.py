@@ -1,12 +1,13 @@
 """The quick reproductions run in CI: `airtcp reproduce ryu-ack-priority --quick` (the headline
-job's engine) and `airtcp reproduce park-local-ack --quick`, from any directory."""
+job's engine), `airtcp reproduce park-local-ack --quick` and `airtcp reproduce ahn-dar --quick`,
+from any directory."""
 
 import re
 from html import escape as html_escape
 
 import pandas as pd
 from airtcp.experiment import load
-from airtcp.reproductions import park_local_ack, park_local_ack_wlan, ryu_ack_priority
+from airtcp.reproductions import ahn_dar, park_local_ack, park_local_ack_wlan, ryu_ack_priority
 from conftest import airtcp, figures_in_chromium
 
 
@@ -157,3 +158,76 @@ def test_quick_reproduction_of_paper_001_in_a_wlan(tmp_path):
     placed = {tuple(a["interface"] for a in t.scenario["agents"]) for t in tasks}
     assert placed == {("wlan", "wlan"), ("bs1", "wlan")}
     assert "an 802.11b BSS" in (out / "report.html").read_text()
+
+
+def test_quick_reproduction_of_paper_003_from_anywhere(tmp_path):
+    out = tmp_path / "ahn"
+    result = airtcp("reproduce", "ahn-dar", "--quick", "--out", str(out), "-q", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
+    assert len(claims) == 8
+    assert set(claims["verdict"]) <= {"agrees", "partly", "differs"}
+    assert (claims.loc[claims["verdict"] != "agrees", "why"].str.len() > 20).all()
+    html = (out / "report.html").read_text()
+    for rule in claims["rule"]:
+        assert html_escape(rule, quote=False) in html and rule in result.stdout
+    aggregates = pd.read_csv(out / "aggregates.csv")
+    plan = ahn_dar.QUICK
+    assert {"scheme", "uplink_bps", "ber", "throughput_bps", "throughput_bps_ci95"} <= set(
+        aggregates.columns
+    )
+    assert len(aggregates) == len(ahn_dar.SCHEMES) * len(plan.uplinks) * len(plan.bers)
+    assert set(aggregates["scheme"]) == set(ahn_dar.SCHEMES)
+    assert set(aggregates["uplink_bps"]) == {8000, 16000, 24000}
+    assert set(aggregates["ber"]) == {0.0, 1e-7, 1e-6}
+    assert (aggregates["runs"] == plan.replications).all()
+    # The mechanisms show in the numbers: filtering lifts the slowest uplink, only the
+    # regenerators make ACKs, and DAR far fewer than AR.
+    at = aggregates.set_index(["scheme", "uplink_bps", "ber"]).sort_index()
+    assert (
+        at.loc[("af_ar", 8000, 0.0), "throughput_bps"]
+        > 2 * at.loc[("normal", 8000, 0.0), "throughput_bps"]
+    )
+    made = at["regenerated_acks"]
+    assert (made.loc["normal"].abs() <= 2).all()
+    assert (made.loc["af_dar"] < made.loc["af_ar"] / 2).all()
+    assert (at.loc["af_ar", "removed_acks"] > 500).all()
+    assert (at.loc["af_ar", "removed_acks"] > at.loc["normal", "removed_acks"] + 500).all()
+    assert figures_in_chromium(out / "report.html", tmp_path) == (2, 2)
+    series = pd.read_csv(out / "fig5.csv")
+    assert set(series["scheme"]) == set(ahn_dar.SCHEMES)
+    settings = pd.read_csv(out / "settings.csv").set_index("setting")
+    assert settings.loc["link r1-r2 downlink", "value"].startswith("2 Mbit/s, 20 ms")
+    assert settings.loc["tcp.mss", "value"] == "1000"
+    assert settings.loc["tcp.delayed_ack", "value"] == "True"
+    assert settings["why"].str.len().min() > 10
+    again = airtcp("reproduce", "ahn-dar", "--quick", "--out", str(out), cwd=tmp_path)
+    assert again.returncode == 0 and "resuming: 225 of 225" in again.stderr
+
+
+def test_paper_003_sweep_places_each_scheme_at_both_routers(tmp_path):
+    path = tmp_path / "experiment.toml"
+    plan = ahn_dar.QUICK
+    faster = {"links.1.a_to_b.rate": "4Mbps"}
+    path.write_text(ahn_dar.experiment_toml(plan, ahn_dar.SCENARIO, faster))
+    tasks = load(path).tasks
+    assert len(tasks) == len(ahn_dar.SCHEMES) * 9 * plan.replications
+    nodes = tasks[0].scenario["nodes"]
+    r1, r2 = nodes.index("r1"), nodes.index("r2")
+    placed = set()
+    for task in tasks:
+        near, far = task.scenario["agents"]
+        assert (near["node"], near["interface"], far["node"], far["interface"]) == (
+            r2,
+            "r1",
+            r1,
+            "r2",
+        )
+        placed.add((near["agent"]["kind"], far["agent"]["kind"]))
+        link = task.scenario["links"][1]
+        assert link["a_to_b"]["rate_bps"] == 4_000_000
+        assert link["a_to_b"]["errors"]["ber"] == link["b_to_a"]["errors"]["ber"]
+        assert link["b_to_a"]["rate_bps"] in (8000, 16000, 24000)
+    assert placed == set(ahn_dar.SCHEMES.values())
+    shown = ahn_dar.effective_settings(faster).set_index("setting")
+    assert shown.loc["link r1-r2 downlink", "value"].startswith("4 Mbit/s")

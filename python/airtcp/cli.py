@@ -134,6 +134,9 @@ def print_summary(summary: dict) -> None:
             f"mobile {mobile['node']}: handoffs {handoffs or 'none'}; "
             f"{mobile['forwarded_packets']} held packets sent on"
         )
+    for agent in summary.get("agents", []):
+        counters = ", ".join(f"{name} {value}" for name, value in agent["counters"].items())
+        out.print(f"agent {agent['kind']} on {agent['node']} → {agent['interface']}: {counters}")
     out.print(f"{summary['events']} events in {summary['wall_time_s']:.3f} s wall time")
 
 
@@ -407,7 +410,8 @@ def reproduce(
     name: Annotated[
         str,
         typer.Argument(
-            help="Which paper's experiment: ryu-ack-priority, park-local-ack, park-local-ack-wlan."
+            help="Which paper's experiment: ryu-ack-priority, park-local-ack, "
+            "park-local-ack-wlan, ahn-dar."
         ),
     ],
     quick: Annotated[

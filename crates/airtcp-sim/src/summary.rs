@@ -43,6 +43,10 @@ pub struct FlowSummary {
     pub duplicate_acks: u64,
     pub timeouts: u64,
     pub packets_sent: u64,
+    /// TCP: segments the receiver sent (its ACKs, for a one-way transfer) and segments the
+    /// sender received (the ACKs that reached it, regenerated ones included).
+    pub acks_sent: u64,
+    pub acks_received: u64,
     /// TCP only: connection states at the end, and whether a finite transfer completed.
     pub sender_state: Option<String>,
     pub receiver_state: Option<String>,

@@ -15,10 +15,11 @@
 //!
 //! Two refinements of airtcp's, both for fast retransmit, which is neither slow start nor a
 //! timeout: three duplicate ACKs end slow start at once (the sender is about to halve its
-//! window), and a retransmission that follows them is not taken for a timeout. Without them
-//! DAR would split the ACK that ends a fast recovery into one ACK per segment, and a NewReno
-//! sender takes each of those partial ACKs (RFC 6582) as another loss and resends a segment
-//! the receiver has.
+//! window), and the retransmissions of the fast recovery they start (until an ACK reaches
+//! the highest data sent before it, NewReno's recovery point, RFC 6582) are not taken for a
+//! timeout. Without them DAR would split the ACK that ends a fast recovery into one ACK per
+//! segment, and a NewReno sender takes each of those partial ACKs as another loss and
+//! resends a segment the receiver has.
 //!
 //! Received ACKs always pass, in order after any regenerated ones.
 
@@ -41,6 +42,8 @@ struct Connection {
     last_ack: Option<SeqNumber>,
     /// Duplicates of `last_ack` in a row.
     duplicates: u32,
+    /// In a fast recovery: until an ACK reaches this (the highest data at its start).
+    recovery: Option<SeqNumber>,
     regenerating: bool,
     /// The round trip being measured: it ends when an ACK reaches `end`; the data listed
     /// when it started; the growth of the round before.
@@ -61,6 +64,7 @@ impl Default for Connection {
             gaps: AckGaps::default(),
             last_ack: None,
             duplicates: 0,
+            recovery: None,
             // A connection starts in slow start.
             regenerating: true,
             round: None,
@@ -95,8 +99,7 @@ impl Dar {
 
     fn on_data(&mut self, key: ConnectionKey, seq: SeqNumber, len: u32) {
         let c = self.connections.entry(key);
-        let fast_retransmit = c.duplicates >= DUPLICATE_THRESHOLD;
-        if c.list.add(seq, len) == Added::Again && !c.regenerating && !fast_retransmit {
+        if c.list.add(seq, len) == Added::Again && !c.regenerating && c.recovery.is_none() {
             c.regenerating = true;
             c.round = None;
             c.last_growth = None;
@@ -112,15 +115,21 @@ impl Dar {
         if c.last_ack.is_some_and(|last| tcp.ack <= last) {
             if c.last_ack == Some(tcp.ack) {
                 c.duplicates += 1;
-                if c.duplicates == DUPLICATE_THRESHOLD && c.regenerating {
-                    c.regenerating = false;
-                    self.stats.stops += 1;
+                if c.duplicates == DUPLICATE_THRESHOLD {
+                    c.recovery = c.recovery.or(c.list.highest());
+                    if c.regenerating {
+                        c.regenerating = false;
+                        self.stats.stops += 1;
+                    }
                 }
             }
             return self.regenerator.pass_in_order(now, key, packet);
         }
         c.last_ack = Some(tcp.ack);
         c.duplicates = 0;
+        if c.recovery.is_some_and(|point| tcp.ack >= point) {
+            c.recovery = None;
+        }
         c.gaps.record(now);
         let ends = c.list.acknowledge(tcp.ack);
         if c.end_of_round(tcp.ack) {
@@ -375,11 +384,23 @@ mod tests {
         }
         b.data(2001, 1000);
         assert!(!b.dar.regenerating(key), "a fast retransmit is no timeout");
+        // A partial ACK, and the retransmission it brings, are still the recovery.
+        b.ack(60, 4001);
+        b.data(4001, 1000);
+        assert!(
+            !b.dar.regenerating(key),
+            "nor a partial ACK's retransmission"
+        );
         assert_eq!((b.dar.stats.stops, b.dar.stats.resumes), (1, 0));
         // The ACK that ends the recovery passes whole: no partial ACKs for NewReno to resend.
         b.out.clear();
         b.ack(100, 10001);
         b.drain_until(Instant::ZERO + Duration::from_secs(1));
         assert_eq!(b.out, [10001]);
+        // After it, a retransmission is a timeout again.
+        b.data(11001, 1000);
+        b.data(10001, 1000);
+        assert!(b.dar.regenerating(key));
+        assert_eq!(b.dar.stats.resumes, 1);
     }
 }

@@ -100,6 +100,11 @@ impl SequenceList {
         ends
     }
 
+    /// The end of the highest data seen.
+    pub fn highest(&self) -> Option<SeqNumber> {
+        self.highest
+    }
+
     /// Bytes sent and not yet acknowledged.
     pub fn bytes(&self) -> u64 {
         self.bytes

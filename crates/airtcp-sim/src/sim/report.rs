@@ -77,6 +77,8 @@ impl Simulation {
                     duplicate_acks: 0,
                     timeouts: 0,
                     packets_sent: flow.packets_sent,
+                    acks_sent: 0,
+                    acks_received: 0,
                     sender_state: None,
                     receiver_state: None,
                     completed: None,
@@ -98,6 +100,8 @@ impl Simulation {
                             fast_retransmits: stats.fast_retransmits,
                             duplicate_acks: stats.duplicate_acks,
                             timeouts: stats.timeouts,
+                            acks_sent: receiver.stats().segments_sent,
+                            acks_received: stats.segments_received,
                             sender_state: Some(format!("{:?}", sender.state())),
                             receiver_state: Some(format!("{:?}", receiver.state())),
                             completed: tcp
