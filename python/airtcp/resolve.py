@@ -292,6 +292,7 @@ def _agent_json(agent: Agent) -> dict[str, Any]:
         "local_rto_min_ns": agent.local_rto_min,
         "silence_ns": agent.silence,
         "duplicate_acks": agent.duplicate_acks,
+        "fast_recovery": agent.fast_recovery,
     }
 
 

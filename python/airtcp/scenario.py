@@ -166,6 +166,7 @@ class Agent(Strict):
     local_rto_min: PositiveDuration | None = None
     silence: PositiveDuration | None = None
     duplicate_acks: Annotated[int, Field(gt=0, le=100)] | None = None
+    fast_recovery: Literal["pass", "regenerate"] | None = None
 
 
 def _agent(value: object) -> object:

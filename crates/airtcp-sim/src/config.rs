@@ -212,6 +212,31 @@ pub struct AgentConfig {
     /// `fast_retransmit`: duplicate ACKs the mobile sends after a handoff.
     #[serde(default)]
     pub duplicate_acks: Option<u32>,
+    /// `dar`: what a fast retransmit does to regeneration.
+    #[serde(default)]
+    pub fast_recovery: Option<FastRecoveryConfig>,
+}
+
+/// `dar`'s `fast_recovery` (`airtcp_proto::agent::FastRecovery`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FastRecoveryConfig {
+    Pass,
+    Regenerate,
+}
+
+impl FastRecoveryConfig {
+    /// The kinds the setting applies to.
+    pub const KINDS: &'static [&'static str] = &["dar"];
+}
+
+impl From<FastRecoveryConfig> for airtcp_proto::agent::FastRecovery {
+    fn from(config: FastRecoveryConfig) -> Self {
+        match config {
+            FastRecoveryConfig::Pass => Self::Pass,
+            FastRecoveryConfig::Regenerate => Self::Regenerate,
+        }
+    }
 }
 
 /// One setting of the mobility agents (paper 001): its key, the kinds it applies to, its
@@ -261,6 +286,9 @@ impl AgentConfig {
         }
         if let Some(copies) = self.duplicate_acks {
             settings.duplicate_acks = copies;
+        }
+        if let Some(fast_recovery) = self.fast_recovery {
+            settings.fast_recovery = fast_recovery.into();
         }
         settings
     }

@@ -5,7 +5,9 @@
 
 use serde_json::{json, Value};
 
-use crate::config::{AgentConfig, AppConfig, ConfigError, DirectionConfig, Scenario};
+use crate::config::{
+    AgentConfig, AppConfig, ConfigError, DirectionConfig, FastRecoveryConfig, Scenario,
+};
 use crate::mobility::{CellPath, MobileConfig};
 
 /// The effective settings of a validated scenario, as JSON.
@@ -135,6 +137,11 @@ fn agent(config: &AgentConfig) -> Value {
         if setting.kinds.contains(&config.kind.as_str()) {
             entry[setting.name] = json!(setting.effective);
         }
+    }
+    if FastRecoveryConfig::KINDS.contains(&config.kind.as_str()) {
+        entry["fast_recovery"] = json!(config
+            .fast_recovery
+            .unwrap_or(FastRecoveryConfig::Regenerate));
     }
     entry
 }

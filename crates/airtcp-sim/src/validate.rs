@@ -7,7 +7,9 @@
 //! (`wlan.rate`, `flows[0].stop`). `airtcp validate` runs this same code, so whatever it
 //! accepts runs.
 
-use crate::config::{AgentConfig, AppConfig, ConfigError, DirectionConfig, Scenario, WlanConfig};
+use crate::config::{
+    AgentConfig, AppConfig, ConfigError, DirectionConfig, FastRecoveryConfig, Scenario, WlanConfig,
+};
 use crate::error_model::ErrorModel;
 use crate::limits::{
     is_safe_name, MAX_FLOWS, MAX_NODES, MAX_NODE_NAME_LEN, MAX_SERIES_SAMPLES, MAX_STATIONS,
@@ -350,6 +352,13 @@ fn validate_agent(key: &str, agent: &AgentConfig) -> Result<(), ConfigError> {
         return fail(format!("{key}.target_stations"), "must be at least 1");
     }
     let kind = agent.kind.as_str();
+    let kinds = FastRecoveryConfig::KINDS;
+    if agent.fast_recovery.is_some() && !kinds.contains(&kind) {
+        return fail(
+            format!("{key}.fast_recovery"),
+            format!("applies to {}, not to {kind}", kinds.join(" and ")),
+        );
+    }
     for setting in agent.mobility_settings() {
         let (name, kinds, value) = (setting.name, setting.kinds, setting.set);
         if value.is_some() && !kinds.contains(&kind) {

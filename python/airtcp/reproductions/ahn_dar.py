@@ -117,6 +117,9 @@ WHY = {
     "bit error rate": "paper section 4: 0, 1e-7 or 1e-6 (per point), on both directions of "
     "the asymmetric link",
     "agents": "paper sections 2-3: AF at r2 towards r1, AR/AC-C/DAR at r1 towards r2",
+    "agents.fast_recovery": "paper section 3.3: 'regenerate', a retransmission after slow "
+    "start is taken for a timeout, a fast retransmit's too; airtcp's 'pass' keeps DAR out of "
+    "fast recovery (docs/agents.md)",
     "replications": "paper section 4: 50 runs averaged; without bit errors every run is the "
     "same (nothing random), so those points have no spread",
     "tcp.mss": "ns-2's packetSize_ of 1000 bytes (the paper used ns-2.28)",
@@ -175,6 +178,7 @@ def _settings_table(effective: dict[str, dict[str, Any]], plan: Plan) -> pd.Data
         *_link_rows(first["links"]),
         row("bit error rate", ", ".join(f"{b:g}" for b in plan.bers)),
         row("agents", f"(r2 / r1) {places}"),
+        row("agents.fast_recovery", f"{dar_setting(effective)} (dar)"),
         row("replications", plan.replications),
     ]
     flow = first["flows"][0]
@@ -183,6 +187,11 @@ def _settings_table(effective: dict[str, dict[str, Any]], plan: Plan) -> pd.Data
         name = f"tcp.{key}"
         rows.append({"setting": name, "value": shown(key, value), "why": WHY.get(name, TCP_WHY)})
     return pd.DataFrame(rows)
+
+
+def dar_setting(effective: dict[str, dict[str, Any]]) -> str:
+    """DAR's ``fast_recovery`` as the af_dar runs use it."""
+    return next(a["fast_recovery"] for a in effective["af_dar"]["agents"] if a["kind"] == "dar")
 
 
 def effective_settings(settings: dict[str, Any] | None = None, plan: Plan = FULL) -> pd.DataFrame:

@@ -13,13 +13,17 @@
 //!   retransmission) after that means the sender timed out, and regeneration resumes. The
 //!   paper says "the slope of the growth decreases"; comparing rounds is airtcp's reading.
 //!
-//! Two refinements of airtcp's, both for fast retransmit, which is neither slow start nor a
+//! By default ([`FastRecovery::Regenerate`]) DAR is the paper's: any retransmission of
+//! listed data after slow start is taken for a timeout. [`FastRecovery::Pass`] adds two
+//! refinements of airtcp's, both for fast retransmit, which is neither slow start nor a
 //! timeout: three duplicate ACKs end slow start at once (the sender is about to halve its
 //! window), and the retransmissions of the fast recovery they start (until an ACK reaches
 //! the highest data sent before it, NewReno's recovery point, RFC 6582) are not taken for a
 //! timeout. Without them DAR would split the ACK that ends a fast recovery into one ACK per
 //! segment, and a NewReno sender takes each of those partial ACKs as another loss and
-//! resends a segment the receiver has.
+//! resends a segment the receiver has. Which is better depends on the losses: without
+//! them `Pass` spares the sender spurious retransmissions; with several losses a window,
+//! those partial ACKs repair them faster (docs/reproductions/ahn-dar.md).
 //!
 //! Received ACKs always pass, in order after any regenerated ones.
 
@@ -34,6 +38,18 @@ use crate::wire::PacketRepr;
 
 /// Duplicate ACKs that make a sender retransmit (RFC 5681 section 3.2).
 const DUPLICATE_THRESHOLD: u32 = 3;
+
+/// What DAR does about a fast retransmit and the recovery it starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FastRecovery {
+    /// airtcp's: three duplicate ACKs end slow start, and the recovery's retransmissions
+    /// are not taken for a timeout: its ACKs pass as they come.
+    Pass,
+    /// The paper's (section 3.3): a retransmission is a timeout, whatever came before it,
+    /// and regeneration resumes.
+    #[default]
+    Regenerate,
+}
 
 #[derive(Debug)]
 struct Connection {
@@ -86,12 +102,20 @@ pub struct DarStats {
 
 #[derive(Debug, Default)]
 pub struct Dar {
+    fast_recovery: FastRecovery,
     connections: Connections<Connection>,
     regenerator: Regenerator,
     pub stats: DarStats,
 }
 
 impl Dar {
+    pub fn new(fast_recovery: FastRecovery) -> Self {
+        Dar {
+            fast_recovery,
+            ..Dar::default()
+        }
+    }
+
     /// Whether the connection of `packet` (a data segment or an ACK) is regenerating.
     pub fn regenerating(&mut self, key: ConnectionKey) -> bool {
         self.connections.entry(key).regenerating
@@ -113,7 +137,7 @@ impl Dar {
         let key = ConnectionKey::of_ack(packet, tcp);
         let c = self.connections.entry(key);
         if c.last_ack.is_some_and(|last| tcp.ack <= last) {
-            if c.last_ack == Some(tcp.ack) {
+            if c.last_ack == Some(tcp.ack) && self.fast_recovery == FastRecovery::Pass {
                 c.duplicates += 1;
                 if c.duplicates == DUPLICATE_THRESHOLD {
                     c.recovery = c.recovery.or(c.list.highest());
@@ -369,8 +393,33 @@ mod tests {
     }
 
     #[test]
-    fn a_fast_retransmit_stops_regeneration_and_is_not_taken_for_a_timeout() {
+    fn by_the_paper_a_fast_retransmit_resumes_regeneration() {
         let mut b = Bench::new();
+        let key = b.key();
+        for k in 0..10 {
+            b.data(1 + k * 1000, 1000);
+        }
+        b.ack(10, 2001);
+        for t in 20..23 {
+            b.ack(t, 2001);
+        }
+        assert!(b.dar.regenerating(key), "duplicates do not stop it");
+        b.dar.connections.entry(key).regenerating = false;
+        b.data(2001, 1000);
+        assert!(
+            b.dar.regenerating(key),
+            "a fast retransmit is taken for a timeout"
+        );
+        b.out.clear();
+        b.ack(100, 5001);
+        b.drain_until(Instant::ZERO + Duration::from_secs(1));
+        assert_eq!(b.out, [3001, 4001, 5001]);
+    }
+
+    #[test]
+    fn kept_out_a_fast_retransmit_stops_regeneration_and_is_not_taken_for_a_timeout() {
+        let mut b = Bench::new();
+        b.dar = Dar::new(FastRecovery::Pass);
         let key = b.key();
         for k in 0..10 {
             b.data(1 + k * 1000, 1000);

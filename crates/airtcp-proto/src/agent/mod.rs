@@ -55,7 +55,7 @@ pub use ack_priority::AckPriority;
 pub use ack_reconstruction::{AckReconstruction, ACK_THRESHOLD};
 pub use adaptive::AdaptivePriority;
 pub use chain::Chain;
-pub use dar::{Dar, DarStats};
+pub use dar::{Dar, DarStats, FastRecovery};
 pub use dcf::PlainDcf;
 pub use fast_retransmit::FastRetransmit;
 pub use freeze::Freeze;
@@ -244,6 +244,8 @@ pub struct AgentSettings {
     pub silence_ns: u64,
     /// fast_retransmit: duplicate ACKs sent after a handoff.
     pub duplicate_acks: u32,
+    /// dar: what a fast retransmit does to regeneration.
+    pub fast_recovery: FastRecovery,
 }
 
 impl AgentSettings {
@@ -259,6 +261,7 @@ impl AgentSettings {
         local_rto_min_ns: 20_000_000,
         silence_ns: 300_000_000,
         duplicate_acks: 3,
+        fast_recovery: FastRecovery::Regenerate,
     };
 }
 
@@ -289,7 +292,7 @@ pub fn by_name(name: &str, settings: AgentSettings) -> Option<Box<dyn Agent>> {
         "af" => Box::new(AckFilter::default()),
         "ar" => Box::new(AckReconstruction::default()),
         "acc" => Box::new(AckCompaction::default()),
-        "dar" => Box::new(Dar::default()),
+        "dar" => Box::new(Dar::new(settings.fast_recovery)),
         _ => return None,
     })
 }

@@ -395,5 +395,25 @@ mod tests {
             bytes[i] = value;
             let _ = PacketRepr::parse(&bytes);
         }
+
+        // The experimental option is read by airtcp itself (etherparse steps past it): any
+        // change to its bytes, or a cut anywhere, gives a packet or an error.
+        #[test]
+        fn options_with_the_compaction_record_never_panic(
+            edits in proptest::collection::vec((40usize..56, any::<u8>()), 1..4),
+            cut in 0usize..64,
+        ) {
+            let mut both = sample_tcp();
+            if let TransportRepr::Tcp(tcp) = &mut both.transport {
+                tcp.compaction = Compaction::of(9);
+            }
+            let mut bytes = both.emit();
+            for (index, value) in edits {
+                let i = index % bytes.len();
+                bytes[i] = value;
+            }
+            bytes.truncate(cut.max(1));
+            let _ = PacketRepr::parse(&bytes);
+        }
     }
 }
