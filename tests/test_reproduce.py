@@ -190,7 +190,11 @@ def test_quick_reproduction_of_paper_003_from_anywhere(tmp_path):
     )
     made = at["regenerated_acks"]
     assert (made.loc["normal"].abs() <= 2).all()
-    assert (made.loc["af_dar"] < made.loc["af_ar"] / 2).all()
+    # Where losses are rare DAR regenerates in slow start only; at 1e-6 every fast
+    # recovery resumes it (the paper's rule), and it makes as many as AR.
+    dar, ar = made.loc["af_dar"], made.loc["af_ar"]
+    rare = dar.index.get_level_values("ber") < 1e-6
+    assert rare.sum() == 6 and (dar[rare] < ar[rare] / 2).all()
     assert (at.loc["af_ar", "removed_acks"] > 500).all()
     assert (at.loc["af_ar", "removed_acks"] > at.loc["normal", "removed_acks"] + 500).all()
     assert figures_in_chromium(out / "report.html", tmp_path) == (2, 2)
