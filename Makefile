@@ -41,3 +41,4 @@ bench: install
 	$(PY) bench/memory.py
 	$(PY) bench/scale.py
 	$(PY) bench/startup.py
+	$(PY) bench/asymmetric.py

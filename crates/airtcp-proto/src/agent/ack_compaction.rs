@@ -15,25 +15,18 @@
 //! As paper 003 notes, the record describes only the ACKs compacted into that one: when a
 //! compacted ACK is lost, the next one's record does not know, and fewer ACKs are made.
 
-use super::ack_filter::{remove_covered, triggers};
+use super::ack_filter::remove_covered;
 use super::connection::{ConnectionKey, Connections};
-use super::regenerator::Regenerator;
-use super::{Agent, Direction, InterfaceQueue, Verdict};
+use super::regenerator::{AckRegenerator, Received, Regenerator};
+use super::{InterfaceQueue, Verdict};
 use crate::seq::SeqNumber;
 use crate::time::Instant;
-use crate::wire::{Compaction, PacketRepr, TransportRepr};
-
-/// The expander's view of a connection: the segment size, and the highest ACK handed on
-/// with its arrival.
-#[derive(Debug, Default)]
-struct Connection {
-    mss: u32,
-    last_ack: Option<(SeqNumber, Instant)>,
-}
+use crate::wire::{Compaction, PacketRepr, TcpRepr, TransportRepr};
 
 #[derive(Debug, Default)]
 pub struct AckCompaction {
-    connections: Connections<Connection>,
+    /// The expander's view of each connection.
+    connections: Connections<Received>,
     regenerator: Regenerator,
     /// ACKs taken out of the queue by the compactor.
     pub compacted: u64,
@@ -57,10 +50,7 @@ impl AckCompaction {
         set_record(packet, None);
         let key = ConnectionKey::of_ack(packet, &tcp);
         let c = self.connections.entry(key);
-        let previous = c.last_ack.filter(|(last, _)| tcp.ack > *last);
-        if c.last_ack.is_none() || previous.is_some() {
-            c.last_ack = Some((tcp.ack, now));
-        }
+        let previous = c.advance(tcp.ack, now);
         let (Some((last, at)), Some(record)) = (previous, tcp.compaction) else {
             return self.regenerator.pass_in_order(now, key, packet);
         };
@@ -95,52 +85,32 @@ fn set_record(packet: &mut PacketRepr, record: Option<Compaction>) {
     }
 }
 
-impl Agent for AckCompaction {
-    fn name(&self) -> &'static str {
-        "acc"
+impl AckRegenerator for AckCompaction {
+    const KIND: &'static str = "acc";
+
+    fn regenerator(&self) -> &Regenerator {
+        &self.regenerator
     }
 
-    fn handle_packet(
-        &mut self,
-        now: Instant,
-        direction: Direction,
-        packet: &mut PacketRepr,
-        queue: &mut dyn InterfaceQueue,
-    ) -> Verdict {
-        let Some(tcp) = packet.tcp() else {
-            return Verdict::Pass;
-        };
-        match direction {
-            Direction::Outbound if tcp.payload_len > 0 => {
-                let c = self.connections.entry(ConnectionKey::of_data(packet, tcp));
-                c.mss = c.mss.max(tcp.payload_len);
-                Verdict::Pass
-            }
-            Direction::Outbound if triggers(packet) => {
-                self.compact(packet, queue);
-                Verdict::Pass
-            }
-            Direction::Inbound if tcp.is_pure_ack() => self.expand(now, packet),
-            _ => Verdict::Pass,
-        }
+    fn regenerator_mut(&mut self) -> &mut Regenerator {
+        &mut self.regenerator
     }
 
-    fn poll_transmit(&mut self, now: Instant) -> Option<(Direction, PacketRepr)> {
-        self.regenerator.poll_transmit(now)
+    fn on_data(&mut self, packet: &PacketRepr, tcp: &TcpRepr) {
+        let key = ConnectionKey::of_data(packet, tcp);
+        self.connections.entry(key).note_data(tcp.payload_len);
     }
 
-    fn poll_timeout(&self) -> Option<Instant> {
-        self.regenerator.poll_timeout()
+    fn on_ack(&mut self, now: Instant, packet: &mut PacketRepr) -> Verdict {
+        self.expand(now, packet)
     }
 
-    fn counters(&self) -> Vec<(&'static str, u64)> {
-        let stats = self.regenerator.stats;
-        vec![
-            ("compacted_acks", self.compacted),
-            ("regenerated_acks", stats.regenerated),
-            ("late_acks", stats.late),
-            ("most_pending_acks", stats.most_pending),
-        ]
+    fn on_outbound_ack(&mut self, packet: &mut PacketRepr, queue: &mut dyn InterfaceQueue) {
+        self.compact(packet, queue);
+    }
+
+    fn own_counters(&self) -> Vec<(&'static str, u64)> {
+        vec![("compacted_acks", self.compacted)]
     }
 }
 
@@ -149,7 +119,7 @@ mod tests {
     use super::*;
     use crate::agent::ack_filter::tests::VecQueue;
     use crate::agent::connection::tests::{ack, data};
-    use crate::agent::NoQueue;
+    use crate::agent::{Agent, Direction, NoQueue};
     use core::time::Duration;
 
     #[test]

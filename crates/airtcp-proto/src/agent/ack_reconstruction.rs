@@ -14,37 +14,28 @@
 use core::time::Duration;
 
 use super::connection::{ConnectionKey, Connections};
-use super::regenerator::Regenerator;
-use super::{Agent, Direction, InterfaceQueue, Verdict};
-use crate::seq::SeqNumber;
+use super::regenerator::{AckRegenerator, Received, Regenerator};
+use super::Verdict;
 use crate::time::Instant;
-use crate::wire::PacketRepr;
+use crate::wire::{PacketRepr, TcpRepr};
 
 /// Segments a regular ACK acknowledges (RFC 3449's `ack_thresh`: delayed ACKs).
 pub const ACK_THRESHOLD: u32 = 2;
 
 #[derive(Debug, Default)]
-struct Connection {
-    mss: u32,
-    last_ack: Option<(SeqNumber, Instant)>,
-}
-
-#[derive(Debug, Default)]
 pub struct AckReconstruction {
-    connections: Connections<Connection>,
+    connections: Connections<Received>,
     regenerator: Regenerator,
 }
 
 impl AckReconstruction {
-    fn on_ack(&mut self, now: Instant, packet: &PacketRepr) -> Verdict {
+    fn reconstruct(&mut self, now: Instant, packet: &PacketRepr) -> Verdict {
         let tcp = packet.tcp().expect("an ACK");
         let key = ConnectionKey::of_ack(packet, tcp);
         let c = self.connections.entry(key);
-        let Some((last, at)) = c.last_ack.filter(|(last, _)| tcp.ack > *last) else {
-            c.last_ack = c.last_ack.or(Some((tcp.ack, now)));
+        let Some((last, at)) = c.advance(tcp.ack, now) else {
             return self.regenerator.pass_in_order(now, key, packet);
         };
-        c.last_ack = Some((tcp.ack, now));
         let step = ACK_THRESHOLD * c.mss;
         let gap = tcp.ack - last;
         if step == 0 || gap <= step {
@@ -57,47 +48,24 @@ impl AckReconstruction {
     }
 }
 
-impl Agent for AckReconstruction {
-    fn name(&self) -> &'static str {
-        "ar"
+impl AckRegenerator for AckReconstruction {
+    const KIND: &'static str = "ar";
+
+    fn regenerator(&self) -> &Regenerator {
+        &self.regenerator
     }
 
-    fn handle_packet(
-        &mut self,
-        now: Instant,
-        direction: Direction,
-        packet: &mut PacketRepr,
-        _queue: &mut dyn InterfaceQueue,
-    ) -> Verdict {
-        let Some(tcp) = packet.tcp() else {
-            return Verdict::Pass;
-        };
-        match direction {
-            Direction::Outbound if tcp.payload_len > 0 => {
-                let c = self.connections.entry(ConnectionKey::of_data(packet, tcp));
-                c.mss = c.mss.max(tcp.payload_len);
-                Verdict::Pass
-            }
-            Direction::Inbound if tcp.is_pure_ack() => self.on_ack(now, packet),
-            _ => Verdict::Pass,
-        }
+    fn regenerator_mut(&mut self) -> &mut Regenerator {
+        &mut self.regenerator
     }
 
-    fn poll_transmit(&mut self, now: Instant) -> Option<(Direction, PacketRepr)> {
-        self.regenerator.poll_transmit(now)
+    fn on_data(&mut self, packet: &PacketRepr, tcp: &TcpRepr) {
+        let key = ConnectionKey::of_data(packet, tcp);
+        self.connections.entry(key).note_data(tcp.payload_len);
     }
 
-    fn poll_timeout(&self) -> Option<Instant> {
-        self.regenerator.poll_timeout()
-    }
-
-    fn counters(&self) -> Vec<(&'static str, u64)> {
-        let stats = self.regenerator.stats;
-        vec![
-            ("regenerated_acks", stats.regenerated),
-            ("late_acks", stats.late),
-            ("most_pending_acks", stats.most_pending),
-        ]
+    fn on_ack(&mut self, now: Instant, packet: &mut PacketRepr) -> Verdict {
+        self.reconstruct(now, packet)
     }
 }
 
@@ -105,7 +73,7 @@ impl Agent for AckReconstruction {
 mod tests {
     use super::*;
     use crate::agent::connection::tests::{ack, data};
-    use crate::agent::NoQueue;
+    use crate::agent::{Agent, Direction, NoQueue};
 
     fn deliver(agent: &mut AckReconstruction, now: Instant, mut packet: PacketRepr) -> Vec<u32> {
         let direction = if packet.payload_len() > 0 {

@@ -29,12 +29,12 @@
 
 use super::ack_gaps::AckGaps;
 use super::connection::{ConnectionKey, Connections};
-use super::regenerator::Regenerator;
+use super::regenerator::{AckRegenerator, Regenerator};
 use super::sequence_list::{Added, Block, SequenceList};
-use super::{Agent, Direction, InterfaceQueue, Verdict};
+use super::Verdict;
 use crate::seq::SeqNumber;
 use crate::time::Instant;
-use crate::wire::PacketRepr;
+use crate::wire::{PacketRepr, TcpRepr};
 
 /// Duplicate ACKs that make a sender retransmit (RFC 5681 section 3.2).
 const DUPLICATE_THRESHOLD: u32 = 3;
@@ -116,12 +116,12 @@ impl Dar {
         }
     }
 
-    /// Whether the connection of `packet` (a data segment or an ACK) is regenerating.
+    /// Whether the connection `key` is regenerating.
     pub fn regenerating(&mut self, key: ConnectionKey) -> bool {
         self.connections.entry(key).regenerating
     }
 
-    fn on_data(&mut self, key: ConnectionKey, seq: SeqNumber, len: u32) {
+    fn list(&mut self, key: ConnectionKey, seq: SeqNumber, len: u32) {
         let c = self.connections.entry(key);
         if c.list.add(seq, len) == Added::Again && !c.regenerating && c.recovery.is_none() {
             c.regenerating = true;
@@ -132,7 +132,7 @@ impl Dar {
         self.stats.most_blocks = self.stats.most_blocks.max(c.list.blocks() as u64);
     }
 
-    fn on_ack(&mut self, now: Instant, packet: &PacketRepr) -> Verdict {
+    fn regenerate(&mut self, now: Instant, packet: &PacketRepr) -> Verdict {
         let tcp = packet.tcp().expect("an ACK");
         let key = ConnectionKey::of_ack(packet, tcp);
         let c = self.connections.entry(key);
@@ -199,47 +199,32 @@ impl Connection {
     }
 }
 
-impl Agent for Dar {
-    fn name(&self) -> &'static str {
-        "dar"
+impl AckRegenerator for Dar {
+    const KIND: &'static str = "dar";
+
+    fn regenerator(&self) -> &Regenerator {
+        &self.regenerator
     }
 
-    fn handle_packet(
-        &mut self,
-        now: Instant,
-        direction: Direction,
-        packet: &mut PacketRepr,
-        _queue: &mut dyn InterfaceQueue,
-    ) -> Verdict {
-        let Some(tcp) = packet.tcp() else {
-            return Verdict::Pass;
-        };
-        match direction {
-            Direction::Outbound if tcp.payload_len > 0 => {
-                let key = ConnectionKey::of_data(packet, tcp);
-                self.on_data(key, tcp.seq, tcp.payload_len);
-                Verdict::Pass
-            }
-            Direction::Inbound if tcp.is_pure_ack() => self.on_ack(now, packet),
-            _ => Verdict::Pass,
-        }
+    fn regenerator_mut(&mut self) -> &mut Regenerator {
+        &mut self.regenerator
     }
 
-    fn poll_transmit(&mut self, now: Instant) -> Option<(Direction, PacketRepr)> {
-        self.regenerator.poll_transmit(now)
+    fn on_data(&mut self, packet: &PacketRepr, tcp: &TcpRepr) {
+        self.list(
+            ConnectionKey::of_data(packet, tcp),
+            tcp.seq,
+            tcp.payload_len,
+        );
     }
 
-    fn poll_timeout(&self) -> Option<Instant> {
-        self.regenerator.poll_timeout()
+    fn on_ack(&mut self, now: Instant, packet: &mut PacketRepr) -> Verdict {
+        self.regenerate(now, packet)
     }
 
-    fn counters(&self) -> Vec<(&'static str, u64)> {
-        let regen = self.regenerator.stats;
+    fn own_counters(&self) -> Vec<(&'static str, u64)> {
         let state = self.stats.most_blocks * core::mem::size_of::<Block>() as u64;
         vec![
-            ("regenerated_acks", regen.regenerated),
-            ("late_acks", regen.late),
-            ("most_pending_acks", regen.most_pending),
             ("regeneration_stops", self.stats.stops),
             ("regeneration_resumes", self.stats.resumes),
             ("most_list_blocks", self.stats.most_blocks),
@@ -252,7 +237,7 @@ impl Agent for Dar {
 mod tests {
     use super::*;
     use crate::agent::connection::tests::{ack, data};
-    use crate::agent::NoQueue;
+    use crate::agent::{Agent, Direction, NoQueue};
     use core::time::Duration;
 
     /// Drives DAR and collects the ACKs it hands on at each time.

@@ -8,15 +8,90 @@
 //! Regenerated ACKs are copies of the received one with another acknowledgment number: real
 //! segments with the connection's addresses, ports, sequence number and window, whose
 //! checksums are computed when they are emitted ([`crate::wire::PacketRepr::emit`]).
+//!
+//! The regenerating agents (`ar`, `acc`, `dar`) implement [`AckRegenerator`]; their
+//! [`Agent`] implementation is this module's, the same for all three.
 
+use core::fmt;
 use core::time::Duration;
 use std::collections::VecDeque;
 
+use super::ack_filter::triggers;
 use super::connection::{ConnectionKey, Connections};
-use super::{Direction, Verdict};
+use super::{Agent, Direction, InterfaceQueue, Verdict};
 use crate::seq::SeqNumber;
 use crate::time::Instant;
-use crate::wire::{PacketRepr, TransportRepr};
+use crate::wire::{PacketRepr, TcpRepr, TransportRepr};
+
+/// An agent on the far side of a slow link, on its interface to the link: it sees the data
+/// going towards the receiver and the ACKs coming out of the link, and sends ACKs on
+/// through its [`Regenerator`].
+pub trait AckRegenerator: fmt::Debug + Send {
+    /// The kind, as scenarios name it.
+    const KIND: &'static str;
+
+    fn regenerator(&self) -> &Regenerator;
+
+    fn regenerator_mut(&mut self) -> &mut Regenerator;
+
+    /// A data segment going towards the receiver.
+    fn on_data(&mut self, packet: &PacketRepr, tcp: &TcpRepr);
+
+    /// A pure ACK coming out of the slow link.
+    fn on_ack(&mut self, now: Instant, packet: &mut PacketRepr) -> Verdict;
+
+    /// An ACK going into the slow link (what a compactor acts on); nothing by default.
+    fn on_outbound_ack(&mut self, _packet: &mut PacketRepr, _queue: &mut dyn InterfaceQueue) {}
+
+    /// Counters besides the regenerator's.
+    fn own_counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+impl<T: AckRegenerator> Agent for T {
+    fn name(&self) -> &'static str {
+        T::KIND
+    }
+
+    fn handle_packet(
+        &mut self,
+        now: Instant,
+        direction: Direction,
+        packet: &mut PacketRepr,
+        queue: &mut dyn InterfaceQueue,
+    ) -> Verdict {
+        let Some(tcp) = packet.tcp().copied() else {
+            return Verdict::Pass;
+        };
+        match direction {
+            Direction::Outbound if tcp.payload_len > 0 => self.on_data(packet, &tcp),
+            Direction::Outbound if triggers(packet) => self.on_outbound_ack(packet, queue),
+            Direction::Inbound if tcp.is_pure_ack() => return self.on_ack(now, packet),
+            _ => {}
+        }
+        Verdict::Pass
+    }
+
+    fn poll_transmit(&mut self, now: Instant) -> Option<(Direction, PacketRepr)> {
+        self.regenerator_mut().poll_transmit(now)
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.regenerator().poll_timeout()
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let stats = self.regenerator().stats;
+        let mut counters = self.own_counters();
+        counters.extend([
+            ("regenerated_acks", stats.regenerated),
+            ("late_acks", stats.late),
+            ("most_pending_acks", stats.most_pending),
+        ]);
+        counters
+    }
+}
 
 /// A copy of the ACK `received` acknowledging `ack` instead, without a compaction record.
 pub fn regenerated(received: &PacketRepr, ack: SeqNumber) -> PacketRepr {
@@ -26,6 +101,31 @@ pub fn regenerated(received: &PacketRepr, ack: SeqNumber) -> PacketRepr {
         tcp.compaction = None;
     }
     copy
+}
+
+/// What the reconstructor and the expander keep per connection: the segment size (the
+/// largest payload seen going towards the receiver) and the highest ACK received, with its
+/// arrival.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Received {
+    pub mss: u32,
+    last_ack: Option<(SeqNumber, Instant)>,
+}
+
+impl Received {
+    pub fn note_data(&mut self, payload_len: u32) {
+        self.mss = self.mss.max(payload_len);
+    }
+
+    /// Records an ACK received at `now`; if it is newer than the highest so far, returns
+    /// that one and its arrival.
+    pub fn advance(&mut self, ack: SeqNumber, now: Instant) -> Option<(SeqNumber, Instant)> {
+        let previous = self.last_ack.filter(|(last, _)| ack > *last);
+        if self.last_ack.is_none() || previous.is_some() {
+            self.last_ack = Some((ack, now));
+        }
+        previous
+    }
 }
 
 /// What a regenerator has done, for the summary.
