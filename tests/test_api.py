@@ -163,6 +163,9 @@ toml_like = st.recursive(
                     "path",
                     "cells",
                     "range",
+                    "kind",
+                    "interface",
+                    "fast_recovery",
                 ]
             ),
             children,
@@ -177,7 +180,7 @@ toml_like = st.recursive(
 @given(
     st.dictionaries(
         st.sampled_from(
-            ["simulation", "tcp", "wlan", "wlans", "links", "flows", "mobiles", "other"]
+            ["simulation", "tcp", "wlan", "wlans", "links", "flows", "mobiles", "agents", "other"]
         ),
         toml_like,
         max_size=4,
@@ -195,9 +198,9 @@ def test_scenario_parser_never_crashes(data):
     except ScenarioError as error:
         # Only what the schema cannot see fails after parsing (references, paths, node
         # names, settings that do nothing), never units or types, and in the user's keys.
-        assert error.key.startswith(("links", "flows", "simulation", "wlan", "tcp", "mobiles")), (
-            error
-        )
+        assert error.key.startswith(
+            ("links", "flows", "simulation", "wlan", "tcp", "mobiles", "agents")
+        ), error
         # A single [wlan] is named as the user wrote it, never by the resolved list.
         assert not ("wlans[" in error.key and "wlan" in data), error
         assert not error.key.endswith(("_ns", "_bps", "_m")), error
