@@ -11,6 +11,18 @@ from airtcp.reproductions import ahn_dar, park_local_ack, park_local_ack_wlan, r
 from conftest import airtcp, figures_in_chromium
 
 
+def claims_shown(out, result, count: int) -> None:
+    """The claims table has ``count`` rows with verdicts, reasons where they are not
+    "agrees", and each rule printed by the CLI and in the report."""
+    claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
+    assert len(claims) == count
+    assert set(claims["verdict"]) <= {"agrees", "partly", "differs"}
+    assert (claims.loc[claims["verdict"] != "agrees", "why"].str.len() > 20).all()
+    html = (out / "report.html").read_text()
+    for rule in claims["rule"]:
+        assert html_escape(rule, quote=False) in html and rule in result.stdout
+
+
 def test_quick_reproduction_of_paper_000(tmp_path):
     out = tmp_path / "ryu"
     result = airtcp("reproduce", "ryu-ack-priority", "--quick", "--out", str(out), "-q")
@@ -78,13 +90,7 @@ def test_quick_reproduction_of_paper_001_from_anywhere(tmp_path):
     result = airtcp("reproduce", "park-local-ack", "--quick", "--out", str(out), "-q",
                     cwd=tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stderr
-    claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
-    assert len(claims) == 9
-    assert set(claims["verdict"]) <= {"agrees", "partly", "differs"}
-    assert (claims.loc[claims["verdict"] != "agrees", "why"].str.len() > 20).all()
-    html = (out / "report.html").read_text()
-    for rule in claims["rule"]:
-        assert html_escape(rule, quote=False) in html and rule in result.stdout
+    claims_shown(out, result, 9)
     aggregates = pd.read_csv(out / "aggregates.csv")
     plan = park_local_ack.QUICK
     for column in ("goodput_bps", "timeouts", "retransmissions"):
@@ -164,13 +170,7 @@ def test_quick_reproduction_of_paper_003_from_anywhere(tmp_path):
     out = tmp_path / "ahn"
     result = airtcp("reproduce", "ahn-dar", "--quick", "--out", str(out), "-q", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
-    assert len(claims) == 8
-    assert set(claims["verdict"]) <= {"agrees", "partly", "differs"}
-    assert (claims.loc[claims["verdict"] != "agrees", "why"].str.len() > 20).all()
-    html = (out / "report.html").read_text()
-    for rule in claims["rule"]:
-        assert html_escape(rule, quote=False) in html and rule in result.stdout
+    claims_shown(out, result, 8)
     aggregates = pd.read_csv(out / "aggregates.csv")
     plan = ahn_dar.QUICK
     assert {"scheme", "uplink_bps", "ber", "throughput_bps", "throughput_bps_ci95"} <= set(
