@@ -256,3 +256,19 @@ def test_misplaced_agents_are_named(placement, key, message):
     with pytest.raises(ScenarioError) as error:
         airtcp.prepare(scenario)
     assert error.value.key == key and message in error.value.message, error.value
+
+
+def test_the_scenarios_congestion_control_reaches_its_flows_and_a_flow_may_override_it():
+    base = {
+        "simulation": {"name": "cc", "duration": "5s"},
+        "links": [{"a": "a", "b": "b", "rate": "10Mbps", "delay": "5ms", "loss": 0.01}],
+        "tcp": {"congestion_control": "reno"},
+        "flows": [
+            {"name": "one", "src": "a", "dst": "b"},
+            {"name": "two", "src": "a", "dst": "b", "tcp": {"congestion_control": "newreno"}},
+        ],
+    }  # fmt: skip
+    flows = airtcp.prepare(base)["flows"]
+    assert [f["app"]["congestion_control"] for f in flows] == ["reno", "newreno"]
+    unset = airtcp.prepare({**base, "tcp": {}})["flows"]
+    assert [f["app"]["congestion_control"] for f in unset] == ["newreno", "newreno"]

@@ -153,6 +153,7 @@ class Link(Strict):
 
 
 AgentKind = Literal[tuple(_core.agent_kinds())]  # type: ignore[valid-type]
+CongestionControl = Literal[tuple(_core.congestion_controls())]  # type: ignore[valid-type]
 
 
 class Agent(Strict):
@@ -285,7 +286,7 @@ class Tcp(Strict):
     """TCP settings; unset ones come from the profile (docs/tcp.md lists the defaults)."""
 
     profile: Literal["rfc", "linux"] | None = None
-    congestion_control: Literal["newreno"] = "newreno"
+    congestion_control: CongestionControl | None = None
     mss: Annotated[int, Field(ge=64, le=65000)] | None = None
     initial_window: Annotated[int, Field(gt=0)] | None = None
     initial_rto: PositiveDuration | None = None

@@ -56,6 +56,15 @@ impl Pair {
         )
     }
 
+    /// The same pair with the client (the sender) running congestion controller `name`.
+    fn with_client_cc(mut self, name: &str) -> Pair {
+        let config = self.client.config().clone();
+        let cc = cc::by_name(name, config.initial_cwnd(), config.mss).unwrap();
+        self.client = TcpSocket::new(config, cc, 40000, 80);
+        self.client.connect(SeqNumber(u32::MAX - 5000));
+        self
+    }
+
     fn with_isns(
         client_config: TcpConfig,
         server_config: TcpConfig,
@@ -541,6 +550,43 @@ fn receive_window_limited_flow_does_not_inflate_cwnd() {
     assert!(
         cwnd <= 4 * (32 << 10),
         "cwnd {cwnd} grew while the receive window was the limit"
+    );
+}
+
+/// Two losses four segments apart: NewReno repairs both in one recovery (the partial ACK
+/// resends the second hole); Reno's recovery ends at that partial ACK, and the second hole
+/// costs it another fast retransmit and halving, or a timeout.
+fn two_losses_in_a_window(cc_name: &str) -> Pair {
+    let mut pair = Pair::new(
+        config(1000),
+        config(1000),
+        Duration::from_millis(20),
+        10_000_000,
+    )
+    .with_client_cc(cc_name);
+    pair.client_to_send = 2_000_000;
+    let mut count = 0;
+    pair.drop = Box::new(move |_, dir, seg| {
+        if dir == Dir::ClientToServer && seg.payload_len > 0 {
+            count += 1;
+            return count == 60 || count == 64;
+        }
+        false
+    });
+    pair.run_until(at(60.0));
+    assert_eq!(pair.server.stats().bytes_received, 2_000_000, "{cc_name}");
+    pair
+}
+
+#[test]
+fn newreno_repairs_two_losses_in_one_recovery_and_reno_does_not() {
+    let newreno = *two_losses_in_a_window("newreno").client.stats();
+    assert_eq!((newreno.fast_retransmits, newreno.timeouts), (1, 0));
+    assert_eq!(newreno.retransmissions, 2);
+    let reno = *two_losses_in_a_window("reno").client.stats();
+    assert!(
+        reno.fast_retransmits + reno.timeouts >= 2,
+        "the second hole needs its own recovery: {reno:?}"
     );
 }
 

@@ -67,6 +67,12 @@ fn agent_kinds() -> Vec<&'static str> {
     airtcp_proto::agent::AGENTS.to_vec()
 }
 
+/// The congestion controllers a scenario can name (`airtcp_proto::tcp::cc::VARIANTS`).
+#[pyfunction]
+fn congestion_controls() -> Vec<&'static str> {
+    airtcp_proto::tcp::cc::VARIANTS.to_vec()
+}
+
 /// The bounds of a scenario (`airtcp_sim::limits`), for the Python schema.
 #[pyfunction]
 fn limits(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -267,6 +273,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(limits, m)?)?;
     m.add_function(wrap_pyfunction!(agent_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
     m.add_function(wrap_pyfunction!(effective_settings, m)?)?;
     m.add_function(wrap_pyfunction!(summary_template, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;

@@ -201,17 +201,20 @@ fn the_sender_never_sees_an_ack_out_of_order_or_beyond_the_receivers() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
-    /// Whatever the scheme, bit error rate and uplink, a finite transfer delivers every byte,
-    /// once and in order, and completes.
+    /// Whatever the scheme, bit error rate, uplink and fast recovery (NewReno's or Reno's), a
+    /// finite transfer delivers every byte, once and in order, and completes.
     #[test]
     fn the_byte_stream_arrives_exactly_under_every_scheme(
         scheme in proptest::sample::select(&SCHEMES[..]),
         ber in proptest::sample::select(&[0.0, 1e-7, 1e-6, 1e-5][..]),
         uplink in proptest::sample::select(&[8_000u64, 16_000, 24_000, 64_000][..]),
         seed in 1u64..1000,
+        congestion_control in proptest::sample::select(&["newreno", "reno"][..]),
     ) {
         let bytes = 300_000;
-        let summary = run(&asymmetric(uplink, ber, scheme, Some(bytes), seed));
+        let mut scenario = asymmetric(uplink, ber, scheme, Some(bytes), seed);
+        scenario["flows"][0]["app"]["congestion_control"] = json!(congestion_control);
+        let summary = run(&scenario);
         let flow = &summary.flows[0];
         prop_assert_eq!(flow.completed, Some(true), "{:?}", flow);
         prop_assert_eq!(flow.bytes_delivered, bytes);

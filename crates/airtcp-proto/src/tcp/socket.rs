@@ -6,7 +6,8 @@
 //!
 //! Loss recovery is NewReno (RFC 5681 §3.2, RFC 6582: the timer is reset on the first partial
 //! ACK only, so a recovery from many losses ends in a timeout rather than lasting one round
-//! trip per hole); the window grows only while the sender is limited by it (RFC 7661 §4.2,
+//! trip per hole), or Reno's (RFC 5681 §3.2 alone: the first new ACK ends it) where the
+//! congestion controller asks for it (`cc::Recovery`); the window grows only while the sender is limited by it (RFC 7661 §4.2,
 //! as Linux does), so a receive-window-limited flow does not inflate cwnd without bound; the
 //! retransmission timer follows RFC 6298 with Karn's rule (one timed segment per
 //! round trip, as BSD does); delayed ACKs follow RFC 5681 §4.2; receiver and sender
@@ -23,7 +24,7 @@
 
 use core::time::Duration;
 
-use super::cc::{AckEvent, CongestionControl};
+use super::cc::{AckEvent, CongestionControl, Recovery};
 use super::config::{TcpConfig, ZeroWindow};
 use super::reassembly::Reassembly;
 use super::rto::RtoEstimator;
@@ -304,6 +305,10 @@ impl TcpSocket {
 
     pub fn stats(&self) -> &TcpStats {
         &self.stats
+    }
+
+    pub fn config(&self) -> &TcpConfig {
+        &self.config
     }
 
     pub fn cwnd(&self) -> u32 {
@@ -676,8 +681,9 @@ impl TcpSocket {
         if recovered {
             self.recover = None;
         }
+        let reno = self.cc.recovery() == Recovery::Reno;
         if self.in_recovery {
-            if recovered {
+            if recovered || reno {
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.cc.on_exit_recovery(self.snd_max - self.snd_una);
@@ -718,9 +724,12 @@ impl TcpSocket {
         self.stats.duplicate_acks += 1;
         if self.in_recovery {
             self.cc.on_dupack_in_recovery();
-        } else if self.dupacks == self.config.dupack_threshold && self.recover.is_none() {
+        } else if self.dupacks == self.config.dupack_threshold
+            && (self.recover.is_none() || self.cc.recovery() == Recovery::Reno)
+        {
             // RFC 6582 §3.2 step 2: only once an ACK has covered the last recovery point, so
             // that dupacks for data sent before a timeout do not trigger a second reduction.
+            // Reno (RFC 5681) has no such point.
             self.in_recovery = true;
             self.partial_acks = 0;
             self.recover = Some(self.snd_max);

@@ -6,11 +6,13 @@
 //! (Westwood+ its ssthresh after loss, CUBIC its window growth, ...).
 
 mod newreno;
+mod reno;
 
 use core::fmt;
 use core::time::Duration;
 
 pub use newreno::NewReno;
+pub use reno::Reno;
 
 use crate::time::Instant;
 
@@ -44,6 +46,17 @@ impl Window {
     }
 }
 
+/// How the sender recovers after a fast retransmit: the controller names it, the sender
+/// carries it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// RFC 6582: partial ACKs keep the recovery going, each resending the next hole, until
+    /// the highest data sent at its start is acknowledged; no new recovery before that.
+    NewReno,
+    /// RFC 5681 section 3.2: the first ACK of new data ends the recovery.
+    Reno,
+}
+
 /// A cumulative acknowledgement of new data, outside loss recovery.
 #[derive(Clone, Copy, Debug)]
 pub struct AckEvent {
@@ -58,6 +71,11 @@ pub trait CongestionControl: fmt::Debug + Send {
     fn name(&self) -> &'static str;
     fn window(&self) -> &Window;
     fn window_mut(&mut self) -> &mut Window;
+
+    /// The fast recovery the sender runs: NewReno's unless the variant says otherwise.
+    fn recovery(&self) -> Recovery {
+        Recovery::NewReno
+    }
 
     /// New data acknowledged in the open state. Slow start: cwnd += min(bytes acked, SMSS)
     /// per ACK (RFC 5681 §3.1). Congestion avoidance: byte counting, the method RFC 5681 §3.1
@@ -123,12 +141,13 @@ pub trait CongestionControl: fmt::Debug + Send {
 }
 
 /// The congestion controllers a scenario can name.
-pub const VARIANTS: &[&str] = &["newreno"];
+pub const VARIANTS: &[&str] = &["newreno", "reno"];
 
 /// Builds the controller a scenario names, or `None` for an unknown name.
 pub fn by_name(name: &str, initial_cwnd: u32, mss: u32) -> Option<Box<dyn CongestionControl>> {
     match name {
         "newreno" => Some(Box::new(NewReno::new(initial_cwnd, mss))),
+        "reno" => Some(Box::new(Reno::new(initial_cwnd, mss))),
         _ => None,
     }
 }
