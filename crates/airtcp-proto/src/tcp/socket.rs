@@ -650,6 +650,7 @@ impl TcpSocket {
 
     fn on_new_ack(&mut self, now: Instant, ack: SeqNumber) {
         let acked = ack - self.snd_una;
+        self.cc.on_any_ack(now, acked);
         self.consecutive_timeouts = 0;
         let flight_before = self.snd_max - self.snd_una;
         // Payload bytes exclude the SYN and FIN sequence numbers. Both tests compare numbers
@@ -720,6 +721,7 @@ impl TcpSocket {
     }
 
     fn on_duplicate_ack(&mut self, now: Instant) {
+        self.cc.on_any_ack(now, 0);
         self.dupacks += 1;
         self.stats.duplicate_acks += 1;
         if self.in_recovery {

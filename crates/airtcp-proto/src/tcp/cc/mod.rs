@@ -7,12 +7,14 @@
 
 mod newreno;
 mod reno;
+mod westwood;
 
 use core::fmt;
 use core::time::Duration;
 
 pub use newreno::NewReno;
 pub use reno::Reno;
+pub use westwood::Westwood;
 
 use crate::time::Instant;
 
@@ -95,6 +97,11 @@ pub trait CongestionControl: fmt::Debug + Send {
         }
     }
 
+    /// Every ACK, in any state, before the sender acts on it: `bytes_acked` new bytes
+    /// acknowledged, 0 for a duplicate ACK. Variants that estimate the delivery rate use it
+    /// (Westwood+).
+    fn on_any_ack(&mut self, _now: Instant, _bytes_acked: u32) {}
+
     /// An RTT sample, taken under Karn's rule; delay-based variants use it.
     fn on_rtt_sample(&mut self, _now: Instant, _rtt: Duration) {}
 
@@ -141,13 +148,14 @@ pub trait CongestionControl: fmt::Debug + Send {
 }
 
 /// The congestion controllers a scenario can name.
-pub const VARIANTS: &[&str] = &["newreno", "reno"];
+pub const VARIANTS: &[&str] = &["newreno", "reno", "westwood"];
 
 /// Builds the controller a scenario names, or `None` for an unknown name.
 pub fn by_name(name: &str, initial_cwnd: u32, mss: u32) -> Option<Box<dyn CongestionControl>> {
     match name {
         "newreno" => Some(Box::new(NewReno::new(initial_cwnd, mss))),
         "reno" => Some(Box::new(Reno::new(initial_cwnd, mss))),
+        "westwood" => Some(Box::new(Westwood::new(initial_cwnd, mss))),
         _ => None,
     }
 }
