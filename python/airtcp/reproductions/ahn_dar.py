@@ -226,8 +226,8 @@ AGGREGATED = [*METRICS, "regenerated_acks", "removed_acks"]
 
 
 def aggregates(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per (scheme, uplink, BER): each metric's mean and 95 % half-width."""
-    frame = with_derived(frame)
+    """One row per (scheme, uplink, BER) of runs ``with_derived``: each metric's mean and
+    95 % half-width."""
     named = frame.rename(columns={path: name for name, path in METRICS.items()})
     rows = []
     for (scheme, uplink, ber), group in named.groupby(["scheme", "uplink_bps", "ber"]):
@@ -245,8 +245,8 @@ def aggregates(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _representative_seeds(frame: pd.DataFrame) -> dict[str, int]:
-    """Fig 5: per scheme, the seed of the run at Fig 5's point closest to the mean."""
-    frame = with_derived(frame)
+    """Fig 5: per scheme, the seed of the run (``with_derived``) at Fig 5's point closest
+    to the mean."""
     uplink, ber = parse_rate(FIG5[0]), FIG5[1]
     point = frame[(frame["uplink_bps"] == uplink) & np.isclose(frame["ber"], ber, atol=1e-12)]
     seeds = {}
@@ -258,7 +258,8 @@ def _representative_seeds(frame: pd.DataFrame) -> dict[str, int]:
 
 
 def traces(frame: pd.DataFrame, settings: dict[str, Any] | None) -> dict[str, Trace]:
-    """Fig 5: the representative run of each scheme, again, with its time series."""
+    """Fig 5: the representative run of each scheme (of runs ``with_derived``), again, with
+    its time series."""
     from ..api import run
 
     out = {}
@@ -361,8 +362,9 @@ def write_report(
     plan = QUICK if plan_name == "quick" else FULL
     frame = ResultStore(out).frame()
     ok = frame[frame["status"] == "ok"]
-    table = aggregates(ok)
-    runs = traces(ok, settings)
+    derived = with_derived(ok)
+    table = aggregates(derived)
+    runs = traces(derived, settings)
     claims = claims_table(ahn_claims.claims(table, runs))
     used = effective_settings(settings, plan)
     beyond = _beyond(table)

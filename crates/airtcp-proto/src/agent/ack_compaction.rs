@@ -21,7 +21,7 @@ use super::regenerator::{AckRegenerator, Received, Regenerator};
 use super::{InterfaceQueue, Verdict};
 use crate::seq::SeqNumber;
 use crate::time::Instant;
-use crate::wire::{Compaction, PacketRepr, TcpRepr, TransportRepr};
+use crate::wire::{Compaction, PacketRepr, TcpRepr};
 
 #[derive(Debug, Default)]
 pub struct AckCompaction {
@@ -80,7 +80,7 @@ fn spread(last: SeqNumber, ack: SeqNumber, count: u32, mss: u32) -> Vec<SeqNumbe
 }
 
 fn set_record(packet: &mut PacketRepr, record: Option<Compaction>) {
-    if let TransportRepr::Tcp(tcp) = &mut packet.transport {
+    if let Some(tcp) = packet.tcp_mut() {
         tcp.compaction = record;
     }
 }

@@ -93,7 +93,7 @@ pub(crate) mod tests {
     use crate::agent::connection::tests::{ack, data};
     use crate::seq::SeqNumber;
     use crate::time::Instant;
-    use crate::wire::{Compaction, TcpFlags, TransportRepr};
+    use crate::wire::{Compaction, TcpFlags};
 
     /// A queue of packets, for agents' tests.
     #[derive(Debug, Default)]
@@ -112,9 +112,7 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn with_tcp(mut packet: PacketRepr, edit: impl FnOnce(&mut TcpRepr)) -> PacketRepr {
-        if let TransportRepr::Tcp(tcp) = &mut packet.transport {
-            edit(tcp);
-        }
+        edit(packet.tcp_mut().expect("a TCP segment"));
         packet
     }
 

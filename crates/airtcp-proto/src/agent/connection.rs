@@ -207,7 +207,7 @@ impl SegmentCache {
 /// A copy of an ACK carrying no data, with its window set (unscaled field) to `window`.
 pub fn ack_with_window(ack: &PacketRepr, window: u16) -> PacketRepr {
     let mut copy = *ack;
-    if let crate::wire::TransportRepr::Tcp(tcp) = &mut copy.transport {
+    if let Some(tcp) = copy.tcp_mut() {
         tcp.window = window;
         tcp.payload_len = 0;
         tcp.flags.fin = false;
@@ -233,7 +233,7 @@ pub(crate) mod tests {
     /// The mobile's pure ACK.
     pub(crate) fn ack(ack: u32, window: u16) -> PacketRepr {
         let mut packet = segment(MOBILE, FIXED, 80, 5001, 1, ack, 0);
-        if let TransportRepr::Tcp(tcp) = &mut packet.transport {
+        if let Some(tcp) = packet.tcp_mut() {
             tcp.window = window;
         }
         packet

@@ -21,7 +21,7 @@ use super::connection::{ConnectionKey, Connections};
 use super::{Agent, Direction, InterfaceQueue, Verdict};
 use crate::seq::SeqNumber;
 use crate::time::Instant;
-use crate::wire::{PacketRepr, TcpRepr, TransportRepr};
+use crate::wire::{PacketRepr, TcpRepr};
 
 /// An agent on the far side of a slow link, on its interface to the link: it sees the data
 /// going towards the receiver and the ACKs coming out of the link, and sends ACKs on
@@ -96,7 +96,7 @@ impl<T: AckRegenerator> Agent for T {
 /// A copy of the ACK `received` acknowledging `ack` instead, without a compaction record.
 pub fn regenerated(received: &PacketRepr, ack: SeqNumber) -> PacketRepr {
     let mut copy = *received;
-    if let TransportRepr::Tcp(tcp) = &mut copy.transport {
+    if let Some(tcp) = copy.tcp_mut() {
         tcp.ack = ack;
         tcp.compaction = None;
     }
@@ -216,11 +216,6 @@ impl Regenerator {
             .filter_map(|train| train.front().map(|(at, _)| *at))
             .min()
     }
-
-    /// ACKs waiting, over every connection.
-    pub fn pending(&self) -> u64 {
-        self.pending
-    }
 }
 
 fn received_ack(received: &PacketRepr) -> SeqNumber {
@@ -263,7 +258,7 @@ mod tests {
         assert_eq!(drain(&mut r, t0 + ms), [3001, 4001, 5001]);
         assert_eq!(r.stats.late, 2);
         assert_eq!(r.stats.regenerated, 3);
-        assert_eq!(r.pending(), 0);
+        assert_eq!(r.pending, 0);
         // Nothing waits: an ACK passes.
         assert_eq!(
             r.pass_in_order(t0 + ms, key, &ack(6001, 100)),

@@ -77,6 +77,14 @@ impl PacketRepr {
         }
     }
 
+    /// The TCP header, to rewrite in place (an agent's edit before emit recomputes checksums).
+    pub fn tcp_mut(&mut self) -> Option<&mut TcpRepr> {
+        match &mut self.transport {
+            TransportRepr::Tcp(tcp) => Some(tcp),
+            TransportRepr::Udp(_) => None,
+        }
+    }
+
     /// Length of the IPv4 and transport headers: the packet without its payload.
     pub fn header_len(&self) -> u32 {
         self.ip_len() - self.payload_len()
@@ -295,7 +303,7 @@ mod tests {
 
     fn compacted_ack() -> PacketRepr {
         let mut packet = sample_tcp();
-        if let TransportRepr::Tcp(tcp) = &mut packet.transport {
+        if let Some(tcp) = packet.tcp_mut() {
             tcp.flags = TcpFlags {
                 ack: true,
                 ece: true,
@@ -317,7 +325,7 @@ mod tests {
         assert_eq!(PacketRepr::parse(&bytes).unwrap(), packet);
         // With MSS and window scale before it, too.
         let mut both = sample_tcp();
-        if let TransportRepr::Tcp(tcp) = &mut both.transport {
+        if let Some(tcp) = both.tcp_mut() {
             tcp.compaction = compacted_ack().tcp().unwrap().compaction;
         }
         assert_eq!(PacketRepr::parse(&both.emit()).unwrap(), both);
@@ -404,7 +412,7 @@ mod tests {
             cut in 0usize..64,
         ) {
             let mut both = sample_tcp();
-            if let TransportRepr::Tcp(tcp) = &mut both.transport {
+            if let Some(tcp) = both.tcp_mut() {
                 tcp.compaction = Compaction::of(9);
             }
             let mut bytes = both.emit();

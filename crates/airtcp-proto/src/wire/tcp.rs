@@ -118,11 +118,6 @@ impl TcpRepr {
             && !self.flags.fin
             && !self.flags.rst
     }
-
-    /// Whether it carries any option.
-    pub fn has_options(&self) -> bool {
-        self.mss.is_some() || self.window_scale.is_some() || self.compaction.is_some()
-    }
 }
 
 #[cfg(test)]

@@ -54,15 +54,6 @@ impl Westwood {
         }
     }
 
-    /// The bandwidth estimate, bytes per second.
-    pub fn bandwidth_estimate(&self) -> f64 {
-        self.bwe
-    }
-
-    pub fn rtt_min(&self) -> Option<Duration> {
-        self.rtt_min
-    }
-
     /// BWE · RTTmin in bytes, whole segments, at least two.
     fn bw_rtt_min(&self) -> u32 {
         let mss = self.window.mss;
@@ -201,7 +192,7 @@ mod tests {
         w.on_rtt_sample(Instant::ZERO, ms(120));
         w.on_rtt_sample(Instant::ZERO, ms(80));
         w.on_rtt_sample(Instant::ZERO, ms(200));
-        assert_eq!(w.rtt_min(), Some(ms(80)));
+        assert_eq!(w.rtt_min, Some(ms(80)));
         w.window_mut().cwnd = 40 * MSS;
         w.on_enter_recovery(Instant::ZERO, 40 * MSS);
         assert_eq!(
@@ -216,7 +207,7 @@ mod tests {
         assert_eq!((w.window().cwnd, w.window().ssthresh), (MSS, 10 * MSS));
         // RTTmin is measured afresh after a timeout.
         w.on_rtt_sample(Instant::ZERO, ms(300));
-        assert_eq!(w.rtt_min(), Some(ms(300)));
+        assert_eq!(w.rtt_min, Some(ms(300)));
         // Never below two segments.
         w.bwe = 0.0;
         w.on_exit_recovery(0);
