@@ -272,3 +272,39 @@ def test_the_scenarios_congestion_control_reaches_its_flows_and_a_flow_may_overr
     assert [f["app"]["congestion_control"] for f in flows] == ["reno", "newreno"]
     unset = airtcp.prepare({**base, "tcp": {}})["flows"]
     assert [f["app"]["congestion_control"] for f in unset] == ["newreno", "newreno"]
+
+
+CC_PARAMS_BASE = {
+    "simulation": {"name": "ccp", "duration": "8s"},
+    "links": [{"a": "a", "b": "b", "rate": "10Mbps", "delay": "20ms", "loss": 0.01}],
+    "tcp": {"congestion_control": "veno"},
+    "flows": [{"name": "one", "src": "a", "dst": "b"}],
+}
+
+
+def test_congestion_params_reach_the_controller():
+    """Veno with a backlog threshold of 1000 segments takes every loss as random."""
+    default = airtcp.run(CC_PARAMS_BASE, seed=2, timeseries=False).summary
+    tcp = {**CC_PARAMS_BASE["tcp"], "congestion_params": {"veno_beta": 1000}}
+    lenient = airtcp.run({**CC_PARAMS_BASE, "tcp": tcp}, seed=2, timeseries=False).summary
+    assert lenient["flows"][0]["bytes_delivered"] != default["flows"][0]["bytes_delivered"]
+    effective = airtcp.prepare({**CC_PARAMS_BASE, "tcp": tcp})["flows"][0]["app"]["tcp"]
+    assert effective["congestion_params"] == {"veno_beta": 1000}
+
+
+@pytest.mark.parametrize(
+    ("params", "key", "message"),
+    [
+        ({"cubic_c": 0.5}, "tcp.congestion_params.cubic_c", "applies to cubic"),
+        ({"veno_beta": 0}, "tcp.congestion_params.veno_beta", "greater than or equal to 1"),
+        ({"veno_gamma": 1}, "tcp.congestion_params.veno_gamma", ""),
+    ],
+)
+def test_congestion_params_errors_name_the_key(params, key, message):
+    scenario = {
+        **CC_PARAMS_BASE,
+        "tcp": {"congestion_control": "veno", "congestion_params": params},
+    }
+    with pytest.raises(ScenarioError) as error:
+        airtcp.prepare(scenario)
+    assert error.value.key == key and message in error.value.message, error.value

@@ -23,6 +23,7 @@ from pydantic import (
     Field,
     ValidationError,
     WithJsonSchema,
+    create_model,
     model_validator,
 )
 
@@ -282,6 +283,23 @@ class Mobile(Strict):
     movement: Movement | None = None
 
 
+def _congestion_param(spec: dict[str, Any]) -> Any:
+    kind = type(spec["default"])
+    if spec["bounds"] is None:
+        return (kind | None, None)
+    low, high = spec["bounds"]
+    return (Annotated[kind, Field(ge=low, le=high)] | None, None)
+
+
+CongestionParams = create_model(
+    "CongestionParams",
+    __base__=Strict,
+    __doc__="Parameters of the congestion controllers (docs/tcp.md); unset ones keep their "
+    "defaults.",
+    **{spec["name"]: _congestion_param(spec) for spec in _core.congestion_params()},
+)
+
+
 class Tcp(Strict):
     """TCP settings; unset ones come from the profile (docs/tcp.md lists the defaults)."""
 
@@ -301,6 +319,7 @@ class Tcp(Strict):
     nagle: bool | None = None
     time_wait: Duration | None = None
     zero_window: Literal["persist", "retransmit", "hold"] | None = None
+    congestion_params: CongestionParams | None = None  # type: ignore[valid-type]
 
 
 class Flow(Strict):

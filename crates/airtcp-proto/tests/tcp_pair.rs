@@ -59,7 +59,7 @@ impl Pair {
     /// The same pair with the client (the sender) running congestion controller `name`.
     fn with_client_cc(mut self, name: &str) -> Pair {
         let config = self.client.config().clone();
-        let cc = cc::by_name(name, config.initial_cwnd(), config.mss).unwrap();
+        let cc = cc::by_name(name, &config).unwrap();
         self.client = TcpSocket::new(config, cc, 40000, 80);
         self.client.connect(SeqNumber(u32::MAX - 5000));
         self
@@ -73,10 +73,8 @@ impl Pair {
         client_isn: SeqNumber,
         server_isn: SeqNumber,
     ) -> Pair {
-        let client_cc =
-            cc::by_name("newreno", client_config.initial_cwnd(), client_config.mss).unwrap();
-        let server_cc =
-            cc::by_name("newreno", server_config.initial_cwnd(), server_config.mss).unwrap();
+        let client_cc = cc::by_name("newreno", &client_config).unwrap();
+        let server_cc = cc::by_name("newreno", &server_config).unwrap();
         let mut client = TcpSocket::new(client_config, client_cc, 40000, 80);
         let mut server = TcpSocket::new(server_config, server_cc, 80, 40000);
         client.connect(client_isn);
@@ -500,7 +498,7 @@ fn window_scaling_lets_large_buffers_fill_a_long_fat_pipe() {
 #[test]
 fn closed_socket_answers_with_reset() {
     let config = config(1000);
-    let controller = cc::by_name("newreno", config.initial_cwnd(), config.mss).unwrap();
+    let controller = cc::by_name("newreno", &config).unwrap();
     let mut closed = TcpSocket::new(config, controller, 80, 40000);
     let mut fin = TcpRepr {
         src_port: 40000,

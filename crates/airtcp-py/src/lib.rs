@@ -73,6 +73,31 @@ fn congestion_controls() -> Vec<&'static str> {
     airtcp_proto::tcp::cc::VARIANTS.to_vec()
 }
 
+/// The congestion controllers' parameters (`airtcp_proto::tcp::cc::PARAMS`): name, the
+/// controllers that read it, default, and bounds (`None` for a flag).
+#[pyfunction]
+fn congestion_params(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    let defaults = serde_json::to_value(airtcp_proto::tcp::cc::CongestionParams::default())
+        .expect("plain fields");
+    airtcp_proto::tcp::cc::PARAMS
+        .iter()
+        .map(|spec| {
+            let out = PyDict::new(py);
+            out.set_item("name", spec.name)?;
+            out.set_item("controllers", spec.controllers.to_vec())?;
+            match &defaults[spec.name] {
+                serde_json::Value::Bool(flag) => out.set_item("default", *flag)?,
+                number => match number.as_u64() {
+                    Some(whole) => out.set_item("default", whole)?,
+                    None => out.set_item("default", number.as_f64())?,
+                },
+            }
+            out.set_item("bounds", spec.bounds)?;
+            Ok(out)
+        })
+        .collect()
+}
+
 /// The bounds of a scenario (`airtcp_sim::limits`), for the Python schema.
 #[pyfunction]
 fn limits(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -274,6 +299,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(limits, m)?)?;
     m.add_function(wrap_pyfunction!(agent_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
+    m.add_function(wrap_pyfunction!(congestion_params, m)?)?;
     m.add_function(wrap_pyfunction!(effective_settings, m)?)?;
     m.add_function(wrap_pyfunction!(summary_template, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;

@@ -6,6 +6,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use airtcp_proto::tcp::cc::CongestionParams;
 use airtcp_proto::tcp::{TcpConfig, TcpProfile, ZeroWindow};
 use airtcp_proto::wifi::{Phy, PhyError, Preamble};
 use serde::Deserialize;
@@ -362,6 +363,7 @@ pub struct TcpOverrides {
     pub nagle: Option<bool>,
     pub time_wait_ns: Option<u64>,
     pub zero_window: Option<ZeroWindow>,
+    pub congestion_params: Option<CongestionParams>,
 }
 
 impl TcpOverrides {
@@ -409,6 +411,9 @@ impl TcpOverrides {
         }
         if let Some(v) = self.zero_window {
             c.zero_window = v;
+        }
+        if let Some(v) = &self.congestion_params {
+            c.congestion_params = v.clone();
         }
         c
     }

@@ -233,6 +233,24 @@ impl Scenario {
                     if built.ack_every == 0 {
                         return fail(format!("{key}.tcp.ack_every"), "must be positive");
                     }
+                    let params = &built.congestion_params;
+                    if let Some((spec, value)) = params.out_of_bounds() {
+                        let (low, high) = spec.bounds.expect("bounded");
+                        return fail(
+                            format!("{key}.tcp.congestion_params.{}", spec.name),
+                            format!("{value} is out of range; expected {low} to {high}"),
+                        );
+                    }
+                    if let Some(name) = params.unused_by(congestion_control).first() {
+                        let spec = cc::PARAMS.iter().find(|spec| spec.name == *name);
+                        return fail(
+                            format!("{key}.tcp.congestion_params.{name}"),
+                            format!(
+                                "applies to {}, not to {congestion_control}",
+                                spec.expect("named by PARAMS").controllers.join(" and ")
+                            ),
+                        );
+                    }
                 }
                 AppConfig::UdpCbr {
                     rate_bps,

@@ -11,6 +11,8 @@ use core::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::cc::CongestionParams;
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TcpProfile {
@@ -70,6 +72,8 @@ pub struct TcpConfig {
     /// Consecutive retransmission timeouts before the connection is abandoned (R2 of
     /// RFC 1122 §4.2.3.5; Linux's tcp_retries2 is 15).
     pub max_retransmissions: u32,
+    /// Parameters of the congestion controllers.
+    pub congestion_params: CongestionParams,
 }
 
 impl TcpConfig {
@@ -131,6 +135,7 @@ impl Default for TcpConfig {
             max_persist: Duration::from_secs(60),
             zero_window: ZeroWindow::Persist,
             max_retransmissions: 15,
+            congestion_params: CongestionParams::default(),
         }
     }
 }

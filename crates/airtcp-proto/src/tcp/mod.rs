@@ -9,6 +9,7 @@ pub mod cc;
 mod config;
 mod reassembly;
 mod rto;
+mod rtt_samples;
 mod socket;
 
 pub use config::{TcpConfig, TcpProfile, ZeroWindow};

@@ -28,6 +28,7 @@ use super::cc::{AckEvent, CongestionControl, Recovery};
 use super::config::{TcpConfig, ZeroWindow};
 use super::reassembly::Reassembly;
 use super::rto::RtoEstimator;
+use super::rtt_samples::RttSamples;
 use crate::seq::SeqNumber;
 use crate::time::Instant;
 use crate::wire::{TcpFlags, TcpRepr};
@@ -146,6 +147,7 @@ pub struct TcpSocket {
     /// End of the timed segment and when it was sent (Karn: cleared on any retransmission).
     timed: Option<(SeqNumber, Instant)>,
     rto: RtoEstimator,
+    rtt_samples: RttSamples,
     rtx_deadline: Option<Instant>,
     persist: Option<Persist>,
     /// The window closed under data in flight and `ZeroWindow::Hold` stopped the timer.
@@ -220,6 +222,7 @@ impl TcpSocket {
             dupacks: 0,
             timed: None,
             rto,
+            rtt_samples: RttSamples::default(),
             rtx_deadline: None,
             persist: None,
             held: false,
@@ -421,7 +424,8 @@ impl TcpSocket {
                 // RFC 5681 §3.1 and RFC 6582 §3.2 step 1: collapse the window, forget the
                 // recovery episode, and go back to the first unacknowledged byte.
                 let flight = self.snd_max - self.snd_una;
-                self.cc.on_rto(now, flight);
+                self.cc.on_rto(now, flight, self.recover.is_some());
+                self.rtt_samples.on_timeout(self.snd_max);
                 self.recover = Some(self.snd_max);
                 self.in_recovery = false;
                 self.dupacks = 0;
@@ -664,15 +668,15 @@ impl TcpSocket {
         self.acked += u64::from(payload_acked);
         self.stats.bytes_acked += u64::from(payload_acked);
 
-        let mut rtt = None;
         if let Some((end, sent_at)) = self.timed {
             if ack >= end {
-                let sample = now - sent_at;
-                self.rto.on_sample(sample);
-                self.cc.on_rtt_sample(now, sample);
+                self.rto.on_sample(now - sent_at);
                 self.timed = None;
-                rtt = Some(sample);
             }
+        }
+        let rtt = self.rtt_samples.on_ack(now, self.snd_una, ack);
+        if let Some(sample) = rtt {
+            self.cc.on_rtt_sample(now, sample);
         }
         self.snd_una = ack;
         if self.snd_nxt < self.snd_una {
@@ -687,9 +691,9 @@ impl TcpSocket {
             if recovered || reno {
                 self.in_recovery = false;
                 self.dupacks = 0;
-                self.cc.on_exit_recovery(self.snd_max - self.snd_una);
+                self.cc.on_exit_recovery(now, self.snd_max - self.snd_una);
             } else {
-                self.cc.on_partial_ack(acked);
+                self.cc.on_partial_ack(now, acked);
                 self.retransmit_head = true;
                 self.timed = None;
                 self.partial_acks += 1;
@@ -725,7 +729,7 @@ impl TcpSocket {
         self.dupacks += 1;
         self.stats.duplicate_acks += 1;
         if self.in_recovery {
-            self.cc.on_dupack_in_recovery();
+            self.cc.on_dupack_in_recovery(now);
         } else if self.dupacks == self.config.dupack_threshold
             && (self.recover.is_none() || self.cc.recovery() == Recovery::Reno)
         {
@@ -1069,8 +1073,10 @@ impl TcpSocket {
         if retransmission {
             self.stats.retransmissions += 1;
             self.timed = None;
-        } else if self.timed.is_none() {
-            self.timed = Some((seg_end, now));
+            self.rtt_samples.on_retransmission(seg_end);
+        } else {
+            self.timed.get_or_insert((seg_end, now));
+            self.rtt_samples.on_first_transmission(seg_end, now);
         }
         if seq == self.snd_nxt {
             self.snd_nxt = seg_end;

@@ -247,12 +247,8 @@ pub(super) fn build_flow(index: usize, config: &FlowConfig) -> Flow {
             let tcp_config = tcp.build();
             let port = client_port(index).expect("validated flow count");
             let make = |local, remote| {
-                let controller = cc::by_name(
-                    congestion_control,
-                    tcp_config.initial_cwnd(),
-                    tcp_config.mss,
-                )
-                .expect("validated congestion control name");
+                let controller = cc::by_name(congestion_control, &tcp_config)
+                    .expect("validated congestion control name");
                 TcpSocket::new(tcp_config.clone(), controller, local, remote)
             };
             FlowApp::Tcp(Box::new(TcpFlow {

@@ -6,16 +6,21 @@
 //! (Westwood+ its ssthresh after loss, CUBIC its window growth, ...).
 
 mod newreno;
+mod params;
 mod reno;
+mod veno;
 mod westwood;
 
 use core::fmt;
 use core::time::Duration;
 
 pub use newreno::NewReno;
+pub use params::{CongestionParams, ParamSpec, PARAMS};
 pub use reno::Reno;
+pub use veno::Veno;
 pub use westwood::Westwood;
 
+use super::TcpConfig;
 use crate::time::Instant;
 
 /// The window a controller manages, in bytes.
@@ -102,7 +107,8 @@ pub trait CongestionControl: fmt::Debug + Send {
     /// (Westwood+).
     fn on_any_ack(&mut self, _now: Instant, _bytes_acked: u32) {}
 
-    /// An RTT sample, taken under Karn's rule; delay-based variants use it.
+    /// An RTT sample from an ACK of new data (every one that Karn's rule allows, not one
+    /// per round trip); delay-based variants use it.
     fn on_rtt_sample(&mut self, _now: Instant, _rtt: Duration) {}
 
     /// Fast retransmit: RFC 6582 §3.2 step 3 (ssthresh from eq. 4, cwnd = ssthresh + 3 SMSS).
@@ -114,14 +120,14 @@ pub trait CongestionControl: fmt::Debug + Send {
     }
 
     /// A further duplicate ACK in recovery inflates the window (RFC 6582 step 4).
-    fn on_dupack_in_recovery(&mut self) {
+    fn on_dupack_in_recovery(&mut self, _now: Instant) {
         let w = self.window_mut();
         w.cwnd = w.cwnd.saturating_add(w.mss);
     }
 
     /// A partial ACK deflates by the amount acknowledged, adding back one SMSS if at least
     /// one SMSS was acknowledged (RFC 6582 step 5).
-    fn on_partial_ack(&mut self, bytes_acked: u32) {
+    fn on_partial_ack(&mut self, _now: Instant, bytes_acked: u32) {
         let w = self.window_mut();
         w.cwnd = w.cwnd.saturating_sub(bytes_acked);
         if bytes_acked >= w.mss {
@@ -132,14 +138,17 @@ pub trait CongestionControl: fmt::Debug + Send {
 
     /// A full ACK ends recovery: cwnd = min(ssthresh, FlightSize + SMSS) (RFC 6582 step 6,
     /// option 1), where the flight is what remains after the ACK.
-    fn on_exit_recovery(&mut self, flight_size: u32) {
+    fn on_exit_recovery(&mut self, _now: Instant, flight_size: u32) {
         let w = self.window_mut();
         w.cwnd = w.ssthresh.min(flight_size.saturating_add(w.mss)).max(w.mss);
     }
 
     /// Retransmission timeout: ssthresh from eq. 4, cwnd to the loss window of one segment
-    /// (RFC 5681 §3.1).
-    fn on_rto(&mut self, _now: Instant, flight_size: u32) {
+    /// (RFC 5681 §3.1). `episode_open`: the timeout came before the last loss episode (a
+    /// fast recovery, or an earlier timeout) was over, i.e. before an ACK covered the data
+    /// sent when it began; Linux then keeps the ssthresh that episode set
+    /// (`tcp_enter_loss`), the RFCs reduce again.
+    fn on_rto(&mut self, _now: Instant, flight_size: u32, _episode_open: bool) {
         let w = self.window_mut();
         w.bytes_acked = 0;
         w.ssthresh = w.halved_flight(flight_size);
@@ -148,14 +157,18 @@ pub trait CongestionControl: fmt::Debug + Send {
 }
 
 /// The congestion controllers a scenario can name.
-pub const VARIANTS: &[&str] = &["newreno", "reno", "westwood"];
+pub const VARIANTS: &[&str] = &["newreno", "reno", "westwood", "veno"];
 
-/// Builds the controller a scenario names, or `None` for an unknown name.
-pub fn by_name(name: &str, initial_cwnd: u32, mss: u32) -> Option<Box<dyn CongestionControl>> {
-    match name {
-        "newreno" => Some(Box::new(NewReno::new(initial_cwnd, mss))),
-        "reno" => Some(Box::new(Reno::new(initial_cwnd, mss))),
-        "westwood" => Some(Box::new(Westwood::new(initial_cwnd, mss))),
-        _ => None,
-    }
+/// Builds the controller a scenario names for a connection with `config` (its initial
+/// window, MSS and `congestion_params`), or `None` for an unknown name.
+pub fn by_name(name: &str, config: &TcpConfig) -> Option<Box<dyn CongestionControl>> {
+    let (initial_cwnd, mss) = (config.initial_cwnd(), config.mss);
+    let params = &config.congestion_params;
+    Some(match name {
+        "newreno" => Box::new(NewReno::new(initial_cwnd, mss)),
+        "reno" => Box::new(Reno::new(initial_cwnd, mss)),
+        "westwood" => Box::new(Westwood::new(initial_cwnd, mss)),
+        "veno" => Box::new(Veno::new(initial_cwnd, mss, params.veno_beta)),
+        _ => return None,
+    })
 }

@@ -88,7 +88,7 @@ mod tests {
         let mut cc = NewReno::new(10 * MSS, MSS);
         cc.window_mut().ssthresh = 5 * MSS;
         cc.on_ack(&ack(9 * MSS));
-        cc.on_rto(Instant::ZERO, 20 * MSS);
+        cc.on_rto(Instant::ZERO, 20 * MSS, false);
         assert_eq!(cc.window().bytes_acked, 0);
     }
 
@@ -98,20 +98,20 @@ mod tests {
         cc.on_enter_recovery(Instant::ZERO, 20 * MSS);
         assert_eq!(cc.window().ssthresh, 10 * MSS);
         assert_eq!(cc.window().cwnd, 13 * MSS);
-        cc.on_dupack_in_recovery();
+        cc.on_dupack_in_recovery(Instant::ZERO);
         assert_eq!(cc.window().cwnd, 14 * MSS);
-        cc.on_partial_ack(3 * MSS);
+        cc.on_partial_ack(Instant::ZERO, 3 * MSS);
         assert_eq!(cc.window().cwnd, 12 * MSS);
-        cc.on_exit_recovery(15 * MSS);
+        cc.on_exit_recovery(Instant::ZERO, 15 * MSS);
         assert_eq!(cc.window().cwnd, 10 * MSS, "min(ssthresh, flight + mss)");
-        cc.on_exit_recovery(2 * MSS);
+        cc.on_exit_recovery(Instant::ZERO, 2 * MSS);
         assert_eq!(cc.window().cwnd, 3 * MSS);
     }
 
     #[test]
     fn timeout_collapses_to_one_segment() {
         let mut cc = NewReno::new(20 * MSS, MSS);
-        cc.on_rto(Instant::ZERO, 3 * MSS);
+        cc.on_rto(Instant::ZERO, 3 * MSS, false);
         assert_eq!(cc.window().ssthresh, 2 * MSS, "at least two segments");
         assert_eq!(cc.window().cwnd, MSS);
     }

@@ -5,6 +5,7 @@
 //! fast retransmit may follow a timeout at once.
 
 use super::{CongestionControl, Recovery, Window};
+use crate::time::Instant;
 
 #[derive(Clone, Debug)]
 pub struct Reno {
@@ -37,7 +38,7 @@ impl CongestionControl for Reno {
     }
 
     /// RFC 5681 section 3.2 step 6: "set cwnd to ssthresh", deflating the window.
-    fn on_exit_recovery(&mut self, _flight_size: u32) {
+    fn on_exit_recovery(&mut self, _now: Instant, _flight_size: u32) {
         let w = self.window_mut();
         w.cwnd = w.ssthresh;
     }
@@ -46,7 +47,6 @@ impl CongestionControl for Reno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::Instant;
 
     #[test]
     fn the_first_new_ack_deflates_the_window_to_ssthresh() {
@@ -57,10 +57,10 @@ mod tests {
             (reno.window().ssthresh, reno.window().cwnd),
             (10_000, 13_000)
         );
-        reno.on_dupack_in_recovery();
+        reno.on_dupack_in_recovery(Instant::ZERO);
         assert_eq!(reno.window().cwnd, 14_000);
         // Even with little left in flight (NewReno would take FlightSize + SMSS).
-        reno.on_exit_recovery(2_000);
+        reno.on_exit_recovery(Instant::ZERO, 2_000);
         assert_eq!(reno.window().cwnd, 10_000);
         assert_eq!(reno.recovery(), Recovery::Reno);
     }

@@ -137,14 +137,14 @@ impl CongestionControl for Westwood {
         self.reset_rtt_min = false;
     }
 
-    fn on_exit_recovery(&mut self, _flight_size: u32) {
+    fn on_exit_recovery(&mut self, _now: Instant, _flight_size: u32) {
         let target = self.bw_rtt_min();
         let w = self.window_mut();
         w.ssthresh = target;
         w.cwnd = target;
     }
 
-    fn on_rto(&mut self, _now: Instant, _flight_size: u32) {
+    fn on_rto(&mut self, _now: Instant, _flight_size: u32, _episode_open: bool) {
         let target = self.bw_rtt_min();
         self.reset_rtt_min = true;
         let w = self.window_mut();
@@ -200,17 +200,17 @@ mod tests {
             20 * MSS,
             "entering halves, as Linux's Reno ssthresh"
         );
-        w.on_exit_recovery(5 * MSS);
+        w.on_exit_recovery(Instant::ZERO, 5 * MSS);
         // 125 000 B/s x 80 ms = 10 000 bytes: 10 segments.
         assert_eq!((w.window().cwnd, w.window().ssthresh), (10 * MSS, 10 * MSS));
-        w.on_rto(Instant::ZERO, 10 * MSS);
+        w.on_rto(Instant::ZERO, 10 * MSS, false);
         assert_eq!((w.window().cwnd, w.window().ssthresh), (MSS, 10 * MSS));
         // RTTmin is measured afresh after a timeout.
         w.on_rtt_sample(Instant::ZERO, ms(300));
         assert_eq!(w.rtt_min, Some(ms(300)));
         // Never below two segments.
         w.bwe = 0.0;
-        w.on_exit_recovery(0);
+        w.on_exit_recovery(Instant::ZERO, 0);
         assert_eq!(w.window().cwnd, 2 * MSS);
     }
 
