@@ -195,21 +195,68 @@ fn a_flow_keeps_its_goodput_for_thousands_of_seconds() {
     assert!(flow.bytes_delivered > 3_000_000_000, "{flow:?}");
 }
 
-/// Westwood+'s reason to be: under random loss it keeps the window near what the path
-/// carries, where Reno halves at every loss (10 Mbit/s, 50 ms, 1 % loss, three seeds).
+/// Mean goodput of `congestion_control` over seeds 1..=`seeds` on `scenario`.
+fn mean_goodput(scenario: &serde_json::Value, congestion_control: &str, seeds: u64) -> f64 {
+    (1..=seeds)
+        .map(|seed| {
+            let mut scenario = scenario.clone();
+            scenario["seed"] = serde_json::json!(seed);
+            scenario["flows"][0]["app"]["congestion_control"] =
+                serde_json::json!(congestion_control);
+            run(&scenario).summary.flows[0].goodput_bps
+        })
+        .sum::<f64>()
+        / seeds as f64
+}
+
+/// The loss-discriminating controllers' reason to be: under random loss Westwood+ keeps the
+/// window near what the path carries, Veno cuts a fifth when no queue has built, the hybrid
+/// does both with CUBIC's growth, where Reno halves at every loss (10 Mbit/s, 50 ms, 1 %
+/// loss, three seeds).
 #[test]
-fn under_one_percent_random_loss_westwood_plus_beats_reno() {
-    let mean = |congestion_control: &str| {
-        (1..=3)
-            .map(|seed| {
-                let mut scenario = wired_tcp(10_000_000, 50, 200, 0.01, None, seed, 60);
-                scenario["flows"][0]["app"]["congestion_control"] =
-                    serde_json::json!(congestion_control);
-                run(&scenario).summary.flows[0].goodput_bps
-            })
-            .sum::<f64>()
-            / 3.0
-    };
-    let (westwood, reno) = (mean("westwood"), mean("reno"));
-    assert!(westwood > 1.4 * reno, "Westwood+ {westwood} vs Reno {reno}");
+fn under_one_percent_random_loss_westwood_plus_veno_and_the_hybrid_beat_reno() {
+    let scenario = wired_tcp(10_000_000, 50, 200, 0.01, None, 1, 60);
+    let reno = mean_goodput(&scenario, "reno", 3);
+    for (controller, factor) in [("westwood", 1.4), ("veno", 1.25), ("westwood_cubic", 1.4)] {
+        let goodput = mean_goodput(&scenario, controller, 3);
+        assert!(
+            goodput > factor * reno,
+            "{controller} {goodput} vs Reno {reno}"
+        );
+    }
+}
+
+/// RFC 9438's reason to be: on a long fat path (100 Mbit/s, 100 ms RTT, a BDP of queue) with
+/// rare random loss (1e-5 a packet, a loss every ~12 s), Reno needs ~430 round trips to
+/// regrow a halved window; CUBIC regains W_max in K = cbrt(0.3 W_max / C) ~ 8.6 s.
+#[test]
+fn on_a_long_fat_path_with_rare_loss_cubic_clearly_outgrows_reno() {
+    let mut scenario = wired_tcp(100_000_000, 50, 833, 1e-5, None, 1, 60);
+    for buffer in ["send_buffer", "receive_buffer"] {
+        scenario["flows"][0]["app"]["tcp"][buffer] = serde_json::json!(32 << 20);
+    }
+    let (cubic, reno) = (
+        mean_goodput(&scenario, "cubic", 2),
+        mean_goodput(&scenario, "reno", 2),
+    );
+    assert!(cubic > 1.8 * reno, "CUBIC {cubic} vs Reno {reno}");
+}
+
+/// Paper 004's 16 KB default window: whatever the controller, a flow carries at most a
+/// window per round trip (16 KiB of 1460-byte segments: 11 of them, 16 060 bytes, per
+/// 100 ms). It gets a little less: the last segment of each window pairs with the next
+/// window's first for its delayed ACK, so one segment of the window is always waiting a
+/// round trip to be acknowledged (10 segments a round trip, 91 % of the cap, in the trace).
+#[test]
+fn a_16_kib_window_caps_throughput_near_window_over_rtt_for_every_controller() {
+    let mut scenario = wired_tcp(100_000_000, 50, 833, 0.0, None, 1, 30);
+    scenario["flows"][0]["app"]["tcp"]["receive_buffer"] = serde_json::json!(16 << 10);
+    let cap = 16_060.0 * 8.0 / 0.1;
+    for controller in airtcp_proto::tcp::cc::VARIANTS {
+        let goodput = mean_goodput(&scenario, controller, 1);
+        assert!(
+            (0.85 * cap..=cap).contains(&goodput),
+            "{controller}: {goodput} against {cap}"
+        );
+    }
 }

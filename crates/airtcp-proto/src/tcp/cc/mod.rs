@@ -3,22 +3,32 @@
 //! The sender owns loss detection and the recovery state machine (RFC 5681, RFC 6582); a
 //! controller only decides the congestion window and slow-start threshold at each event.
 //! The default methods are NewReno's, so a variant overrides only what its paper changes
-//! (Westwood+ its ssthresh after loss, CUBIC its window growth, ...).
+//! (Westwood+ its ssthresh after loss, CUBIC its window growth, ...). A controller sees every
+//! ACK (`on_any_ack`), an RTT sample from every ACK Karn's rule allows (`on_rtt_sample`),
+//! growth only when the sender is cwnd-limited outside recovery (`on_ack`), and the loss
+//! events with their time. One variant per file; the Westwood+ estimator and HyStart++ are
+//! parts shared by two variants each.
 
+mod bandwidth_estimate;
+mod cubic;
+mod hystart;
 mod newreno;
 mod params;
 mod reno;
 mod veno;
 mod westwood;
+mod westwood_cubic;
 
 use core::fmt;
 use core::time::Duration;
 
+pub use cubic::Cubic;
 pub use newreno::NewReno;
 pub use params::{CongestionParams, ParamSpec, PARAMS};
 pub use reno::Reno;
 pub use veno::Veno;
 pub use westwood::Westwood;
+pub use westwood_cubic::WestwoodCubic;
 
 use super::TcpConfig;
 use crate::time::Instant;
@@ -157,7 +167,14 @@ pub trait CongestionControl: fmt::Debug + Send {
 }
 
 /// The congestion controllers a scenario can name.
-pub const VARIANTS: &[&str] = &["newreno", "reno", "westwood", "veno"];
+pub const VARIANTS: &[&str] = &[
+    "newreno",
+    "reno",
+    "westwood",
+    "veno",
+    "cubic",
+    "westwood_cubic",
+];
 
 /// Builds the controller a scenario names for a connection with `config` (its initial
 /// window, MSS and `congestion_params`), or `None` for an unknown name.
@@ -169,6 +186,8 @@ pub fn by_name(name: &str, config: &TcpConfig) -> Option<Box<dyn CongestionContr
         "reno" => Box::new(Reno::new(initial_cwnd, mss)),
         "westwood" => Box::new(Westwood::new(initial_cwnd, mss)),
         "veno" => Box::new(Veno::new(initial_cwnd, mss, params.veno_beta)),
+        "cubic" => Box::new(Cubic::new(initial_cwnd, mss, params)),
+        "westwood_cubic" => Box::new(WestwoodCubic::new(initial_cwnd, mss, params)),
         _ => return None,
     })
 }
