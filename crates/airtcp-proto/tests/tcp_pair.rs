@@ -513,6 +513,9 @@ fn closed_socket_answers_with_reset() {
         window: 100,
         mss: None,
         window_scale: None,
+        sack_permitted: false,
+        sack: Default::default(),
+        timestamps: None,
         compaction: None,
         payload_len: 0,
     };

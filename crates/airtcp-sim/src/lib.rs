@@ -22,6 +22,7 @@ pub mod queue;
 pub mod rng;
 pub mod routing;
 pub mod sim;
+pub mod slab;
 pub mod summary;
 pub mod validate;
 pub mod wlan;

@@ -3,14 +3,16 @@
 //! ACKs of its connection still waiting that it covers are taken out: a cumulative ACK
 //! carries everything they said, so the slow link carries one instead of many.
 //!
-//! What may be taken out follows Linux CAKE's ack-filter (`cake_tcph_may_drop`), so that no
-//! information is lost: only a pure ACK (the ACK flag alone, with or without ECE/CWR; no
-//! data, SYN, FIN, RST or PSH) with no options, of the same addresses and ports, whose
-//! acknowledgment number is strictly below the new ACK's (an equal one is a duplicate ACK,
-//! which the sender counts), and whose ECE and CWR flags equal the new ACK's (an ECN echo is
-//! never merged away). The new ACK itself must have the ACK flag and no SYN. Unlike CAKE,
-//! which removes one ACK per arrival, every covered ACK goes, as RFC 3449 and the paper
-//! describe AF.
+//! What may be taken out follows Linux CAKE's ack-filter (`cake_tcph_may_drop`,
+//! `cake_tcph_sack_compare`), so that no information is lost: only a pure ACK (the ACK flag
+//! alone, with or without ECE/CWR; no data, SYN, FIN, RST or PSH), of the same addresses and
+//! ports, whose ECE and CWR flags equal the new ACK's (an ECN echo is never merged away);
+//! with no options but timestamps and SACK blocks; its timestamps (value and echo) not
+//! newer than the new ACK's; every block it SACKs inside one the new ACK SACKs; and its
+//! acknowledgment number below the new ACK's, or equal to it when the new ACK SACKs more
+//! bytes (a plain duplicate ACK, which the sender counts, stays). The new ACK itself must
+//! have the ACK flag and no SYN. Unlike CAKE, which removes one ACK per arrival, every
+//! covered ACK goes, as RFC 3449 and the paper describe AF.
 
 use super::{Agent, Direction, InterfaceQueue, Verdict};
 use crate::wire::{PacketRepr, TcpRepr};
@@ -27,8 +29,44 @@ pub fn covered(queued: &PacketRepr, newer: &PacketRepr, records: bool) -> bool {
         && old.src_port == new.src_port
         && old.dst_port == new.dst_port
         && may_drop(old, records)
-        && old.ack < new.ack
         && (old.flags.ece, old.flags.cwr) == (new.flags.ece, new.flags.cwr)
+        && timestamps_not_newer(old, new)
+        && match sack_covered(old, new) {
+            None => false,
+            Some(more) => old.ack < new.ack || (old.ack == new.ack && more),
+        }
+}
+
+/// CAKE's timestamp rule: an ACK with timestamps goes only for one whose value and echo are
+/// at least as recent.
+fn timestamps_not_newer(old: &TcpRepr, new: &TcpRepr) -> bool {
+    match (old.timestamps, new.timestamps) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(o), Some(n)) => {
+            let at_most = |a: u32, b: u32| b.wrapping_sub(a) as i32 >= 0;
+            at_most(o.value, n.value) && at_most(o.echo_reply, n.echo_reply)
+        }
+    }
+}
+
+/// CAKE's `cake_tcph_sack_compare`: `None` if `old` SACKs a block no block of `new`
+/// contains, else whether `new` SACKs more bytes.
+fn sack_covered(old: &TcpRepr, new: &TcpRepr) -> Option<bool> {
+    let bytes = |tcp: &TcpRepr| -> i64 {
+        tcp.sack
+            .as_slice()
+            .iter()
+            .map(|&(left, right)| right.diff(left).max(0))
+            .sum()
+    };
+    let contained = old.sack.as_slice().iter().all(|&(left, right)| {
+        new.sack
+            .as_slice()
+            .iter()
+            .any(|&(l, r)| l <= left && right <= r)
+    });
+    contained.then(|| bytes(new) > bytes(old))
 }
 
 /// A segment that triggers filtering: it acknowledges and is not a SYN.
@@ -39,7 +77,7 @@ pub fn triggers(packet: &PacketRepr) -> bool {
 }
 
 fn may_drop(tcp: &TcpRepr, records: bool) -> bool {
-    let options = tcp.mss.is_some() || tcp.window_scale.is_some();
+    let options = tcp.mss.is_some() || tcp.window_scale.is_some() || tcp.sack_permitted;
     tcp.is_pure_ack() && !tcp.flags.psh && !options && (records || tcp.compaction.is_none())
 }
 
@@ -93,7 +131,7 @@ pub(crate) mod tests {
     use crate::agent::connection::tests::{ack, data};
     use crate::seq::SeqNumber;
     use crate::time::Instant;
-    use crate::wire::{Compaction, TcpFlags};
+    use crate::wire::{Compaction, SackBlocks, TcpFlags, Timestamps};
 
     /// A queue of packets, for agents' tests.
     #[derive(Debug, Default)]
@@ -186,6 +224,66 @@ pub(crate) mod tests {
         );
         let record = with_tcp(ack(1001, 100), |t| t.compaction = Compaction::of(2));
         assert!(covered(&record, &newer, true), "compaction merges records");
+    }
+
+    #[test]
+    fn timestamps_and_sack_blocks_as_cake_compares_them() {
+        let ts = |p: PacketRepr, value, echo_reply| {
+            with_tcp(p, |t| t.timestamps = Some(Timestamps { value, echo_reply }))
+        };
+        let sack = |p: PacketRepr, blocks: &[(u32, u32)]| {
+            with_tcp(p, |t| {
+                t.sack = SackBlocks::new(blocks.iter().map(|&(l, r)| (SeqNumber(l), SeqNumber(r))))
+            })
+        };
+        let newer = ts(ack(9001, 100), 50, 70);
+        assert!(covered(&ts(ack(1001, 100), 50, 70), &newer, false));
+        assert!(covered(&ts(ack(1001, 100), 49, 69), &newer, false));
+        assert!(
+            !covered(&ts(ack(1001, 100), 51, 70), &newer, false),
+            "newer value"
+        );
+        assert!(
+            !covered(&ts(ack(1001, 100), 50, 71), &newer, false),
+            "newer echo"
+        );
+        assert!(
+            !covered(&ts(ack(1001, 100), 1, 1), &ack(9001, 100), false),
+            "only one has them"
+        );
+        assert!(!covered(
+            &with_tcp(ack(1001, 100), |t| t.sack_permitted = true),
+            &newer,
+            false
+        ));
+
+        let newer = sack(ack(1001, 100), &[(3001, 5001), (7001, 8001)]);
+        assert!(
+            covered(&sack(ack(1001, 100), &[(3001, 4001)]), &newer, false),
+            "a duplicate ACK SACKing less"
+        );
+        assert!(
+            covered(&ack(1001, 100), &newer, false),
+            "a duplicate ACK without SACK"
+        );
+        assert!(
+            !covered(&newer, &newer, false),
+            "the same SACK and number: a duplicate ACK"
+        );
+        assert!(covered(
+            &sack(ack(501, 100), &[(3001, 5001), (7001, 8001)]),
+            &newer,
+            false
+        ));
+        assert!(
+            !covered(&sack(ack(501, 100), &[(3001, 6001)]), &newer, false),
+            "a block the new ACK does not contain"
+        );
+        assert!(!covered(
+            &sack(ack(501, 100), &[(3001, 4001)]),
+            &ack(2001, 100),
+            false
+        ));
     }
 
     #[test]

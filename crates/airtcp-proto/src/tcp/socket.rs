@@ -1105,6 +1105,9 @@ impl TcpSocket {
             window: self.advertise_window(),
             mss: None,
             window_scale: None,
+            sack_permitted: false,
+            sack: Default::default(),
+            timestamps: None,
             compaction: None,
             payload_len,
         }

@@ -14,4 +14,4 @@ pub mod radiotap;
 mod tcp;
 
 pub use packet::{Ipv4Repr, PacketRepr, ParseError, TransportRepr, UdpRepr};
-pub use tcp::{Compaction, TcpFlags, TcpRepr};
+pub use tcp::{Compaction, SackBlocks, TcpFlags, TcpRepr, Timestamps};

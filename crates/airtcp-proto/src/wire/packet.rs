@@ -7,7 +7,7 @@ use etherparse::{
     TcpOptionsIterator, TransportSlice, UdpHeader,
 };
 
-use super::tcp::{Compaction, TcpFlags, TcpRepr};
+use super::tcp::{Compaction, SackBlocks, TcpFlags, TcpRepr, Timestamps};
 use crate::seq::SeqNumber;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,6 +177,9 @@ impl PacketRepr {
                     window: tcp.window_size(),
                     mss: options.mss,
                     window_scale: options.window_scale,
+                    sack_permitted: options.sack_permitted,
+                    sack: options.sack,
+                    timestamps: options.timestamps,
                     compaction: options.compaction,
                     payload_len: tcp.payload().len() as u32,
                 })
@@ -202,17 +205,43 @@ fn tcp_header(tcp: &TcpRepr) -> TcpHeader {
     header.psh = tcp.flags.psh;
     header.ece = tcp.flags.ece;
     header.cwr = tcp.flags.cwr;
-    let mut options = Vec::with_capacity(3);
+    use TcpOptionElement::{Noop, SelectiveAcknowledgement, SelectiveAcknowledgementPermitted};
+    let mut options = Vec::with_capacity(8);
     if let Some(mss) = tcp.mss {
         options.push(TcpOptionElement::MaximumSegmentSize(mss));
     }
+    // The layout `TcpRepr::header_len` counts, Linux's.
+    match (tcp.sack_permitted, tcp.timestamps) {
+        (true, Some(ts)) => options.extend([
+            SelectiveAcknowledgementPermitted,
+            TcpOptionElement::Timestamp(ts.value, ts.echo_reply),
+        ]),
+        (false, Some(ts)) => options.extend([
+            Noop,
+            Noop,
+            TcpOptionElement::Timestamp(ts.value, ts.echo_reply),
+        ]),
+        (true, None) => options.extend([Noop, Noop, SelectiveAcknowledgementPermitted]),
+        (false, None) => {}
+    }
     if let Some(shift) = tcp.window_scale {
-        options.push(TcpOptionElement::Noop);
+        options.push(Noop);
         options.push(TcpOptionElement::WindowScale(shift));
+    }
+    if let Some((&(left, right), rest)) = tcp.sack_on_wire().split_first() {
+        let mut more = [None; 3];
+        for (slot, &(l, r)) in more.iter_mut().zip(rest) {
+            *slot = Some((l.0, r.0));
+        }
+        options.extend([
+            Noop,
+            Noop,
+            SelectiveAcknowledgement((left.0, right.0), more),
+        ]);
     }
     header
         .set_options(&options)
-        .expect("MSS and window scale fit in the option space");
+        .expect("a segment's options fit in the option space (TcpRepr::header_len)");
     if let Some(record) = tcp.compaction {
         // etherparse writes only the options it knows; the experimental one goes after them.
         let mut raw = header.options.as_slice().to_vec();
@@ -229,6 +258,9 @@ fn tcp_header(tcp: &TcpRepr) -> TcpHeader {
 struct Options {
     mss: Option<u16>,
     window_scale: Option<u8>,
+    sack_permitted: bool,
+    sack: SackBlocks,
+    timestamps: Option<Timestamps>,
     compaction: Option<Compaction>,
 }
 
@@ -247,6 +279,17 @@ fn read_options(mut raw: &[u8]) -> Result<Options, ParseError> {
                 Some(Ok(TcpOptionElement::MaximumSegmentSize(value))) => options.mss = Some(value),
                 Some(Ok(TcpOptionElement::WindowScale(shift))) => {
                     options.window_scale = Some(shift)
+                }
+                Some(Ok(TcpOptionElement::SelectiveAcknowledgementPermitted)) => {
+                    options.sack_permitted = true
+                }
+                Some(Ok(TcpOptionElement::SelectiveAcknowledgement(first, rest))) => {
+                    let blocks = core::iter::once(first).chain(rest.into_iter().flatten());
+                    options.sack =
+                        SackBlocks::new(blocks.map(|(l, r)| (SeqNumber(l), SeqNumber(r))));
+                }
+                Some(Ok(TcpOptionElement::Timestamp(value, echo_reply))) => {
+                    options.timestamps = Some(Timestamps { value, echo_reply })
                 }
                 Some(Ok(_)) => {}
                 Some(Err(TcpOptionReadError::UnknownId(kind))) => {
@@ -295,6 +338,9 @@ mod tests {
                 window: 65535,
                 mss: Some(1460),
                 window_scale: Some(7),
+                sack_permitted: false,
+                sack: Default::default(),
+                timestamps: None,
                 compaction: None,
                 payload_len: 0,
             }),
@@ -367,6 +413,47 @@ mod tests {
         );
     }
 
+    /// A SYN as Linux sends it (MSS, SACK-permitted, timestamps, window scale: 20 bytes of
+    /// options), and an ACK with timestamps and three SACK blocks (40 bytes, the most there is).
+    #[test]
+    fn sack_and_timestamp_options_round_trip_in_linux_layout() {
+        let mut syn = sample_tcp();
+        let tcp = syn.tcp_mut().unwrap();
+        tcp.sack_permitted = true;
+        tcp.timestamps = Some(Timestamps {
+            value: 0xDEAD_BEEF,
+            echo_reply: 0,
+        });
+        assert_eq!(tcp.header_len(), 40);
+        let bytes = syn.emit();
+        assert_eq!(bytes.len() as u32, syn.ip_len());
+        assert_eq!(
+            &bytes[40..46],
+            &[2, 4, 0x05, 0xB4, 4, 2],
+            "MSS, then SACK-permitted"
+        );
+        assert_eq!(PacketRepr::parse(&bytes).unwrap(), syn);
+
+        let mut ack = compacted_ack();
+        let tcp = ack.tcp_mut().unwrap();
+        tcp.compaction = None;
+        tcp.timestamps = Some(Timestamps {
+            value: 7,
+            echo_reply: 9,
+        });
+        tcp.sack = SackBlocks::new([
+            (SeqNumber(5000), SeqNumber(6000)),
+            (SeqNumber(u32::MAX - 10), SeqNumber(20)),
+            (SeqNumber(3000), SeqNumber(4000)),
+            (SeqNumber(1), SeqNumber(2)), // a fourth block does not fit beside timestamps
+        ]);
+        assert_eq!(tcp.sack.as_slice().len(), 3);
+        assert_eq!(tcp.header_len(), 60);
+        let bytes = ack.emit();
+        assert_eq!(bytes.len() as u32, ack.ip_len());
+        assert_eq!(PacketRepr::parse(&bytes).unwrap(), ack);
+    }
+
     #[test]
     fn udp_round_trips() {
         let packet = PacketRepr {
@@ -394,6 +481,38 @@ mod tests {
         #[test]
         fn parse_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
             let _ = PacketRepr::parse(&bytes);
+        }
+
+        /// Whatever options a segment carries, `header_len` is what `emit` writes and the
+        /// parse gives the segment back.
+        #[test]
+        fn every_option_combination_round_trips(
+            syn in any::<bool>(),
+            sack_permitted in any::<bool>(),
+            timestamps in proptest::option::of((any::<u32>(), any::<u32>())),
+            blocks in proptest::collection::vec((any::<u32>(), any::<u32>()), 0..4),
+            compaction in proptest::option::of(2u32..300),
+        ) {
+            let mut packet = sample_tcp();
+            let tcp = packet.tcp_mut().unwrap();
+            if !syn {
+                tcp.flags.syn = false;
+                tcp.mss = None;
+                tcp.window_scale = None;
+            }
+            tcp.sack_permitted = sack_permitted;
+            tcp.timestamps = timestamps.map(|(value, echo_reply)| Timestamps { value, echo_reply });
+            if !syn {
+                tcp.compaction = compaction.and_then(Compaction::of);
+            }
+            tcp.sack = SackBlocks::new(blocks.into_iter().map(|(l, r)| (SeqNumber(l), SeqNumber(r))));
+            prop_assert!(tcp.header_len() <= 60);
+            let bytes = packet.emit();
+            prop_assert_eq!(bytes.len() as u32, packet.ip_len());
+            // SACK blocks that do not fit beside the other options are left off, the last first.
+            let tcp = packet.tcp_mut().unwrap();
+            tcp.sack = SackBlocks::new(tcp.sack_on_wire().iter().copied());
+            prop_assert_eq!(PacketRepr::parse(&bytes).unwrap(), packet);
         }
 
         #[test]

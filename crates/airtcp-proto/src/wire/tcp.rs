@@ -1,7 +1,12 @@
-//! The TCP header as protocol code sees it (RFC 9293 section 3.1), with the two options this
-//! stack negotiates: MSS and window scale (RFC 7323 section 2); the ECN flags (RFC 3168
-//! section 6.1), which middleboxes must keep; and the record an ACK compactor leaves in the
-//! ACK it keeps (RFC 3449 section 5.2.2), in an experimental option (RFC 6994).
+//! The TCP header as protocol code sees it (RFC 9293 section 3.1), with the options this
+//! stack negotiates: MSS, window scale and timestamps (RFC 7323 sections 2 and 3), SACK
+//! (RFC 2018); the ECN flags (RFC 3168 section 6.1), which middleboxes must keep; and the
+//! record an ACK compactor leaves in the ACK it keeps (RFC 3449 section 5.2.2), in an
+//! experimental option (RFC 6994).
+//!
+//! Options are laid out as Linux lays them out (SACK-permitted and timestamps together,
+//! NOP-padded otherwise), and `header_len` is what `emit` writes. Of a SACK option's blocks
+//! the first three are kept: what fits beside timestamps, and what Linux sends with them.
 
 use core::num::NonZeroU8;
 
@@ -69,6 +74,44 @@ impl Compaction {
     }
 }
 
+/// SACK blocks (RFC 2018 section 3): left edge and right edge (one past the last byte) of
+/// each block of data received out of order, the most recent first; at most three.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    blocks: [(SeqNumber, SeqNumber); SackBlocks::MAX],
+    len: u8,
+}
+
+impl SackBlocks {
+    pub const MAX: usize = 3;
+
+    /// The first [`SackBlocks::MAX`] of `blocks`.
+    pub fn new(blocks: impl IntoIterator<Item = (SeqNumber, SeqNumber)>) -> Self {
+        let mut out = SackBlocks::default();
+        for block in blocks.into_iter().take(Self::MAX) {
+            out.blocks[usize::from(out.len)] = block;
+            out.len += 1;
+        }
+        out
+    }
+
+    pub fn as_slice(&self) -> &[(SeqNumber, SeqNumber)] {
+        &self.blocks[..usize::from(self.len)]
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The timestamps option (RFC 7323 section 3): the sender's clock and the echo of the
+/// peer's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timestamps {
+    pub value: u32,
+    pub echo_reply: u32,
+}
+
 /// A TCP segment without its payload bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TcpRepr {
@@ -81,6 +124,10 @@ pub struct TcpRepr {
     pub window: u16,
     pub mss: Option<u16>,
     pub window_scale: Option<u8>,
+    /// SACK-permitted (RFC 2018 section 2), on a SYN.
+    pub sack_permitted: bool,
+    pub sack: SackBlocks,
+    pub timestamps: Option<Timestamps>,
     /// An ACK compactor's record (RFC 3449 section 5.2.2), only between compactor and expander.
     pub compaction: Option<Compaction>,
     pub payload_len: u32,
@@ -89,8 +136,26 @@ pub struct TcpRepr {
 impl TcpRepr {
     pub const BASE_HEADER_LEN: u32 = 20;
 
+    /// The most option bytes a header holds (RFC 9293 section 3.1).
+    pub const MAX_OPTIONS_LEN: u32 = 40;
+
     /// Header length on the wire: options are padded to 32-bit words.
     pub fn header_len(&self) -> u32 {
+        let others = self.options_len_without_sack();
+        let sack = self.sack_on_wire().len() as u32;
+        let sack_len = if sack == 0 { 0 } else { 4 + 8 * sack };
+        Self::BASE_HEADER_LEN + others + sack_len
+    }
+
+    /// The SACK blocks the header has room for beside the other options (NOP, NOP, kind,
+    /// length, then 8 bytes a block), the first ones first.
+    pub fn sack_on_wire(&self) -> &[(SeqNumber, SeqNumber)] {
+        let room = Self::MAX_OPTIONS_LEN.saturating_sub(self.options_len_without_sack() + 4) / 8;
+        let blocks = self.sack.as_slice();
+        &blocks[..blocks.len().min(room as usize)]
+    }
+
+    fn options_len_without_sack(&self) -> u32 {
         let mut options = 0;
         if self.mss.is_some() {
             options += 4;
@@ -98,10 +163,16 @@ impl TcpRepr {
         if self.window_scale.is_some() {
             options += 4; // kind, length, shift, and one NOP to align
         }
+        // SACK-permitted and timestamps share one 12-byte run; alone, each is NOP-padded.
+        options += match (self.sack_permitted, self.timestamps.is_some()) {
+            (true, true) | (false, true) => 12,
+            (true, false) => 4,
+            (false, false) => 0,
+        };
         if self.compaction.is_some() {
             options += 8;
         }
-        Self::BASE_HEADER_LEN + options
+        options
     }
 
     /// Sequence space the segment occupies: payload plus one each for SYN and FIN.
@@ -134,6 +205,9 @@ mod tests {
             window: 0,
             mss: None,
             window_scale: None,
+            sack_permitted: false,
+            sack: Default::default(),
+            timestamps: None,
             compaction: None,
             payload_len,
         }

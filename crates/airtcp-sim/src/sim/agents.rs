@@ -117,24 +117,13 @@ impl Simulation {
     }
 
     fn hold(&mut self, interface: Interface, hop: Option<Hop>, until: Instant, packet: Packet) {
-        let held = Some(Held {
+        let slot = self.held.insert(Held {
             interface,
             hop,
             packet,
         });
-        let slot = match self.held_free.pop() {
-            Some(free) => {
-                self.held[free as usize] = held;
-                free as usize
-            }
-            None => {
-                self.held.push(held);
-                self.held.len() - 1
-            }
-        };
         let at = until.max(self.now());
-        self.events
-            .schedule(at, Event::AgentRelease { held: slot as u32 });
+        self.events.schedule(at, Event::AgentRelease { held: slot });
     }
 
     /// Joins the link's or the MAC's queue.
@@ -161,10 +150,7 @@ impl Simulation {
             interface,
             hop,
             packet,
-        } = self.held[held as usize]
-            .take()
-            .expect("held until released");
-        self.held_free.push(held);
+        } = self.held.take(held);
         match hop {
             Some(hop) => self.transmit(hop, packet),
             None => self.arrive(self.node_of(interface), packet),

@@ -15,6 +15,7 @@ use crate::link::Channel;
 use crate::pcap::{NodeTraces, WlanTraces};
 use crate::rng::{stream, StreamId};
 use crate::routing::{Hop, Routes};
+use crate::slab::Slab;
 use crate::summary::TimeSeries;
 use crate::wlan::{Actions, Bss, MacParams};
 
@@ -153,8 +154,8 @@ impl Simulation {
             monitor: options.monitor.clone(),
             time_series: options.time_series,
             signal_names: Vec::new(),
-            held: Vec::new(),
-            held_free: Vec::new(),
+            held: Slab::default(),
+            in_flight: Slab::default(),
             mobiles: Vec::new(),
             scenario,
         };

@@ -28,6 +28,7 @@ use crate::link::{Channel, ChannelActions};
 use crate::packet::{address_node, Packet};
 use crate::pcap::{NodeTraces, WlanTraces};
 use crate::routing::{Hop, Routes};
+use crate::slab::Slab;
 use crate::summary::{Summary, TimeSeries};
 use crate::wlan::{Actions, Bss};
 
@@ -39,16 +40,17 @@ enum Event {
     ChannelTxDone {
         channel: u32,
     },
-    /// A packet reaches the far end of a wired channel.
+    /// A packet (parked in `in_flight`) reaches the far end of a wired channel.
     ArriveWired {
         channel: u32,
-        packet: Packet,
+        packet: u32,
     },
-    /// A packet reaches a MAC of a BSS (u16s: at most 32768 BSSs and 10000 stations each).
+    /// A packet (parked in `in_flight`) reaches a MAC of a BSS (u16s: at most 32768 BSSs and
+    /// 10000 stations each).
     ArriveWlan {
         bss: u16,
         mac: u16,
-        packet: Packet,
+        packet: u32,
     },
     WlanAccess {
         bss: u32,
@@ -73,7 +75,7 @@ enum Event {
     AgentTimer {
         interface: Interface,
     },
-    /// A packet an agent delayed, kept in `held` at this index.
+    /// A packet an agent delayed, parked in `held`.
     AgentRelease {
         held: u32,
     },
@@ -155,8 +157,9 @@ pub struct Simulation {
     /// Names of the signals scheduled for agents (events carry an index).
     signal_names: Vec<String>,
     /// Packets agents delayed, by `AgentRelease` index (a slot is reused once released).
-    held: Vec<Option<agents::Held>>,
-    held_free: Vec<u32>,
+    held: Slab<agents::Held>,
+    /// Packets on their way to the far end of a channel or to a MAC.
+    in_flight: Slab<Packet>,
     mobiles: Vec<Mobile>,
 }
 
@@ -287,6 +290,7 @@ impl Simulation {
                 self.apply_channel(channel, actions);
             }
             Event::ArriveWired { channel, packet } => {
+                let packet = self.in_flight.take(packet);
                 let link = &mut self.channels[channel as usize];
                 if link.accept_arrival() {
                     let node = link.to_node;
@@ -294,6 +298,7 @@ impl Simulation {
                 }
             }
             Event::ArriveWlan { bss, mac, packet } => {
+                let packet = self.in_flight.take(packet);
                 let (bss, mac) = (u32::from(bss), u32::from(mac));
                 let node = self.bsses[bss as usize].node(mac);
                 self.receive(node, Interface::Wlan { bss, mac }, packet)?;
@@ -337,6 +342,7 @@ impl Simulation {
             self.events.schedule(at, Event::ChannelTxDone { channel });
         }
         if let Some((at, packet)) = actions.arrival {
+            let packet = self.in_flight.insert(packet);
             self.events
                 .schedule(at, Event::ArriveWired { channel, packet });
         }
@@ -352,6 +358,7 @@ impl Simulation {
         }
         for (at, mac, packet) in actions.deliveries.drain(..) {
             let (bss, mac) = (bss as u16, mac as u16);
+            let packet = self.in_flight.insert(packet);
             self.events
                 .schedule(at, Event::ArriveWlan { bss, mac, packet });
         }
@@ -412,6 +419,6 @@ impl Simulation {
     }
 }
 
-// The event queue moves events by value: keep them at 64 bytes (a packet and 8 bytes), so
-// rare, larger payloads (delayed packets) wait in a side table.
-const _: () = assert!(std::mem::size_of::<Event>() == 64);
+// The event queue moves events by value: keep them small (packets, which carry TCP options,
+// SACK blocks and timestamps included, wait in slabs).
+const _: () = assert!(std::mem::size_of::<Event>() <= 24);

@@ -25,6 +25,9 @@ pub(super) fn pure_ack() -> Packet {
         window: 100,
         mss: None,
         window_scale: None,
+        sack_permitted: false,
+        sack: Default::default(),
+        timestamps: None,
         compaction: None,
         payload_len: 0,
     });
