@@ -316,6 +316,8 @@ class Tcp(Strict):
     send_buffer: Size | None = None
     receive_buffer: Size | None = None
     window_scaling: bool | None = None
+    sack: bool | None = None
+    timestamps: bool | None = None
     nagle: bool | None = None
     time_wait: Duration | None = None
     zero_window: Literal["persist", "retransmit", "hold"] | None = None

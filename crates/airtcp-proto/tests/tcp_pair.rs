@@ -919,3 +919,114 @@ proptest::proptest! {
         assert_exact_and_closed(&pair, bytes);
     }
 }
+
+/// `config(1000)` with SACK and timestamps on, buffers for a fat path.
+fn sack_config() -> TcpConfig {
+    TcpConfig {
+        sack: true,
+        timestamps: true,
+        send_buffer: 4 << 20,
+        receive_buffer: 4 << 20,
+        ..config(1000)
+    }
+}
+
+#[test]
+fn sack_repairs_two_hundred_holes_in_one_recovery_without_a_timeout() {
+    // The mass-loss case NewReno ends in a timeout (above): every other segment of a
+    // 400-segment stretch is lost.
+    let mut pair = Pair::new(
+        sack_config(),
+        sack_config(),
+        Duration::from_millis(20),
+        100_000_000,
+    );
+    pair.client_to_send = 20_000_000;
+    let mut count = 0u32;
+    pair.drop = Box::new(move |_, dir, seg| {
+        if dir == Dir::ClientToServer && seg.payload_len > 0 {
+            count += 1;
+            return (1000..1400).contains(&count) && count % 2 == 0;
+        }
+        false
+    });
+    pair.run_until(at(60.0));
+    let stats = *pair.client.stats();
+    assert_eq!(pair.server.stats().bytes_received, 20_000_000);
+    assert_eq!(
+        (stats.fast_retransmits, stats.timeouts),
+        (1, 0),
+        "{stats:?}"
+    );
+    assert_eq!(
+        stats.retransmissions, 200,
+        "exactly the lost segments: {stats:?}"
+    );
+    // SYN and SYN-ACK offered both options; every later segment carries timestamps, and the
+    // receiver's duplicate ACKs carry SACK blocks.
+    assert!(pair.log.iter().all(|(_, _, s)| s.timestamps.is_some()));
+    let syn = pair.log.iter().find(|(_, _, s)| s.flags.syn).unwrap();
+    assert!(syn.2.sack_permitted);
+    assert!(pair
+        .log
+        .iter()
+        .any(|(_, d, s)| *d == Dir::ServerToClient && s.sack.as_slice().len() == 3));
+}
+
+#[test]
+fn sack_is_used_only_if_both_ends_offer_it() {
+    let offers = TcpConfig {
+        sack: true,
+        timestamps: true,
+        ..config(1000)
+    };
+    let mut pair = Pair::new(offers, config(1000), Duration::from_millis(20), 10_000_000);
+    pair.client_to_send = 200_000;
+    pair.run_until(at(30.0));
+    let synack = pair
+        .log
+        .iter()
+        .find(|(_, d, s)| *d == Dir::ServerToClient && s.flags.syn)
+        .unwrap();
+    assert!(!synack.2.sack_permitted && synack.2.timestamps.is_none());
+    assert!(pair
+        .log
+        .iter()
+        .skip(2)
+        .all(|(_, _, s)| s.timestamps.is_none()));
+    assert_eq!(pair.server.stats().bytes_received, 200_000);
+}
+
+#[test]
+fn paws_rejects_an_old_duplicate_that_a_stack_without_timestamps_takes() {
+    let run = |config: TcpConfig| {
+        let mut pair = Pair::new(
+            config.clone(),
+            config,
+            Duration::from_millis(20),
+            10_000_000,
+        );
+        pair.client_to_send = 100_000;
+        pair.client_closes = false;
+        pair.run_until(at(3.0));
+        // An early segment comes back, as if from a previous incarnation of the sequence
+        // space: its sequence number is the next expected, its timestamp is old.
+        let mut data = pair.data_segments(Dir::ClientToServer).map(|(_, _, s)| *s);
+        let first = data.next().unwrap();
+        let last = data.last().unwrap();
+        let old = TcpRepr {
+            seq: last.seq + last.payload_len,
+            ..first
+        };
+        let received = pair.server.stats().bytes_received;
+        pair.server.handle_segment(at(3.0), &old);
+        (
+            pair.server.stats().bytes_received - received,
+            *pair.server.stats(),
+        )
+    };
+    let (taken, stats) = run(sack_config());
+    assert_eq!((taken, stats.paws_rejected), (0, 1), "{stats:?}");
+    let (taken, stats) = run(config(1000));
+    assert_eq!((taken, stats.paws_rejected), (1000, 0));
+}

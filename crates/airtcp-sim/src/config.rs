@@ -360,6 +360,8 @@ pub struct TcpOverrides {
     pub send_buffer: Option<u32>,
     pub receive_buffer: Option<u32>,
     pub window_scaling: Option<bool>,
+    pub sack: Option<bool>,
+    pub timestamps: Option<bool>,
     pub nagle: Option<bool>,
     pub time_wait_ns: Option<u64>,
     pub zero_window: Option<ZeroWindow>,
@@ -402,6 +404,12 @@ impl TcpOverrides {
         }
         if let Some(v) = self.window_scaling {
             c.window_scaling = v;
+        }
+        if let Some(v) = self.sack {
+            c.sack = v;
+        }
+        if let Some(v) = self.timestamps {
+            c.timestamps = v;
         }
         if let Some(v) = self.nagle {
             c.nagle = v;

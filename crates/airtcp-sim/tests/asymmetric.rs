@@ -201,8 +201,9 @@ fn the_sender_never_sees_an_ack_out_of_order_or_beyond_the_receivers() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
-    /// Whatever the scheme, bit error rate, uplink and fast recovery (NewReno's or Reno's), a
-    /// finite transfer delivers every byte, once and in order, and completes.
+    /// Whatever the scheme, bit error rate, uplink, fast recovery (NewReno's or Reno's) and
+    /// options (SACK and timestamps, which the regenerated ACKs copy), a finite transfer
+    /// delivers every byte, once and in order, and completes.
     #[test]
     fn the_byte_stream_arrives_exactly_under_every_scheme(
         scheme in proptest::sample::select(&SCHEMES[..]),
@@ -210,10 +211,13 @@ proptest! {
         uplink in proptest::sample::select(&[8_000u64, 16_000, 24_000, 64_000][..]),
         seed in 1u64..1000,
         congestion_control in proptest::sample::select(&["newreno", "reno"][..]),
+        options in any::<bool>(),
     ) {
         let bytes = 300_000;
         let mut scenario = asymmetric(uplink, ber, scheme, Some(bytes), seed);
         scenario["flows"][0]["app"]["congestion_control"] = json!(congestion_control);
+        scenario["flows"][0]["app"]["tcp"]["sack"] = json!(options);
+        scenario["flows"][0]["app"]["tcp"]["timestamps"] = json!(options);
         let summary = run(&scenario);
         let flow = &summary.flows[0];
         prop_assert_eq!(flow.completed, Some(true), "{:?}", flow);

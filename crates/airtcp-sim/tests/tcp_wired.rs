@@ -59,20 +59,24 @@ fn same_seed_is_bit_identical_and_another_seed_differs() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
-    // Every byte is delivered exactly once, in order, and both ends close, whatever the loss
-    // and the congestion controller.
+    // Every byte is delivered exactly once, in order, and both ends close, whatever the loss,
+    // the congestion controller, and whether SACK and timestamps are on.
     #[test]
     fn finite_transfers_complete_exactly(
         seed in 0u64..1000,
         loss in 0.0f64..0.08,
         kib in 1u64..400,
         congestion_control in proptest::sample::select(airtcp_proto::tcp::cc::VARIANTS),
+        sack in any::<bool>(),
+        timestamps in any::<bool>(),
     ) {
         let bytes = kib * 1024 + seed % 1000;
         let mut scenario = wired_tcp(5_000_000, 10, 30, loss, Some(bytes), seed, 600);
         scenario["flows"][0]["app"]["congestion_control"] = serde_json::json!(congestion_control);
+        scenario["flows"][0]["app"]["tcp"]["sack"] = serde_json::json!(sack);
+        scenario["flows"][0]["app"]["tcp"]["timestamps"] = serde_json::json!(timestamps);
         let result = run(&scenario);
         let flow = &result.summary.flows[0];
         prop_assert_eq!(flow.bytes_delivered, bytes);
@@ -223,6 +227,25 @@ fn under_one_percent_random_loss_westwood_plus_veno_and_the_hybrid_beat_reno() {
             goodput > factor * reno,
             "{controller} {goodput} vs Reno {reno}"
         );
+    }
+}
+
+/// The acceptance case: 1 % random loss both ways (data and ACKs), every controller with and
+/// without SACK, a 2 MB transfer delivered exactly.
+#[test]
+fn every_controller_with_and_without_sack_delivers_exactly_under_one_percent_loss() {
+    for controller in airtcp_proto::tcp::cc::VARIANTS {
+        for sack in [false, true] {
+            let mut scenario = wired_tcp(10_000_000, 20, 50, 0.01, Some(2_000_000), 3, 600);
+            scenario["links"][0]["b_to_a"]["errors"] = serde_json::json!({"loss": 0.01});
+            let app = &mut scenario["flows"][0]["app"];
+            app["congestion_control"] = serde_json::json!(controller);
+            app["tcp"]["sack"] = serde_json::json!(sack);
+            app["tcp"]["timestamps"] = serde_json::json!(sack);
+            let flow = &run(&scenario).summary.flows[0];
+            assert_eq!(flow.bytes_delivered, 2_000_000, "{controller} sack {sack}");
+            assert_eq!(flow.completed, Some(true), "{controller} sack {sack}");
+        }
     }
 }
 

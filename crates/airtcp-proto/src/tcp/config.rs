@@ -5,7 +5,8 @@
 //! full segment or after 200 ms (RFC 5681 §4.2 allows up to 500 ms), 64 KiB buffers.
 //! `linux` approximates a current Linux stack: initial window 10 segments (RFC 6928),
 //! minimum RTO 200 ms, delayed-ACK timer 40 ms, larger buffers (no autotuning is modelled),
-//! and Linux's answer to a window that closes under data in flight (`ZeroWindow`).
+//! SACK and timestamps, and Linux's answer to a window that closes under data in flight
+//! (`ZeroWindow`). The `rfc` profile leaves SACK and timestamps off (RFC 5681 alone).
 
 use core::time::Duration;
 
@@ -61,6 +62,10 @@ pub struct TcpConfig {
     pub send_buffer: u32,
     pub receive_buffer: u32,
     pub window_scaling: bool,
+    /// SACK (RFC 2018) with RFC 6675's loss recovery, if the peer offers it too.
+    pub sack: bool,
+    /// Timestamps (RFC 7323: RTTM and PAWS), if the peer offers them too.
+    pub timestamps: bool,
     /// Nagle's algorithm (RFC 896): hold a short segment while data is unacknowledged.
     pub nagle: bool,
     pub dupack_threshold: u32,
@@ -87,6 +92,8 @@ impl TcpConfig {
                 send_buffer: 4 << 20,
                 receive_buffer: 6 << 20,
                 zero_window: ZeroWindow::Retransmit,
+                sack: true,
+                timestamps: true,
                 ..Self::default()
             },
         }
@@ -129,6 +136,8 @@ impl Default for TcpConfig {
             send_buffer: 64 << 10,
             receive_buffer: 64 << 10,
             window_scaling: true,
+            sack: false,
+            timestamps: false,
             nagle: true,
             dupack_threshold: 3,
             time_wait: Duration::from_secs(60),

@@ -10,7 +10,10 @@ mod config;
 mod reassembly;
 mod rto;
 mod rtt_samples;
+mod sack_report;
+mod scoreboard;
 mod socket;
+mod timestamps;
 
 pub use config::{TcpConfig, TcpProfile, ZeroWindow};
 pub use reassembly::Reassembly;

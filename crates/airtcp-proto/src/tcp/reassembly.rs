@@ -1,5 +1,6 @@
-//! Out-of-order data held by a TCP receiver, as merged byte ranges of stream offsets.
-//! Offsets are u64 so that long transfers never wrap here (sequence numbers do, offsets don't).
+//! Out-of-order data held by a TCP receiver, as merged byte ranges of stream offsets; the
+//! sender's SACK scoreboard keeps what the receiver holds in the same form. Offsets are u64
+//! so that long transfers never wrap here (sequence numbers do, offsets don't).
 
 /// Disjoint, sorted, non-adjacent `[start, end)` ranges.
 #[derive(Clone, Debug, Default)]
@@ -37,6 +38,29 @@ impl Reassembly {
             }
             _ => next,
         }
+    }
+
+    /// Forgets what lies below `offset` (a range across it is cut).
+    pub fn forget_below(&mut self, offset: u64) {
+        let stale = self.ranges.partition_point(|&(_, e)| e <= offset);
+        self.ranges.drain(..stale);
+        if let Some(first) = self.ranges.first_mut() {
+            first.0 = first.0.max(offset);
+        }
+    }
+
+    /// The range that holds `offset`.
+    pub fn containing(&self, offset: u64) -> Option<(u64, u64)> {
+        let index = self.ranges.partition_point(|&(_, e)| e <= offset);
+        self.ranges
+            .get(index)
+            .copied()
+            .filter(|&(start, _)| start <= offset)
+    }
+
+    /// The ranges, in order.
+    pub fn ranges(&self) -> &[(u64, u64)] {
+        &self.ranges
     }
 
     /// Bytes held, which occupy receive buffer space.

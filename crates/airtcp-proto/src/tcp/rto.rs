@@ -33,15 +33,23 @@ impl RtoEstimator {
     /// Takes one RTT measurement (never from a retransmitted segment: Karn's rule is the
     /// caller's).
     pub fn on_sample(&mut self, rtt: Duration) {
+        self.on_sample_among(rtt, 1);
+    }
+
+    /// Takes one of `expected` measurements a round trip brings (RFC 7323 Appendix G, with
+    /// timestamps every ACK measures): the gains are divided by `expected`, so a round
+    /// trip's samples weigh what one sample weighs without timestamps.
+    pub fn on_sample_among(&mut self, rtt: Duration, expected: u64) {
         let r = duration_nanos(rtt);
+        let e = expected.max(1);
         match self.srtt {
             None => {
                 self.srtt = Some(r);
                 self.rttvar = r / 2;
             }
             Some(srtt) => {
-                self.rttvar = (3 * self.rttvar + srtt.abs_diff(r)) / 4;
-                self.srtt = Some((7 * srtt + r) / 8);
+                self.rttvar = ((4 * e - 1) * self.rttvar + srtt.abs_diff(r)) / (4 * e);
+                self.srtt = Some(((8 * e - 1) * srtt + r) / (8 * e));
             }
         }
         let srtt = self.srtt.unwrap_or(r);
@@ -117,6 +125,16 @@ mod tests {
         assert_eq!(rto.rttvar(), Duration::from_micros(62_500));
         assert_eq!(rto.srtt(), Some(Duration::from_micros(112_500)));
         assert_eq!(rto.rto(), Duration::from_micros(362_500));
+    }
+
+    #[test]
+    fn with_four_samples_a_round_trip_each_weighs_a_quarter() {
+        let mut rto = estimator();
+        rto.on_sample(Duration::from_millis(100));
+        rto.on_sample_among(Duration::from_millis(200), 4);
+        // rttvar = 15/16·50 + 1/16·100 = 53.125 ms, srtt = 31/32·100 + 1/32·200 = 103.125 ms
+        assert_eq!(rto.rttvar(), Duration::from_micros(53_125));
+        assert_eq!(rto.srtt(), Some(Duration::from_micros(103_125)));
     }
 
     #[test]

@@ -29,9 +29,12 @@ use super::config::{TcpConfig, ZeroWindow};
 use super::reassembly::Reassembly;
 use super::rto::RtoEstimator;
 use super::rtt_samples::RttSamples;
+use super::sack_report::SackReport;
+use super::scoreboard::{NextSegment, Scoreboard};
+use super::timestamps::{self, TimestampState};
 use crate::seq::SeqNumber;
 use crate::time::Instant;
-use crate::wire::{TcpFlags, TcpRepr};
+use crate::wire::{SackBlocks, TcpFlags, TcpRepr, Timestamps};
 
 /// The RTO a connection starts with after its SYN or SYN-ACK was lost (RFC 6298 §5.7).
 const SYN_LOSS_RTO: Duration = Duration::from_secs(3);
@@ -98,6 +101,8 @@ pub struct TcpStats {
     pub bytes_acked: u64,
     /// Payload bytes received in order (what the application can read).
     pub bytes_received: u64,
+    /// Segments dropped as old duplicates by PAWS (RFC 7323 section 5).
+    pub paws_rejected: u64,
     /// The connection gave up after too many consecutive timeouts.
     pub aborted: bool,
 }
@@ -152,6 +157,16 @@ pub struct TcpSocket {
     persist: Option<Persist>,
     /// The window closed under data in flight and `ZeroWindow::Hold` stopped the timer.
     held: bool,
+    /// SACK and timestamps as the handshake agreed them.
+    sack_ok: bool,
+    timestamps_ok: bool,
+    timestamps: TimestampState,
+    /// The acknowledgment number of the last ACK sent (RFC 7323's Last.ACK.sent).
+    last_ack_sent: SeqNumber,
+    /// Sequence space from the ISS to `snd_una`: the scoreboard's offsets start there.
+    una_offset: u64,
+    scoreboard: Scoreboard,
+    sack_report: SackReport,
 
     // Receive side.
     irs: SeqNumber,
@@ -226,6 +241,13 @@ impl TcpSocket {
             rtx_deadline: None,
             persist: None,
             held: false,
+            sack_ok: false,
+            timestamps_ok: false,
+            timestamps: TimestampState::default(),
+            last_ack_sent: SeqNumber(0),
+            una_offset: 0,
+            scoreboard: Scoreboard::default(),
+            sack_report: SackReport::default(),
             irs: SeqNumber(0),
             rcv_nxt: SeqNumber(0),
             rcv_adv: SeqNumber(0),
@@ -426,6 +448,7 @@ impl TcpSocket {
                 let flight = self.snd_max - self.snd_una;
                 self.cc.on_rto(now, flight, self.recover.is_some());
                 self.rtt_samples.on_timeout(self.snd_max);
+                self.scoreboard.start_recovery(self.una_offset);
                 self.recover = Some(self.snd_max);
                 self.in_recovery = false;
                 self.dupacks = 0;
@@ -501,6 +524,11 @@ impl TcpSocket {
                 self.rcv_shift = 0;
             }
         }
+        self.sack_ok = self.config.sack && seg.sack_permitted;
+        self.timestamps_ok = self.config.timestamps && seg.timestamps.is_some();
+        if let Some(seen) = seg.timestamps.filter(|_| self.timestamps_ok) {
+            self.timestamps.on_syn(seen);
+        }
         self.snd_wnd = u32::from(seg.window);
         self.max_snd_wnd = self.snd_wnd;
         self.snd_wl1 = seg.seq;
@@ -539,9 +567,21 @@ impl TcpSocket {
             }
             return;
         }
+        let seen = seg.timestamps.filter(|_| self.timestamps_ok);
+        if let Some(seen) = seen {
+            if self.timestamps.rejects(seen, seg.flags.rst) {
+                self.stats.paws_rejected += 1;
+                self.ack_now = true;
+                return;
+            }
+        }
         if !self.acceptable(seg) {
             self.ack_now = true;
             return;
+        }
+        if let Some(seen) = seen {
+            self.timestamps
+                .on_segment(seen, seg.seq, self.last_ack_sent);
         }
         if seg.flags.ack {
             if self.state == TcpState::SynReceived {
@@ -606,16 +646,21 @@ impl TcpSocket {
             self.snd_wl1 = seg.seq;
             self.snd_wl2 = ack;
         }
+        let newly_sacked = self.take_sack_blocks(&seg.sack);
+        let echo = seg.timestamps.filter(|_| self.timestamps_ok);
         if ack > self.snd_una {
-            self.on_new_ack(now, ack);
+            self.on_new_ack(now, ack, echo);
         } else if ack == self.snd_una
             && self.snd_una != self.snd_max
             && seg.payload_len == 0
             && !seg.flags.fin
             && seg_window == old_window
             && seg_window > 0
+            && (!self.sack_ok || newly_sacked > 0)
         {
-            // A zero-window ACK answers a window probe; it says nothing about loss.
+            // A zero-window ACK answers a window probe; it says nothing about loss. With
+            // SACK a duplicate ACK counts only if it SACKs new data (RFC 6675 section 2),
+            // so duplicates of what was already received do not.
             self.on_duplicate_ack(now);
         }
         if self.snd_wnd > 0 && self.persist.is_some() {
@@ -652,7 +697,43 @@ impl TcpSocket {
         self.retransmit_head = false;
     }
 
-    fn on_new_ack(&mut self, now: Instant, ack: SeqNumber) {
+    /// Sequence-space offset of `seq` from the ISS, on the send side.
+    fn send_offset(&self, seq: SeqNumber) -> u64 {
+        (self.una_offset as i64 + seq.diff(self.snd_una)).max(0) as u64
+    }
+
+    /// Enters an ACK's SACK blocks in the scoreboard; the bytes newly SACKed.
+    fn take_sack_blocks(&mut self, sack: &SackBlocks) -> u64 {
+        if !self.sack_ok || sack.is_empty() {
+            return 0;
+        }
+        let mut blocks = [(0, 0); SackBlocks::MAX];
+        for (slot, &(left, right)) in blocks.iter_mut().zip(sack.as_slice()) {
+            *slot = (self.send_offset(left), self.send_offset(right));
+        }
+        let max = self.send_offset(self.snd_max);
+        self.scoreboard
+            .on_sack(&blocks[..sack.as_slice().len()], self.una_offset, max)
+    }
+
+    /// RTTM (RFC 7323 section 4): with timestamps every ACK of new data measures, from the
+    /// segment's send time or, where Karn's rule forbids that, from the echo (as Linux's
+    /// `tcp_ack_update_rtt`), weighted as one of the samples a round trip brings (Appendix
+    /// G).
+    fn measure_with_timestamps(
+        &mut self,
+        now: Instant,
+        sample: Option<Duration>,
+        echo: Option<Timestamps>,
+        flight: u32,
+    ) {
+        if let Some(rtt) = sample.or_else(|| echo.and_then(|seen| timestamps::rtt(now, seen))) {
+            let expected = u64::from(flight / (2 * self.mss).max(1)).max(1);
+            self.rto.on_sample_among(rtt, expected);
+        }
+    }
+
+    fn on_new_ack(&mut self, now: Instant, ack: SeqNumber, echo: Option<Timestamps>) {
         let acked = ack - self.snd_una;
         self.cc.on_any_ack(now, acked);
         self.consecutive_timeouts = 0;
@@ -668,17 +749,21 @@ impl TcpSocket {
         self.acked += u64::from(payload_acked);
         self.stats.bytes_acked += u64::from(payload_acked);
 
-        if let Some((end, sent_at)) = self.timed {
+        let rtt = self.rtt_samples.on_ack(now, self.snd_una, ack);
+        if self.timestamps_ok {
+            self.measure_with_timestamps(now, rtt, echo, flight_before);
+        } else if let Some((end, sent_at)) = self.timed {
             if ack >= end {
                 self.rto.on_sample(now - sent_at);
                 self.timed = None;
             }
         }
-        let rtt = self.rtt_samples.on_ack(now, self.snd_una, ack);
         if let Some(sample) = rtt {
             self.cc.on_rtt_sample(now, sample);
         }
         self.snd_una = ack;
+        self.una_offset += u64::from(acked);
+        self.scoreboard.on_cumulative_ack(self.una_offset);
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
         }
@@ -688,10 +773,14 @@ impl TcpSocket {
         }
         let reno = self.cc.recovery() == Recovery::Reno;
         if self.in_recovery {
-            if recovered || reno {
+            if recovered || (reno && !self.sack_ok) {
                 self.in_recovery = false;
                 self.dupacks = 0;
+                self.scoreboard.start_recovery(self.una_offset);
                 self.cc.on_exit_recovery(now, self.snd_max - self.snd_una);
+            } else if self.sack_ok {
+                // RFC 6675: the scoreboard, not the partial ACK, says what to resend.
+                self.partial_acks += 1;
             } else {
                 self.cc.on_partial_ack(now, acked);
                 self.retransmit_head = true;
@@ -715,8 +804,12 @@ impl TcpSocket {
                 });
             }
         }
-        // RFC 6298 §5.2 and §5.3; in recovery only the first partial ACK restarts the timer.
-        let keep_timer = self.in_recovery && self.partial_acks > 1 && self.rtx_deadline.is_some();
+        // RFC 6298 §5.2 and §5.3; in a NewReno recovery only the first partial ACK restarts
+        // the timer (RFC 6582's Impatient variant), in a SACK recovery every one does.
+        let keep_timer = self.in_recovery
+            && !self.sack_ok
+            && self.partial_acks > 1
+            && self.rtx_deadline.is_some();
         if self.snd_una == self.snd_max {
             self.rtx_deadline = None;
         } else if !keep_timer {
@@ -728,10 +821,22 @@ impl TcpSocket {
         self.cc.on_any_ack(now, 0);
         self.dupacks += 1;
         self.stats.duplicate_acks += 1;
+        let threshold = self.config.dupack_threshold;
+        // RFC 6675 section 5: with SACK, also when the first unacknowledged segment is
+        // deemed lost (enough SACKed above it), whatever the count.
+        let lost = self.sack_ok
+            && (self.dupacks >= threshold
+                || self.scoreboard.is_lost(
+                    self.una_offset,
+                    u64::from(self.mss),
+                    u64::from(threshold),
+                ));
         if self.in_recovery {
-            self.cc.on_dupack_in_recovery(now);
-        } else if self.dupacks == self.config.dupack_threshold
-            && (self.recover.is_none() || self.cc.recovery() == Recovery::Reno)
+            if !self.sack_ok {
+                self.cc.on_dupack_in_recovery(now);
+            }
+        } else if (lost || (!self.sack_ok && self.dupacks == threshold))
+            && (self.recover.is_none() || (!self.sack_ok && self.cc.recovery() == Recovery::Reno))
         {
             // RFC 6582 §3.2 step 2: only once an ACK has covered the last recovery point, so
             // that dupacks for data sent before a timeout do not trigger a second reduction.
@@ -740,6 +845,13 @@ impl TcpSocket {
             self.partial_acks = 0;
             self.recover = Some(self.snd_max);
             self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
+            if self.sack_ok {
+                // RFC 6675 section 5 step 4: cwnd = ssthresh, no inflation: the pipe
+                // estimate paces the recovery.
+                let window = self.cc.window_mut();
+                window.cwnd = window.ssthresh;
+                self.scoreboard.start_recovery(self.una_offset);
+            }
             self.retransmit_head = true;
             self.timed = None;
             self.stats.fast_retransmits += 1;
@@ -759,6 +871,7 @@ impl TcpSocket {
         if from > received {
             // Out of order: hold it and send a duplicate ACK at once (RFC 5681 §4.2).
             self.reassembly.insert(from as u64, to as u64);
+            self.sack_report.on_out_of_order(from as u64);
             self.ack_now = true;
             return;
         }
@@ -832,15 +945,29 @@ impl TcpSocket {
             return 0;
         }
         let unsent = end - self.snd_nxt;
-        let window = self.cc.window().cwnd.min(self.snd_wnd);
         let in_flight = self.snd_nxt - self.snd_una;
-        let usable = window.saturating_sub(in_flight);
-        let len = self.mss.min(unsent).min(usable);
+        // cwnd limits what the network holds: in a SACK recovery RFC 6675's pipe, else the
+        // flight; the peer's window limits the sequence space.
+        let pipe = if self.in_recovery && self.sack_ok {
+            let max = self.send_offset(self.snd_max);
+            let (mss, threshold) = (u64::from(self.mss), u64::from(self.config.dupack_threshold));
+            self.scoreboard
+                .pipe(self.una_offset, max, mss, threshold)
+                .min(u64::from(u32::MAX)) as u32
+        } else {
+            in_flight
+        };
+        let usable = (self.cc.window().cwnd.saturating_sub(pipe))
+            .min(self.snd_wnd.saturating_sub(in_flight));
+        // Resending after a timeout stops at data the peer SACKed.
+        let run = self.unsacked_run(self.snd_nxt);
+        let len = self.mss.min(unsent).min(usable).min(run);
         // RFC 1122 §4.2.3.4: a short segment only if it is the rest of the data (held back
-        // while data is in flight, by Nagle's rule, RFC 896, until the application closes) or
-        // at least half the largest window the peer has offered.
+        // while data is in flight, by Nagle's rule, RFC 896, until the application closes),
+        // fills a hole up to SACKed data, or is at least half the largest window the peer
+        // has offered.
         let nagle_allows = !self.config.nagle || in_flight == 0 || self.close_requested;
-        let full = len == self.mss || (len == unsent && nagle_allows);
+        let full = len == self.mss || (len == unsent && nagle_allows) || len == run;
         let half_window = in_flight == 0 && len > 0 && len >= self.max_snd_wnd / 2;
         if full || half_window {
             len
@@ -882,7 +1009,7 @@ impl TcpSocket {
                 ack: with_ack,
                 ..TcpFlags::default()
             };
-            let mut seg = self.segment(seq, 0, flags);
+            let mut seg = self.segment(now, seq, 0, flags);
             seg.ack = ack;
             seg.window = 0;
             self.stats.segments_sent += 1;
@@ -919,26 +1046,22 @@ impl TcpSocket {
         if self.retransmit_head {
             self.retransmit_head = false;
             if self.snd_una != self.snd_max {
-                let seq = self.snd_una;
-                let sent_end = if self.snd_max > self.data_end() {
-                    self.data_end()
-                } else {
-                    self.snd_max
-                };
-                let len = if sent_end > seq {
-                    (sent_end - seq).min(self.mss)
-                } else {
-                    0
-                };
-                return Some(self.data_segment(now, seq, len, true));
+                let len = self.unsacked_run(self.snd_una).min(self.mss);
+                return Some(self.resend(now, self.snd_una, len));
             }
         }
-        if let Some(seg) = self.new_data_segment(now) {
-            return Some(seg);
+        let seg = if self.in_recovery && self.sack_ok {
+            self.sack_recovery_segment(now)
+        } else {
+            self.new_data_segment(now)
+        };
+        if seg.is_some() {
+            return seg;
         }
         if self.ack_now {
             let seq = self.snd_nxt;
             return Some(self.segment(
+                now,
                 seq,
                 0,
                 TcpFlags {
@@ -948,6 +1071,59 @@ impl TcpSocket {
             ));
         }
         None
+    }
+
+    /// Sends again up to `len` bytes from `seq`, never beyond what was sent.
+    fn resend(&mut self, now: Instant, seq: SeqNumber, len: u32) -> TcpRepr {
+        let sent_end = if self.snd_max > self.data_end() {
+            self.data_end()
+        } else {
+            self.snd_max
+        };
+        let len = if sent_end > seq {
+            (sent_end - seq).min(len)
+        } else {
+            0
+        };
+        let seg = self.data_segment(now, seq, len, true);
+        let start = self.send_offset(seq);
+        let end = self.send_offset(seq + seg.seq_len()).max(start + 1);
+        self.scoreboard.on_retransmitted(end);
+        seg
+    }
+
+    /// Bytes from `seq` up to the next SACKed byte (all the rest without SACK).
+    fn unsacked_run(&self, seq: SeqNumber) -> u32 {
+        let offset = self.send_offset(seq);
+        match self.scoreboard.next_sacked(offset) {
+            Some(sacked) if self.sack_ok => (sacked - offset).min(u64::from(u32::MAX)) as u32,
+            _ => u32::MAX,
+        }
+    }
+
+    /// RFC 6675 section 5 step (C): while the pipe leaves a segment's room in cwnd, what
+    /// `NextSeg` says: a lost hole, new data, or another hole.
+    fn sack_recovery_segment(&mut self, now: Instant) -> Option<TcpRepr> {
+        let mss = u64::from(self.mss);
+        let threshold = u64::from(self.config.dupack_threshold);
+        let max = self.send_offset(self.snd_max);
+        let pipe = self.scoreboard.pipe(self.una_offset, max, mss, threshold);
+        if pipe + mss > u64::from(self.cc.window().cwnd) {
+            return None;
+        }
+        let len = self.sendable_len();
+        let fin_due = self.close_requested && self.snd_nxt + len == self.data_end();
+        let next =
+            self.scoreboard
+                .next_segment(self.una_offset, mss, threshold, len > 0 || fin_due);
+        match next {
+            NextSegment::Retransmit { offset, len } => {
+                let seq = self.snd_una + (offset - self.una_offset) as u32;
+                Some(self.resend(now, seq, len as u32))
+            }
+            NextSegment::NewData => self.new_data_segment(now),
+            NextSegment::Nothing => None,
+        }
     }
 
     fn handshake_segment(&mut self, now: Instant) -> Option<TcpRepr> {
@@ -966,6 +1142,7 @@ impl TcpSocket {
         self.rtx_deadline.get_or_insert(now + self.rto.rto());
         let syn_ack = self.state == TcpState::SynReceived;
         let mut seg = self.segment(
+            now,
             self.iss,
             0,
             TcpFlags {
@@ -975,9 +1152,14 @@ impl TcpSocket {
             },
         );
         seg.mss = Some(self.config.mss.min(u32::from(u16::MAX)) as u16);
-        // A SYN-ACK offers scaling only if the SYN did (RFC 7323 §1.3).
+        // A SYN-ACK offers scaling only if the SYN did (RFC 7323 §1.3), and so with SACK
+        // (RFC 2018 section 2) and timestamps (RFC 7323 section 3.2).
         if self.config.window_scaling && (!syn_ack || self.peer_offered_scaling) {
             seg.window_scale = Some(self.config.receive_window_shift());
+        }
+        seg.sack_permitted = self.config.sack && (!syn_ack || self.sack_ok);
+        if self.config.timestamps && (!syn_ack || self.timestamps_ok) {
+            seg.timestamps = Some(self.timestamps.option(now));
         }
         seg.window = self.free_receive_space().min(u32::from(u16::MAX)) as u16;
         if !syn_ack {
@@ -1007,6 +1189,7 @@ impl TcpSocket {
         }
         let len = (end - seq).min(self.mss).min(self.snd_wnd.max(1));
         let seg = self.segment(
+            now,
             seq,
             len,
             TcpFlags {
@@ -1037,6 +1220,13 @@ impl TcpSocket {
         ) {
             return None;
         }
+        if self.sack_ok && self.snd_nxt < self.snd_max {
+            // After a timeout, what the peer SACKed is not sent again.
+            let offset = self.send_offset(self.snd_nxt);
+            if let Some((_, end)) = self.scoreboard.sacked_range(offset) {
+                self.snd_nxt = self.snd_nxt + (end - offset) as u32;
+            }
+        }
         let len = self.sendable_len();
         let fin_due = self.close_requested && self.snd_nxt + len == self.data_end();
         if len == 0 && !fin_due {
@@ -1060,6 +1250,7 @@ impl TcpSocket {
         let fin =
             self.close_requested && seq + len == end && (seq == self.snd_nxt || self.fin_sent());
         let seg = self.segment(
+            now,
             seq,
             len,
             TcpFlags {
@@ -1095,7 +1286,29 @@ impl TcpSocket {
         seg
     }
 
-    fn segment(&mut self, seq: SeqNumber, payload_len: u32, flags: TcpFlags) -> TcpRepr {
+    fn segment(
+        &mut self,
+        now: Instant,
+        seq: SeqNumber,
+        payload_len: u32,
+        flags: TcpFlags,
+    ) -> TcpRepr {
+        let timestamps = (self.timestamps_ok && !flags.rst).then(|| self.timestamps.option(now));
+        let sack = if self.sack_ok && flags.ack && !self.reassembly.is_empty() {
+            let (rcv_nxt, received) = (self.rcv_nxt, self.received);
+            let to_seq = |offset: u64| rcv_nxt + (offset - received) as u32;
+            let blocks = self.sack_report.blocks(&self.reassembly);
+            SackBlocks::new(
+                blocks
+                    .into_iter()
+                    .map(|(start, end)| (to_seq(start), to_seq(end))),
+            )
+        } else {
+            SackBlocks::default()
+        };
+        if flags.ack {
+            self.last_ack_sent = self.rcv_nxt;
+        }
         TcpRepr {
             src_port: self.local_port,
             dst_port: self.remote_port,
@@ -1106,8 +1319,8 @@ impl TcpSocket {
             mss: None,
             window_scale: None,
             sack_permitted: false,
-            sack: Default::default(),
-            timestamps: None,
+            sack,
+            timestamps,
             compaction: None,
             payload_len,
         }
