@@ -223,6 +223,113 @@ def run(
                 out.print(f"traces in {traces}")
 
 
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def print_measurement(result: dict) -> None:
+    out.print(f"{result['scenario']}: {result['from']} → {result['to']}", highlight=False)
+    if "rtt" in result:
+        r = result["rtt"]
+        out.print(
+            f"rtt: {r['transmitted']} sent, {r['received']} received, {r['loss']:.0%} loss; "
+            f"min/avg/max/mdev = {_ms(r['min_ms'])}/{_ms(r['avg_ms'])}/{_ms(r['max_ms'])}/"
+            f"{_ms(r['mdev_ms'])} ms",
+            highlight=False,
+        )
+    if "capacity" in result:
+        c = result["capacity"]
+        estimates = c["estimates_bps"]
+        spread = (
+            f" (trains {min(estimates) / 1e6:.2f}-{max(estimates) / 1e6:.2f})" if estimates else ""
+        )
+        out.print(
+            f"capacity: {_mbps(c['bps']) or '-'} Mbit/s{spread}, median of {c['trains']} "
+            f"trains of {c['train']} x {c['ip_bytes']} B",
+            highlight=False,
+        )
+    if "tcp" in result:
+        t = result["tcp"]
+        window = "default window" if t["window_bytes"] is None else f"{t['window_bytes']} B"
+        out.print(
+            f"tcp {t['congestion_control']}, {window}: {_mbps(t['goodput_bps'])} Mbit/s over "
+            f"{t['measured_s']:g} s, {t['retransmissions']} retransmissions, "
+            f"{t['timeouts']} timeouts",
+            highlight=False,
+        )
+
+
+@app.command(cls=Command)
+def measure(
+    scenario: ScenarioArgument,
+    src: Annotated[str, typer.Option("--from", metavar="NODE", help="Where probes start.")],
+    dst: Annotated[str, typer.Option("--to", metavar="NODE", help="Where they go.")],
+    rtt: Annotated[bool, typer.Option("--rtt", help="Ping: round-trip times.")] = False,
+    capacity: Annotated[
+        bool, typer.Option("--capacity", help="Packet trains: the narrow link's capacity.")
+    ] = False,
+    tcp: Annotated[
+        str | None,
+        typer.Option(metavar="VARIANT", help="TCP bandwidth with this congestion control."),
+    ] = None,
+    window: Annotated[
+        str | None,
+        typer.Option(metavar="SIZE", help="TCP socket buffers (both ends), e.g. 16KiB."),
+    ] = None,
+    count: Annotated[int, typer.Option(metavar="N", help="Pings, and trains.")] = 20,
+    train: Annotated[int, typer.Option(metavar="N", help="Packets a train.")] = 8,
+    keep_flows: Annotated[
+        bool, typer.Option("--keep-flows", help="Keep the scenario's flows as cross traffic.")
+    ] = False,
+    seed: Annotated[int | None, typer.Option(metavar="N", help="Seed.")] = None,
+    set_: SetOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+) -> None:
+    """Measure a path like ping, a capacity probe and iperf: with none of --rtt, --capacity,
+    --tcp, all three (TCP with the scenario's controller)."""
+    from .measure import measure as run_measure
+    from .scenario import ScenarioError
+    from .units import parse_size
+
+    if not 1 <= count <= 10_000:
+        raise fail(f"--count: expected 1..10000, got {count}")
+    if not 2 <= train <= 1000:
+        raise fail(f"--train: expected 2..1000 packets, got {train}")
+    if count * train > 65_536:
+        raise fail(f"--count x --train: at most 65536 probes, got {count * train}")
+    if tcp is not None and tcp not in _core.congestion_controls():
+        known = ", ".join(_core.congestion_controls())
+        raise fail(f"--tcp: unknown {tcp!r}; expected one of {known}")
+    try:
+        window_bytes = None if window is None else parse_size(window)
+    except ValueError as error:
+        raise fail(f"--window: {error}") from None
+    if window_bytes is not None and tcp is None and (rtt or capacity):
+        raise fail("--window: applies to --tcp")
+    everything = not (rtt or capacity or tcp)
+    try:
+        result = run_measure(
+            scenario,
+            src,
+            dst,
+            rtt=rtt or everything,
+            capacity_probe=capacity or everything,
+            tcp=tcp or ("newreno" if everything else None),
+            window=window_bytes,
+            count=count,
+            train=train,
+            seed=seed,
+            overrides=set_ or [],
+            keep_flows=keep_flows,
+        )
+    except ScenarioError as error:
+        raise fail(_plain(str(error))) from None
+    if as_json:
+        sys.stdout.write(json.dumps(result) + "\n")
+    else:
+        print_measurement(result)
+
+
 @app.command(cls=Command)
 def validate(
     scenario: ScenarioArgument,

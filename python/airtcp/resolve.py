@@ -253,8 +253,17 @@ def _flow_json(scenario: Scenario, flow: Flow, name: str, src: int, dst: int) ->
             "congestion_control": merged.pop("congestion_control", "newreno"),
             "tcp": {f"{k}_ns" if k in _TCP_DURATIONS else k: v for k, v in merged.items()},
         }
-    else:
-        entry["app"] = {"kind": "udp_cbr", "rate_bps": flow.rate, "payload_bytes": flow.payload}
+    elif flow.kind == "udp_cbr":
+        payload = 1000 if flow.payload is None else flow.payload
+        entry["app"] = {"kind": "udp_cbr", "rate_bps": flow.rate, "payload_bytes": payload}
+    elif flow.kind == "ping":
+        entry["app"] = {
+            "kind": "ping",
+            "count": flow.count or 10,
+            "interval_ns": flow.interval or 1_000_000_000,
+            "payload_bytes": 56 if flow.payload is None else flow.payload,
+            "train": flow.train or 1,
+        }
     return entry
 
 

@@ -326,14 +326,19 @@ class Tcp(Strict):
 
 class Flow(Strict):
     name: str | None = None
-    kind: Literal["tcp_bulk", "udp_cbr"] = "tcp_bulk"
+    kind: Literal["tcp_bulk", "udp_cbr", "ping"] = "tcp_bulk"
     src: str
     dst: str
     start: Duration = 0
     stop: Duration | None = None
     bytes: Size | None = None
     rate: Rate | None = None
-    payload: Annotated[int, Field(gt=0, le=65000)] = 1000
+    # Bytes of data a datagram or echo request carries: 1000 for udp_cbr, 56 for ping.
+    payload: Annotated[int, Field(ge=0, le=65000)] | None = None
+    # ping: `count` trains of `train` echo requests, `interval` apart.
+    count: Annotated[int, Field(gt=0, le=65536)] | None = None
+    interval: PositiveDuration | None = None
+    train: Annotated[int, Field(gt=0, le=65536)] | None = None
     tcp: Tcp = Tcp()
     per_station: bool = False
 
@@ -341,8 +346,13 @@ class Flow(Strict):
     def _kind_fields(self) -> Flow:
         if self.kind == "udp_cbr" and self.rate is None:
             raise ValueError("a udp_cbr flow needs 'rate'")
-        if self.kind == "tcp_bulk" and self.rate is not None:
+        if self.kind != "udp_cbr" and self.rate is not None:
             raise ValueError("'rate' applies to udp_cbr flows only")
+        ping_keys = [k for k in ("count", "interval", "train") if getattr(self, k) is not None]
+        if self.kind != "ping" and ping_keys:
+            raise ValueError(f"'{ping_keys[0]}' applies to ping flows only")
+        if self.kind == "tcp_bulk" and self.payload is not None:
+            raise ValueError("'payload' applies to udp_cbr and ping flows only")
         return self
 
 

@@ -338,6 +338,15 @@ pub enum AppConfig {
     },
     /// UDP constant bit rate.
     UdpCbr { rate_bps: u64, payload_bytes: u32 },
+    /// ICMP echo probes, as ping sends them: `count` groups `interval_ns` apart, each a
+    /// train of `train` requests back to back (1: ping; 2 or more: packet pairs and trains
+    /// for capacity estimates); the destination answers each.
+    Ping {
+        count: u32,
+        interval_ns: u64,
+        payload_bytes: u32,
+        train: u32,
+    },
 }
 
 fn newreno() -> String {

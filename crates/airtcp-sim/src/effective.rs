@@ -49,7 +49,7 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
                 "congestion_control": congestion_control,
                 "tcp": tcp.build(),
             }),
-            AppConfig::UdpCbr { .. } => json!({"name": flow.name}),
+            AppConfig::UdpCbr { .. } | AppConfig::Ping { .. } => json!({"name": flow.name}),
         })
         .collect::<Vec<_>>();
     let names = &scenario.nodes;

@@ -55,6 +55,23 @@ pub struct FlowSummary {
     /// every byte (the flow completion time), and the goodput over that time.
     pub completion_time_s: Option<f64>,
     pub transfer_goodput_bps: Option<f64>,
+    /// Ping flows: every probe's times (left out for other flows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probes: Option<Probes>,
+}
+
+/// The times of a ping flow's probes in nanoseconds, one entry per request in the order sent:
+/// when it left, when it reached the destination and when its reply came back (`None`: lost
+/// on the way).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Probes {
+    /// Requests per train (1: plain ping).
+    pub train: u32,
+    /// IP bytes of each request.
+    pub ip_bytes: u32,
+    pub sent_ns: Vec<u64>,
+    pub arrived_ns: Vec<Option<u64>>,
+    pub returned_ns: Vec<Option<u64>>,
 }
 
 #[derive(Clone, Debug, Serialize)]

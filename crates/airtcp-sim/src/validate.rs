@@ -252,6 +252,35 @@ impl Scenario {
                         );
                     }
                 }
+                AppConfig::Ping {
+                    count,
+                    interval_ns,
+                    payload_bytes,
+                    train,
+                } => {
+                    let key = format!("{key}.app");
+                    if *count == 0 || *train == 0 {
+                        return fail(format!("{key}.count"), "count and train must be positive");
+                    }
+                    if u64::from(*count) * u64::from(*train) > 65_536 {
+                        return fail(
+                            format!("{key}.count"),
+                            format!(
+                                "{count} trains of {train} probes; at most 65536 probes (the \
+                                 16-bit echo sequence number)"
+                            ),
+                        );
+                    }
+                    if *count > 1 && *interval_ns == 0 {
+                        return fail(format!("{key}.interval_ns"), "must be positive");
+                    }
+                    if *payload_bytes > 65_000 {
+                        return fail(
+                            format!("{key}.payload_bytes"),
+                            "must be at most 65000 bytes",
+                        );
+                    }
+                }
                 AppConfig::UdpCbr {
                     rate_bps,
                     payload_bytes,

@@ -13,5 +13,5 @@ mod packet;
 pub mod radiotap;
 mod tcp;
 
-pub use packet::{Ipv4Repr, PacketRepr, ParseError, TransportRepr, UdpRepr};
+pub use packet::{EchoRepr, Ipv4Repr, PacketRepr, ParseError, TransportRepr, UdpRepr};
 pub use tcp::{Compaction, SackBlocks, TcpFlags, TcpRepr, Timestamps};

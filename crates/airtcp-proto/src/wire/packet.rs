@@ -1,10 +1,11 @@
-//! IPv4 packets carrying TCP or UDP, and their conversion to and from bytes via etherparse.
+//! IPv4 packets carrying TCP, UDP or ICMP echo (ping), and their conversion to and from bytes
+//! via etherparse.
 
 use core::fmt;
 
 use etherparse::{
-    IpNumber, Ipv4Header, NetSlice, SlicedPacket, TcpHeader, TcpOptionElement, TcpOptionReadError,
-    TcpOptionsIterator, TransportSlice, UdpHeader,
+    IcmpEchoHeader, Icmpv4Header, Icmpv4Type, IpNumber, Ipv4Header, NetSlice, SlicedPacket,
+    TcpHeader, TcpOptionElement, TcpOptionReadError, TcpOptionsIterator, TransportSlice, UdpHeader,
 };
 
 use super::tcp::{Compaction, SackBlocks, TcpFlags, TcpRepr, Timestamps};
@@ -24,10 +25,20 @@ pub struct UdpRepr {
     pub payload_len: u32,
 }
 
+/// An ICMP echo request or reply (RFC 792): what ping sends and the peer answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EchoRepr {
+    pub reply: bool,
+    pub id: u16,
+    pub seq: u16,
+    pub payload_len: u32,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TransportRepr {
     Tcp(TcpRepr),
     Udp(UdpRepr),
+    Echo(EchoRepr),
 }
 
 /// An IPv4 packet: header fields and transport header, payload as a length.
@@ -50,7 +61,9 @@ impl fmt::Display for ParseError {
         match self {
             ParseError::Malformed(why) => write!(f, "malformed packet: {why}"),
             ParseError::NotIpv4 => f.write_str("not an IPv4 packet"),
-            ParseError::UnsupportedTransport => f.write_str("neither TCP nor UDP"),
+            ParseError::UnsupportedTransport => {
+                f.write_str("neither TCP, UDP nor an ICMP echo request or reply")
+            }
         }
     }
 }
@@ -59,6 +72,7 @@ impl std::error::Error for ParseError {}
 
 const IPV4_HEADER_LEN: u32 = 20;
 const UDP_HEADER_LEN: u32 = 8;
+const ICMP_ECHO_HEADER_LEN: u32 = 8;
 
 impl PacketRepr {
     /// Total IPv4 length in bytes: what a link serialises and a queue counts.
@@ -67,13 +81,14 @@ impl PacketRepr {
             + match &self.transport {
                 TransportRepr::Tcp(tcp) => tcp.header_len() + tcp.payload_len,
                 TransportRepr::Udp(udp) => UDP_HEADER_LEN + udp.payload_len,
+                TransportRepr::Echo(echo) => ICMP_ECHO_HEADER_LEN + echo.payload_len,
             }
     }
 
     pub fn tcp(&self) -> Option<&TcpRepr> {
         match &self.transport {
             TransportRepr::Tcp(tcp) => Some(tcp),
-            TransportRepr::Udp(_) => None,
+            _ => None,
         }
     }
 
@@ -81,7 +96,7 @@ impl PacketRepr {
     pub fn tcp_mut(&mut self) -> Option<&mut TcpRepr> {
         match &mut self.transport {
             TransportRepr::Tcp(tcp) => Some(tcp),
-            TransportRepr::Udp(_) => None,
+            _ => None,
         }
     }
 
@@ -95,6 +110,7 @@ impl PacketRepr {
         match &self.transport {
             TransportRepr::Tcp(tcp) => tcp.payload_len,
             TransportRepr::Udp(udp) => udp.payload_len,
+            TransportRepr::Echo(echo) => echo.payload_len,
         }
     }
 
@@ -105,6 +121,7 @@ impl PacketRepr {
         let protocol = match self.transport {
             TransportRepr::Tcp(_) => IpNumber::TCP,
             TransportRepr::Udp(_) => IpNumber::UDP,
+            TransportRepr::Echo(_) => IpNumber::ICMP,
         };
         // Lengths are bounded by u16 because ip_len() sums header sizes and MSS-bounded payloads.
         let mut ip = Ipv4Header::new(
@@ -134,6 +151,20 @@ impl PacketRepr {
                     UdpHeader::with_ipv4_checksum(udp.src_port, udp.dst_port, &ip, &payload)
                         .expect("UDP length fits");
                 header
+                    .write(&mut out)
+                    .expect("writing to a Vec cannot fail");
+            }
+            TransportRepr::Echo(echo) => {
+                let fields = IcmpEchoHeader {
+                    id: echo.id,
+                    seq: echo.seq,
+                };
+                let kind = if echo.reply {
+                    Icmpv4Type::EchoReply(fields)
+                } else {
+                    Icmpv4Type::EchoRequest(fields)
+                };
+                Icmpv4Header::with_checksum(kind, &payload)
                     .write(&mut out)
                     .expect("writing to a Vec cannot fail");
             }
@@ -189,6 +220,19 @@ impl PacketRepr {
                 dst_port: udp.destination_port(),
                 payload_len: udp.payload().len() as u32,
             }),
+            Some(TransportSlice::Icmpv4(icmp)) => {
+                let (reply, fields) = match icmp.icmp_type() {
+                    Icmpv4Type::EchoRequest(fields) => (false, fields),
+                    Icmpv4Type::EchoReply(fields) => (true, fields),
+                    _ => return Err(ParseError::UnsupportedTransport),
+                };
+                TransportRepr::Echo(EchoRepr {
+                    reply,
+                    id: fields.id,
+                    seq: fields.seq,
+                    payload_len: icmp.payload().len() as u32,
+                })
+            }
             _ => return Err(ParseError::UnsupportedTransport),
         };
         Ok(PacketRepr { ip, transport })
@@ -467,6 +511,32 @@ mod tests {
         let bytes = packet.emit();
         assert_eq!(bytes.len(), 1016);
         assert_eq!(PacketRepr::parse(&bytes).unwrap(), packet);
+    }
+
+    #[test]
+    fn icmp_echo_round_trips_with_a_valid_checksum() {
+        for reply in [false, true] {
+            let packet = PacketRepr {
+                transport: TransportRepr::Echo(EchoRepr {
+                    reply,
+                    id: 3,
+                    seq: 65535,
+                    payload_len: 56,
+                }),
+                ..sample_tcp()
+            };
+            let bytes = packet.emit();
+            assert_eq!(bytes.len(), 84, "ping's default: 56 bytes of data");
+            assert_eq!(PacketRepr::parse(&bytes).unwrap(), packet);
+            let sliced = SlicedPacket::from_ip(&bytes).unwrap();
+            let Some(TransportSlice::Icmpv4(icmp)) = sliced.transport else {
+                panic!("not ICMP")
+            };
+            assert_eq!(
+                icmp.checksum(),
+                icmp.header().icmp_type.calc_checksum(icmp.payload())
+            );
+        }
     }
 
     #[test]

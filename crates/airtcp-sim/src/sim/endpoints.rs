@@ -1,11 +1,13 @@
 //! The flows' endpoints: a sans-IO TCP socket pair per TCP flow (RFC 9293 connection set-up,
 //! data and close, driven by events and timers) with a bulk application writing into it,
-//! and a constant-rate UDP source per UDP flow. Packets addressed to a node end here.
+//! a constant-rate UDP source per UDP flow, and ICMP echo probes (ping: RFC 792 requests
+//! that every node answers, the flow's index as their identifier). Packets addressed to a
+//! node end here.
 
 use std::time::Duration;
 
 use airtcp_proto::tcp::{cc, TcpSocket, TcpState};
-use airtcp_proto::wire::{Ipv4Repr, PacketRepr, TransportRepr, UdpRepr};
+use airtcp_proto::wire::{EchoRepr, Ipv4Repr, PacketRepr, TransportRepr, UdpRepr};
 use airtcp_proto::{Instant, SeqNumber};
 use rand::Rng;
 
@@ -14,6 +16,7 @@ use crate::config::{AppConfig, FlowConfig};
 use crate::packet::{node_address, Packet};
 use crate::ports::{client_port, flow_of_port, SERVER_PORT, UDP_SINK_PORT};
 use crate::rng::{stream, StreamId};
+use crate::summary::Probes;
 
 const TTL: u8 = 64;
 
@@ -31,9 +34,18 @@ pub(super) struct UdpFlow {
     pub(super) active: bool,
 }
 
+pub(super) struct PingFlow {
+    pub(super) interval: Duration,
+    pub(super) payload_bytes: u32,
+    /// Trains still to send.
+    pub(super) remaining: u32,
+    pub(super) probes: Probes,
+}
+
 pub(super) enum FlowApp {
     Tcp(Box<TcpFlow>),
     Udp(UdpFlow),
+    Ping(Box<PingFlow>),
 }
 
 pub(super) struct Flow {
@@ -78,8 +90,49 @@ impl Simulation {
                     }
                 }
             }
+            TransportRepr::Echo(echo) => self.deliver_echo(packet.repr, echo)?,
         }
         Ok(())
+    }
+
+    /// A request is answered from where it arrived; a reply ends its probe's round trip.
+    fn deliver_echo(&mut self, request: PacketRepr, echo: EchoRepr) -> std::io::Result<()> {
+        let now = self.now().as_nanos();
+        let index = usize::from(echo.seq);
+        if let Some(Flow {
+            app: FlowApp::Ping(ping),
+            delivered,
+            ..
+        }) = self.flows.get_mut(usize::from(echo.id))
+        {
+            let times = if echo.reply {
+                &mut ping.probes.returned_ns
+            } else {
+                *delivered += u64::from(echo.payload_len);
+                &mut ping.probes.arrived_ns
+            };
+            if let Some(slot) = times.get_mut(index).filter(|slot| slot.is_none()) {
+                *slot = Some(now);
+            }
+        }
+        if echo.reply {
+            return Ok(());
+        }
+        let Some(node) = crate::packet::address_node(request.ip.dst) else {
+            return Ok(());
+        };
+        let reply = PacketRepr {
+            ip: Ipv4Repr {
+                src: request.ip.dst,
+                dst: request.ip.src,
+                ttl: TTL,
+            },
+            transport: TransportRepr::Echo(EchoRepr {
+                reply: true,
+                ..echo
+            }),
+        };
+        self.originate(node, reply)
     }
 
     fn flow_endpoints(&self, flow: usize) -> (usize, usize) {
@@ -98,8 +151,9 @@ impl Simulation {
             }
             FlowApp::Udp(udp) => {
                 udp.active = true;
-                self.cbr_send(flow)?;
+                self.datagram_send(flow)?;
             }
+            FlowApp::Ping(_) => self.datagram_send(flow)?,
         }
         Ok(())
     }
@@ -111,11 +165,64 @@ impl Simulation {
                 self.drive_tcp(flow, Side::Sender)?;
             }
             FlowApp::Udp(udp) => udp.active = false,
+            FlowApp::Ping(ping) => ping.remaining = 0,
         }
         Ok(())
     }
 
-    pub(super) fn cbr_send(&mut self, flow: usize) -> std::io::Result<()> {
+    pub(super) fn datagram_send(&mut self, flow: usize) -> std::io::Result<()> {
+        match &self.flows[flow].app {
+            FlowApp::Udp(_) => self.cbr_send(flow),
+            FlowApp::Ping(_) => self.ping_send(flow),
+            FlowApp::Tcp(_) => Ok(()),
+        }
+    }
+
+    /// The next train of echo requests, back to back.
+    fn ping_send(&mut self, flow: usize) -> std::io::Result<()> {
+        let (src, dst) = self.flow_endpoints(flow);
+        let now = self.now();
+        let state = &mut self.flows[flow];
+        let FlowApp::Ping(ping) = &mut state.app else {
+            return Ok(());
+        };
+        if ping.remaining == 0 {
+            return Ok(());
+        }
+        ping.remaining -= 1;
+        let (train, payload_len, interval) = (ping.probes.train, ping.payload_bytes, ping.interval);
+        let first = ping.probes.sent_ns.len();
+        for _ in 0..train {
+            ping.probes.sent_ns.push(now.as_nanos());
+            ping.probes.arrived_ns.push(None);
+            ping.probes.returned_ns.push(None);
+        }
+        let more = ping.remaining > 0;
+        state.packets_sent += u64::from(train);
+        for seq in first..first + train as usize {
+            let repr = PacketRepr {
+                ip: Ipv4Repr {
+                    src: node_address(src),
+                    dst: node_address(dst),
+                    ttl: TTL,
+                },
+                transport: TransportRepr::Echo(EchoRepr {
+                    reply: false,
+                    id: u16::try_from(flow).expect("validated: ping flows have 16-bit indices"),
+                    seq: u16::try_from(seq).expect("validated: at most 65536 probes"),
+                    payload_len,
+                }),
+            };
+            self.originate(src, repr)?;
+        }
+        if more {
+            self.events
+                .schedule(now + interval, Event::DatagramSend { flow: flow as u32 });
+        }
+        Ok(())
+    }
+
+    fn cbr_send(&mut self, flow: usize) -> std::io::Result<()> {
         let (src, dst) = self.flow_endpoints(flow);
         let state = &mut self.flows[flow];
         let FlowApp::Udp(udp) = &state.app else {
@@ -141,7 +248,7 @@ impl Simulation {
         self.originate(src, repr)?;
         let next = self.now() + interval;
         self.events
-            .schedule(next, Event::CbrSend { flow: flow as u32 });
+            .schedule(next, Event::DatagramSend { flow: flow as u32 });
         Ok(())
     }
 
@@ -270,6 +377,21 @@ pub(super) fn build_flow(index: usize, config: &FlowConfig) -> Flow {
                 active: false,
             })
         }
+        AppConfig::Ping {
+            count,
+            interval_ns,
+            payload_bytes,
+            train,
+        } => FlowApp::Ping(Box::new(PingFlow {
+            interval: Duration::from_nanos(*interval_ns),
+            payload_bytes: *payload_bytes,
+            remaining: *count,
+            probes: Probes {
+                train: *train,
+                ip_bytes: payload_bytes + 28,
+                ..Probes::default()
+            },
+        })),
     };
     Flow {
         config: config.clone(),

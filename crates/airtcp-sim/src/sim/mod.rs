@@ -69,7 +69,8 @@ enum Event {
     FlowStop {
         flow: u32,
     },
-    CbrSend {
+    /// A UDP source's next datagram, or a ping flow's next probe or train.
+    DatagramSend {
         flow: u32,
     },
     AgentTimer {
@@ -318,7 +319,7 @@ impl Simulation {
             Event::TcpTimer { flow, side } => self.tcp_timer(flow as usize, side)?,
             Event::FlowStart { flow } => self.start_flow(flow as usize)?,
             Event::FlowStop { flow } => self.stop_flow(flow as usize)?,
-            Event::CbrSend { flow } => self.cbr_send(flow as usize)?,
+            Event::DatagramSend { flow } => self.datagram_send(flow as usize)?,
             Event::AgentTimer { interface } => self.agent_timer(interface)?,
             Event::AgentRelease { held } => self.agent_release(held)?,
             Event::AgentSignal { interface, signal } => self.agent_signal(interface, signal)?,

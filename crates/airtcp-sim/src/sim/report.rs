@@ -84,9 +84,15 @@ impl Simulation {
                     completed: None,
                     completion_time_s: None,
                     transfer_goodput_bps: None,
+                    probes: None,
                 };
                 match &flow.app {
                     FlowApp::Udp(_) => base,
+                    FlowApp::Ping(ping) => FlowSummary {
+                        kind: "ping",
+                        probes: Some(ping.probes.clone()),
+                        ..base
+                    },
                     FlowApp::Tcp(tcp) => {
                         let [sender, receiver] = &tcp.sockets;
                         let stats = sender.stats();

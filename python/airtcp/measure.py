@@ -1,0 +1,190 @@
+"""Path measurement as ping, packet-pair tools and iperf do it: round-trip times, the capacity
+of the narrow link, and TCP bandwidth for a congestion controller and window.
+
+The analysis (``rtt_stats``, ``capacity``) takes raw times and sizes, so that any backend
+serves it: the simulator's ping flows now, real stacks in network namespaces later. Running
+the probes (``measure``) derives one scenario per measurement from the user's, with the
+measurement's flow alone (the path idle, as paper 004 measured capacity "without competing
+traffic"), unless the scenario's own flows are kept as cross traffic.
+
+- RTT: `count` ICMP echo requests of 56 bytes, `interval` apart; min/avg/max and mdev as
+  iputils ping prints them (mdev: the standard deviation, sqrt(mean(x^2) - mean(x)^2)).
+- Capacity: trains of `train` 1500-byte echo requests sent back to back; at the destination
+  a train's dispersion (last arrival minus first) gives (train - 1) x size / dispersion; the
+  median over trains is the estimate (packet pair for a train of 2; longer trains average
+  out a single contention gap, but a train shorter than the narrow link's queue is needed,
+  and cross traffic biases trains low, as in pathrate's and CapProbe's analyses).
+- TCP: one bulk flow for the scenario's duration, its goodput over the measurement window.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+PING_PAYLOAD = 56
+TRAIN_PAYLOAD = 1472  # 1500-byte IP packets
+
+
+@dataclass(frozen=True)
+class RttStats:
+    transmitted: int
+    received: int
+    loss: float
+    min_ms: float | None
+    avg_ms: float | None
+    max_ms: float | None
+    mdev_ms: float | None
+
+
+def rtt_stats(sent_ns: list[int], returned_ns: list[int | None]) -> RttStats:
+    """Statistics of echo round trips: one entry per request, ``None`` for a lost one."""
+    rtts = [
+        (back - sent) / 1e6
+        for sent, back in zip(sent_ns, returned_ns, strict=True)
+        if back is not None
+    ]
+    loss = 1 - len(rtts) / len(sent_ns) if sent_ns else 0.0
+    if not rtts:
+        return RttStats(len(sent_ns), 0, loss, None, None, None, None)
+    mean = sum(rtts) / len(rtts)
+    square = sum(r * r for r in rtts) / len(rtts)
+    return RttStats(
+        len(sent_ns),
+        len(rtts),
+        loss,
+        min(rtts),
+        mean,
+        max(rtts),
+        math.sqrt(max(square - mean * mean, 0.0)),
+    )
+
+
+@dataclass(frozen=True)
+class Capacity:
+    bps: float | None
+    trains: int
+    train: int
+    ip_bytes: int
+    estimates_bps: list[float]
+
+
+def capacity(arrived_ns: list[int | None], train: int, ip_bytes: int) -> Capacity:
+    """The narrow link's capacity from the arrival times of back-to-back trains (in send
+    order, ``train`` per train); trains with a loss are left out."""
+    if train < 2:
+        raise ValueError("a capacity estimate needs trains of at least 2 packets")
+    estimates = []
+    for start in range(0, len(arrived_ns) - train + 1, train):
+        times = arrived_ns[start : start + train]
+        if any(t is None for t in times):
+            continue
+        dispersion = max(times) - min(times)  # type: ignore[type-var]
+        if dispersion > 0:
+            estimates.append((train - 1) * ip_bytes * 8e9 / dispersion)
+    median = statistics.median(estimates) if estimates else None
+    return Capacity(median, len(estimates), train, ip_bytes, estimates)
+
+
+@dataclass(frozen=True)
+class TcpBandwidth:
+    congestion_control: str
+    window_bytes: int | None
+    goodput_bps: float
+    retransmissions: int
+    timeouts: int
+    measured_s: float
+
+
+def _with_flows(model: Any, flows: list[Any], keep: bool, **simulation: int) -> Any:
+    """The scenario with the measurement's flows (and its own, if ``keep``)."""
+    sim = model.simulation.model_copy(update=simulation)
+    return model.model_copy(
+        update={"flows": (list(model.flows) if keep else []) + flows, "simulation": sim}
+    )
+
+
+def _probe_run(
+    model: Any, source: str, src: str, dst: str, seed: int | None, keep: bool, **probe: int
+) -> dict[str, Any]:
+    from .api import run_resolved
+    from .resolve import resolve_checked
+    from .scenario import Flow
+
+    interval = probe.pop("interval")
+    flow = Flow(
+        name="airtcp-measure", kind="ping", src=src, dst=dst, interval=f"{interval}ns", **probe
+    )
+    # Long enough for every probe and the last one's return.
+    duration = probe["count"] * interval + 5_000_000_000
+    derived = _with_flows(model, [flow], keep, duration=duration, measure_from=0)
+    summary = run_resolved(resolve_checked(derived, source, seed), timeseries=False).summary
+    return summary["flows"][-1]["probes"]
+
+
+def measure(
+    scenario: str | Path,
+    src: str,
+    dst: str,
+    *,
+    rtt: bool = True,
+    capacity_probe: bool = True,
+    tcp: str | None = None,
+    window: int | None = None,
+    count: int = 20,
+    train: int = 8,
+    interval_ns: int = 200_000_000,
+    seed: int | None = None,
+    overrides: list[str] | None = None,
+    keep_flows: bool = False,
+) -> dict[str, Any]:
+    """Measures the path from ``src`` to ``dst`` in a scenario; a ScenarioError names what
+    is wrong with the scenario or the end points."""
+    from .api import run_resolved
+    from .resolve import resolve_checked
+    from .scenario import Flow, ScenarioError, Tcp, load
+
+    source = str(scenario)
+    model = load(scenario, overrides or [])
+    nodes = resolve_checked(model, source, seed)["nodes"]
+    for option, node in (("--from", src), ("--to", dst)):
+        if node not in nodes:
+            raise ScenarioError(option, "", f"unknown node {node!r}; expected one of {nodes}")
+    if src == dst:
+        raise ScenarioError("--to", "", "must differ from --from")
+    result: dict[str, Any] = {"scenario": model.simulation.name, "from": src, "to": dst}
+    if rtt:
+        probes = _probe_run(
+            model, source, src, dst, seed, keep_flows,
+            count=count, interval=interval_ns, payload=PING_PAYLOAD, train=1,
+        )  # fmt: skip
+        result["rtt"] = asdict(rtt_stats(probes["sent_ns"], probes["returned_ns"]))
+    if capacity_probe:
+        probes = _probe_run(
+            model, source, src, dst, seed, keep_flows,
+            count=count, interval=interval_ns, payload=TRAIN_PAYLOAD, train=train,
+        )  # fmt: skip
+        estimate = capacity(probes["arrived_ns"], train, probes["ip_bytes"])
+        result["capacity"] = asdict(estimate)
+    if tcp is not None:
+        buffers = {} if window is None else {"send_buffer": window, "receive_buffer": window}
+        flow = Flow(
+            name="airtcp-measure", src=src, dst=dst, tcp=Tcp(congestion_control=tcp, **buffers)
+        )
+        derived = _with_flows(model, [flow], keep_flows)
+        summary = run_resolved(resolve_checked(derived, source, seed), timeseries=False).summary
+        measured = summary["flows"][-1]
+        result["tcp"] = asdict(
+            TcpBandwidth(
+                tcp,
+                window,
+                measured["goodput_bps"],
+                measured["retransmissions"],
+                measured["timeouts"],
+                summary["duration_s"] - summary["measure_from_s"],
+            )
+        )
+    return result
