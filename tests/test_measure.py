@@ -56,6 +56,13 @@ def test_the_narrow_link_of_a_wlan_path_and_cross_traffic():
     assert busy["capacity"]["bps"] < 0.8 * alone["capacity"]["bps"]
 
 
+def test_a_train_to_the_ap_is_not_slowed_by_its_own_answers():
+    # 802.11g at 54 Mbit/s: a 1500-byte frame with DIFS, mean backoff, SIFS and ACK takes
+    # about 0.38 ms (31 Mbit/s); echo replies from the AP would halve that.
+    result = measure("mun-mbt", "host", "ap", rtt=False, tcp=None, count=10)
+    assert 25e6 < result["capacity"]["bps"] < 33e6
+
+
 def test_unknown_end_points_are_named():
     with pytest.raises(ScenarioError, match="--from: unknown node 'nope'"):
         measure("wired-tcp", "nope", "server")

@@ -9,7 +9,8 @@ traffic"), unless the scenario's own flows are kept as cross traffic.
 
 - RTT: `count` ICMP echo requests of 56 bytes, `interval` apart; min/avg/max and mdev as
   iputils ping prints them (mdev: the standard deviation, sqrt(mean(x^2) - mean(x)^2)).
-- Capacity: trains of `train` 1500-byte echo requests sent back to back; at the destination
+- Capacity: trains of `train` 1500-byte probes sent back to back, one way (echo replies,
+  which nobody answers, so that no answer shares the path with the train); at the destination
   a train's dispersion (last arrival minus first) gives (train - 1) x size / dispersion; the
   median over trains is the estimate (packet pair for a train of 2; longer trains average
   out a single contention gap, but a train shorter than the narrow link's queue is needed,
@@ -108,7 +109,7 @@ def _with_flows(model: Any, flows: list[Any], keep: bool, **simulation: int) -> 
 
 
 def _probe_run(
-    model: Any, source: str, src: str, dst: str, seed: int | None, keep: bool, **probe: int
+    model: Any, source: str, src: str, dst: str, seed: int | None, keep: bool, **probe: Any
 ) -> dict[str, Any]:
     from .api import run_resolved
     from .resolve import resolve_checked
@@ -165,7 +166,7 @@ def measure(
     if capacity_probe:
         probes = _probe_run(
             model, source, src, dst, seed, keep_flows,
-            count=count, interval=interval_ns, payload=TRAIN_PAYLOAD, train=train,
+            count=count, interval=interval_ns, payload=TRAIN_PAYLOAD, train=train, one_way=True,
         )  # fmt: skip
         estimate = capacity(probes["arrived_ns"], train, probes["ip_bytes"])
         result["capacity"] = asdict(estimate)

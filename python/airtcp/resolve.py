@@ -263,6 +263,7 @@ def _flow_json(scenario: Scenario, flow: Flow, name: str, src: int, dst: int) ->
             "interval_ns": flow.interval or 1_000_000_000,
             "payload_bytes": 56 if flow.payload is None else flow.payload,
             "train": flow.train or 1,
+            "one_way": bool(flow.one_way),
         }
     return entry
 

@@ -335,10 +335,12 @@ class Flow(Strict):
     rate: Rate | None = None
     # Bytes of data a datagram or echo request carries: 1000 for udp_cbr, 56 for ping.
     payload: Annotated[int, Field(ge=0, le=65000)] | None = None
-    # ping: `count` trains of `train` echo requests, `interval` apart.
+    # ping: `count` trains of `train` echo requests, `interval` apart; `one_way`: echo
+    # replies instead, which nobody answers (a train for capacity, alone on the path).
     count: Annotated[int, Field(gt=0, le=65536)] | None = None
     interval: PositiveDuration | None = None
     train: Annotated[int, Field(gt=0, le=65536)] | None = None
+    one_way: bool | None = None
     tcp: Tcp = Tcp()
     per_station: bool = False
 
@@ -348,7 +350,9 @@ class Flow(Strict):
             raise ValueError("a udp_cbr flow needs 'rate'")
         if self.kind != "udp_cbr" and self.rate is not None:
             raise ValueError("'rate' applies to udp_cbr flows only")
-        ping_keys = [k for k in ("count", "interval", "train") if getattr(self, k) is not None]
+        ping_keys = [
+            k for k in ("count", "interval", "train", "one_way") if getattr(self, k) is not None
+        ]
         if self.kind != "ping" and ping_keys:
             raise ValueError(f"'{ping_keys[0]}' applies to ping flows only")
         if self.kind == "tcp_bulk" and self.payload is not None:

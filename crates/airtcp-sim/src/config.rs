@@ -340,12 +340,16 @@ pub enum AppConfig {
     UdpCbr { rate_bps: u64, payload_bytes: u32 },
     /// ICMP echo probes, as ping sends them: `count` groups `interval_ns` apart, each a
     /// train of `train` requests back to back (1: ping; 2 or more: packet pairs and trains
-    /// for capacity estimates); the destination answers each.
+    /// for capacity estimates); the destination answers each. `one_way`: the probes are
+    /// echo replies, which nobody answers, so that a train has the path to itself (capacity
+    /// tools send one-way UDP for the same reason).
     Ping {
         count: u32,
         interval_ns: u64,
         payload_bytes: u32,
         train: u32,
+        #[serde(default)]
+        one_way: bool,
     },
 }
 

@@ -257,6 +257,7 @@ impl Scenario {
                     interval_ns,
                     payload_bytes,
                     train,
+                    ..
                 } => {
                     let key = format!("{key}.app");
                     if *count == 0 || *train == 0 {

@@ -62,6 +62,26 @@ fn a_train_leaves_the_narrow_link_spaced_by_its_serialisation_time() {
 }
 
 #[test]
+fn one_way_probes_are_timed_at_the_destination_and_never_answered() {
+    let mut scenario = two_links(5, 8, 1472);
+    scenario["flows"][0]["app"]["one_way"] = json!(true);
+    let summary = run(&scenario).summary;
+    let probes = serde_json::to_value(&summary.flows[0]).unwrap()["probes"].clone();
+    assert!(probes["arrived_ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t.is_u64()));
+    assert!(probes["returned_ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t.is_null()));
+    // Nothing came back along the slow link's reverse direction.
+    assert_eq!(summary.links[3].delivered, 0, "{:?}", summary.links);
+}
+
+#[test]
 fn ping_flows_are_checked() {
     use airtcp_sim::{run_json, RunError, RunOptions};
     let mut scenario = two_links(70_000, 1, 56);

@@ -37,6 +37,7 @@ pub(super) struct UdpFlow {
 pub(super) struct PingFlow {
     pub(super) interval: Duration,
     pub(super) payload_bytes: u32,
+    pub(super) one_way: bool,
     /// Trains still to send.
     pub(super) remaining: u32,
     pub(super) probes: Probes,
@@ -90,37 +91,51 @@ impl Simulation {
                     }
                 }
             }
-            TransportRepr::Echo(echo) => self.deliver_echo(packet.repr, echo)?,
+            TransportRepr::Echo(echo) => {
+                if let Some(node) = crate::packet::address_node(packet.repr.ip.dst) {
+                    self.deliver_echo(node, packet.repr, echo)?;
+                }
+            }
         }
         Ok(())
     }
 
-    /// A request is answered from where it arrived; a reply ends its probe's round trip.
-    fn deliver_echo(&mut self, request: PacketRepr, echo: EchoRepr) -> std::io::Result<()> {
+    /// A request is answered from where it arrived. A probe reaching its flow's destination
+    /// (a request, or a one-way flow's reply) is timed there; a reply back at the source
+    /// ends its round trip.
+    fn deliver_echo(
+        &mut self,
+        node: usize,
+        request: PacketRepr,
+        echo: EchoRepr,
+    ) -> std::io::Result<()> {
         let now = self.now().as_nanos();
         let index = usize::from(echo.seq);
         if let Some(Flow {
             app: FlowApp::Ping(ping),
             delivered,
+            config,
             ..
         }) = self.flows.get_mut(usize::from(echo.id))
         {
-            let times = if echo.reply {
-                &mut ping.probes.returned_ns
-            } else {
+            let times = if node == config.dst && echo.reply == ping.one_way {
                 *delivered += u64::from(echo.payload_len);
-                &mut ping.probes.arrived_ns
+                Some(&mut ping.probes.arrived_ns)
+            } else if node == config.src && echo.reply && !ping.one_way {
+                Some(&mut ping.probes.returned_ns)
+            } else {
+                None
             };
-            if let Some(slot) = times.get_mut(index).filter(|slot| slot.is_none()) {
+            if let Some(slot) = times
+                .and_then(|times| times.get_mut(index))
+                .filter(|slot| slot.is_none())
+            {
                 *slot = Some(now);
             }
         }
         if echo.reply {
             return Ok(());
         }
-        let Some(node) = crate::packet::address_node(request.ip.dst) else {
-            return Ok(());
-        };
         let reply = PacketRepr {
             ip: Ipv4Repr {
                 src: request.ip.dst,
@@ -191,6 +206,7 @@ impl Simulation {
         }
         ping.remaining -= 1;
         let (train, payload_len, interval) = (ping.probes.train, ping.payload_bytes, ping.interval);
+        let one_way = ping.one_way;
         let first = ping.probes.sent_ns.len();
         for _ in 0..train {
             ping.probes.sent_ns.push(now.as_nanos());
@@ -207,7 +223,7 @@ impl Simulation {
                     ttl: TTL,
                 },
                 transport: TransportRepr::Echo(EchoRepr {
-                    reply: false,
+                    reply: one_way,
                     id: u16::try_from(flow).expect("validated: ping flows have 16-bit indices"),
                     seq: u16::try_from(seq).expect("validated: at most 65536 probes"),
                     payload_len,
@@ -382,9 +398,11 @@ pub(super) fn build_flow(index: usize, config: &FlowConfig) -> Flow {
             interval_ns,
             payload_bytes,
             train,
+            one_way,
         } => FlowApp::Ping(Box::new(PingFlow {
             interval: Duration::from_nanos(*interval_ns),
             payload_bytes: *payload_bytes,
+            one_way: *one_way,
             remaining: *count,
             probes: Probes {
                 train: *train,
