@@ -583,6 +583,178 @@ def reproduce(
         raise fail(f"{outcome.failed_total} runs failed; the report leaves them out", 1)
 
 
+def _kib(size: int) -> str:
+    return f"{size / 1024:g}KiB" if size % 1024 == 0 else f"{size}B"
+
+
+def print_mbt(result: dict) -> None:
+    rtts = result["rtts"]
+    buffers = [cell["buffer_bytes"] for cell in rtts[0]["cells"]]
+    table = Table(
+        title=f"{result['scenario']}: {result['from']} → {result['to']}, goodput Mbit/s, "
+        "mean (best run); * the MBT",
+        title_justify="left",
+    )
+    table.add_column("RTT")
+    for size in buffers:
+        table.add_column(_kib(size), justify="right")
+    table.add_column("MBT", justify="right")
+    for row in rtts:
+        cells = [
+            f"{c['mean_bps'] / 1e6:.1f} ({c['max_bps'] / 1e6:.1f})"
+            + ("*" if c["buffer_bytes"] == row["mbt_bytes"] else "")
+            for c in row["cells"]
+        ]
+        table.add_row(f"{row['effective_rtt_ms']:g} ms", *cells, _kib(row["mbt_bytes"]))
+    out.print(table)
+    rule = result["rule"]
+    out.print(
+        f"MBT: the smallest buffer no larger one beats by more than {rule['tolerance']:.0%} "
+        f"with Welch's one-sided p < {rule['alpha']} (base RTT {result['base_rtt_ms']:.3f} ms; "
+        "netem-like delay added to reach each RTT)",
+        highlight=False,
+    )
+    if "fit" in result:
+        fit = result["fit"]
+        out.print(
+            f"fit of the goodput at the MBT: y = {fit['a_bps'] / 1e6:.3f} "
+            f"e^(-{fit['b_per_ms']:.4f} x) Mbit/s, x the RTT in ms "
+            f"({', '.join(f'{r:g}' for r in fit['rtts_ms'])} ms)",
+            highlight=False,
+        )
+    if "prediction" in result:
+        p = result["prediction"]
+        out.print(
+            f"prediction at {p['rtt_ms']:g} ms (left out of the fit): "
+            f"{p['predicted_bps'] / 1e6:.2f} Mbit/s, measured {p['measured_bps'] / 1e6:.2f}, "
+            f"error {p['error']:.1%}",
+            highlight=False,
+        )
+    if "recommendation" in result:
+        r = result["recommendation"]
+        out.print(
+            f"recommended buffer for RTT {r['rtt_ms']:g} ms, capacity "
+            f"{r['capacity_bps'] / 1e6:.1f} Mbit/s: {r['buffer_bytes']} B "
+            f"(BDP {r['bdp_bytes']} B + {r['overhead_bytes']} B the sweep needed beyond its BDP)",
+            highlight=False,
+        )
+        for line in r["sysctl"] + r["setsockopt"]:
+            out.print(f"  {line}", highlight=False, markup=False)
+
+
+@app.command(cls=Command)
+def mbt(
+    scenario: Annotated[
+        str, typer.Argument(help="A scenario whose first flow is swept (default mun-mbt).")
+    ] = "mun-mbt",
+    rtt: Annotated[
+        str, typer.Option(metavar="LIST", help="Target RTTs, e.g. 1,5,10,20,50ms.")
+    ] = "1,5,10,20,50ms",
+    buffers: Annotated[
+        str,
+        typer.Option(metavar="RANGE", help="16KiB..1MiB (doubling) or 32KiB,64KiB,96KiB."),
+    ] = "16KiB..1MiB",
+    runs: Annotated[int, typer.Option(metavar="N", help="Runs per cell.")] = 3,
+    hold_out: Annotated[
+        str | None,
+        typer.Option(metavar="RTT", help="Left out of the fit and predicted (default: largest)."),
+    ] = None,
+    path: Annotated[
+        str | None,
+        typer.Option(
+            metavar="RTT,CAPACITY",
+            help="Recommend a buffer for this path, e.g. 30ms,20Mbps (default: the largest "
+            "RTT and the scenario's measured capacity).",
+        ),
+    ] = None,
+    delay_key: Annotated[
+        str, typer.Option(metavar="KEY", help="The delay that sets the RTT.")
+    ] = "links.0.a_to_b.delay",
+    out_dir: OutOption = None,
+    jobs: JobsOption = None,
+    dask: DaskOption = None,
+    quiet: QuietOption = False,
+    set_: SetOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+) -> None:
+    """Throughput against socket buffer at several RTTs (paper 002): the Maximum Buffer
+    Threshold per RTT, an exponential fit with a held-out prediction, and a recommended
+    buffer with the settings to apply. Re-run to resume."""
+    from . import mbt as analysis
+    from . import mbt_sweep
+    from .experiment import load as load_experiment
+    from .progress import sweep_progress
+    from .scenario import ScenarioError
+    from .sweeper import SweepError, check_scheduler, run_experiment
+    from .units import parse_duration, parse_rate
+
+    _check_workers(jobs, dask)
+    if not 1 <= runs <= 1000:
+        raise fail(f"--runs: expected 1..1000, got {runs}")
+    try:
+        rtts = analysis.parse_rtts(rtt)
+    except ValueError as error:
+        raise fail(f"--rtt: {error}") from None
+    try:
+        sizes = analysis.parse_buffers(buffers)
+    except ValueError as error:
+        raise fail(f"--buffers: {error}") from None
+    if len(sizes) > 64:
+        raise fail(f"--buffers: {len(sizes)} sizes; at most 64")
+    held = None
+    if hold_out is not None:
+        try:
+            held = parse_duration(hold_out)
+        except ValueError as error:
+            raise fail(f"--hold-out: {error}") from None
+        if held not in rtts:
+            raise fail(f"--hold-out: {hold_out} is not one of --rtt")
+    elif len(rtts) >= 3:
+        held = max(rtts)
+    recommend_for = None
+    if path is not None:
+        try:
+            text_rtt, _, text_capacity = path.partition(",")
+            recommend_for = (parse_duration(text_rtt), float(parse_rate(text_capacity)))
+        except ValueError as error:
+            raise fail(f"--path: expected RTT,CAPACITY like 30ms,20Mbps ({error})") from None
+    plan = mbt_sweep.Plan(scenario, rtts, sizes, runs, held, delay_key, set_ or [])
+    name = Path(scenario).stem
+    out_dir = out_dir or Path("results") / f"mbt-{name}"
+    progress, started, finished = sweep_progress(err, "mbt", quiet)
+    try:
+        output_dir(out_dir)
+        probed = mbt_sweep.probe_path(plan)
+        if sum(r <= probed.base_rtt_ns for r in rtts) > 1:
+            raise fail(
+                f"--rtt: several RTTs at or below the path's own ({probed.base_rtt_ns / 1e6:.3f} "
+                "ms) would be the same runs"
+            )
+        (out_dir / "experiment.toml").write_text(mbt_sweep.experiment_toml(plan, probed))
+        experiment = load_experiment(out_dir / "experiment.toml")
+        if dask:
+            check_scheduler(dask)
+        with progress:
+            outcome = run_experiment(experiment, out_dir, jobs, dask, on_start=started,
+                                     on_record=finished)  # fmt: skip
+    except (ScenarioError, OutputError, ValueError) as error:
+        raise fail(_plain(str(error))) from None
+    except SweepError as error:
+        raise fail(_plain(str(error)), 2 if dask else 1) from None
+    if outcome.interrupted:
+        raise _stopped(outcome.interrupted, "results so far", out_dir)
+    try:
+        result = mbt_sweep.analyse(mbt_sweep.frame_of(out_dir), plan, probed, recommend_for)
+    except ValueError as error:
+        raise fail(_plain(str(error)), 1) from None
+    (out_dir / "mbt.json").write_text(json.dumps(result, indent=1))
+    if as_json:
+        sys.stdout.write(json.dumps(result) + "\n")
+    else:
+        print_mbt(result)
+        out.print(f"results in {out_dir}")
+
+
 @app.command(cls=Command)
 def demo(
     out_dir: Annotated[
