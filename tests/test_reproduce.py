@@ -7,7 +7,13 @@ from html import escape as html_escape
 
 import pandas as pd
 from airtcp.experiment import load
-from airtcp.reproductions import ahn_dar, park_local_ack, park_local_ack_wlan, ryu_ack_priority
+from airtcp.reproductions import (
+    ahn_dar,
+    mun_mbt,
+    park_local_ack,
+    park_local_ack_wlan,
+    ryu_ack_priority,
+)
 from conftest import airtcp, figures_in_chromium
 
 
@@ -235,3 +241,22 @@ def test_paper_003_sweep_places_each_scheme_at_both_routers(tmp_path):
     assert placed == set(ahn_dar.SCHEMES.values())
     shown = ahn_dar.effective_settings(faster).set_index("setting")
     assert shown.loc["link r1-r2 downlink", "value"].startswith("4 Mbit/s")
+
+
+def test_quick_reproduction_of_paper_002_from_anywhere(tmp_path):
+    out = tmp_path / "mun"
+    result = airtcp("reproduce", "mun-mbt", "--quick", "--out", str(out), "-q", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    claims_shown(out, result, 6)
+    table = pd.read_csv(out / "table2.csv")
+    plan = mun_mbt.QUICK
+    assert len(table) == len(plan.rtts_ms) * len(mun_mbt.LOSSES)
+    # Without loss the MBT grows with the RTT (the bandwidth-delay product), and a 16 KiB
+    # window holds the goodput to about 16 KiB per round trip at 20 ms.
+    clean = table[table["loss"] == 0].set_index("rtt_ms")
+    assert list(clean["mbt_kib"]) == sorted(clean["mbt_kib"])
+    assert clean.loc[20.0, "16KiB avg"] < 16 * 1024 * 8 / 0.02 / 1e6
+    assert figures_in_chromium(out / "report.html", tmp_path) == (2, 2)
+    assert "sysctl -w net.core.rmem_max=" in (out / "report.html").read_text()
+    again = airtcp("reproduce", "mun-mbt", "--quick", "--out", str(out), cwd=tmp_path)
+    assert again.returncode == 0 and "resuming: 144 of 144" in again.stderr

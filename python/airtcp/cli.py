@@ -518,7 +518,7 @@ def reproduce(
         str,
         typer.Argument(
             help="Which paper's experiment: ryu-ack-priority, park-local-ack, "
-            "park-local-ack-wlan, ahn-dar."
+            "park-local-ack-wlan, ahn-dar, mun-mbt, han-mesh."
         ),
     ],
     quick: Annotated[
@@ -617,7 +617,7 @@ def print_mbt(result: dict) -> None:
     if "fit" in result:
         fit = result["fit"]
         out.print(
-            f"fit of the goodput at the MBT: y = {fit['a_bps'] / 1e6:.3f} "
+            f"fit of the best goodput per RTT: y = {fit['a_bps'] / 1e6:.3f} "
             f"e^(-{fit['b_per_ms']:.4f} x) Mbit/s, x the RTT in ms "
             f"({', '.join(f'{r:g}' for r in fit['rtts_ms'])} ms)",
             highlight=False,

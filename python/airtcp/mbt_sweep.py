@@ -110,7 +110,9 @@ def analyse(frame: Any, plan: Plan, path: Path_, rec_path: tuple[int, float] | N
         raise ValueError(f"no successful runs at RTT {[r / MS for r in missing]} ms")
     effective = {rtt: max(rtt, path.base_rtt_ns) for rtt in plan.rtts_ns}
     detections = {rtt: mbt.detect(by_buffer) for rtt, by_buffer in runs.items()}
-    tuned = {rtt: _mean_at(d) for rtt, d in detections.items()}
+    # The plateau's throughput: the best mean (the MBT's is within the rule's tolerance of
+    # it, or not distinguishable from it).
+    best = {rtt: d.best_mean_bps for rtt, d in detections.items()}
     fitted = [r for r in plan.rtts_ns if r != plan.hold_out_ns]
     result: dict[str, Any] = {
         "scenario": plan.scenario,
@@ -126,19 +128,19 @@ def analyse(frame: Any, plan: Plan, path: Path_, rec_path: tuple[int, float] | N
                 "delay_ms": max(rtt - path.base_rtt_ns, 0) / MS,
                 "mbt_bytes": detections[rtt].mbt_bytes,
                 "best_bytes": detections[rtt].best_bytes,
-                "tuned_bps": tuned[rtt],
+                "best_bps": best[rtt],
                 "cells": [asdict(cell) for cell in detections[rtt].cells],
             }
             for rtt in plan.rtts_ns
         ],
     }
     if len(set(fitted)) >= 2:
-        fit = mbt.fit_exponential([effective[r] / MS for r in fitted], [tuned[r] for r in fitted])
+        fit = mbt.fit_exponential([effective[r] / MS for r in fitted], [best[r] for r in fitted])
         result["fit"] = {"a_bps": fit.a_bps, "b_per_ms": fit.b_per_ms,
                          "rtts_ms": [r / MS for r in fitted]}  # fmt: skip
         if plan.hold_out_ns is not None:
             predicted = fit.predict(effective[plan.hold_out_ns] / MS)
-            measured = tuned[plan.hold_out_ns]
+            measured = best[plan.hold_out_ns]
             result["prediction"] = {
                 "rtt_ms": plan.hold_out_ns / MS,
                 "predicted_bps": predicted,
@@ -151,10 +153,6 @@ def analyse(frame: Any, plan: Plan, path: Path_, rec_path: tuple[int, float] | N
     if rec_path is not None:
         result["recommendation"] = asdict(mbt.recommend(rec_path[0] / MS, rec_path[1], extra))
     return result
-
-
-def _mean_at(detection: mbt.Detection) -> float:
-    return next(c.mean_bps for c in detection.cells if c.buffer_bytes == detection.mbt_bytes)
 
 
 def frame_of(out: Path) -> Any:
