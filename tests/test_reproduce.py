@@ -6,9 +6,11 @@ import re
 from html import escape as html_escape
 
 import pandas as pd
+import pytest
 from airtcp.experiment import load
 from airtcp.reproductions import (
     ahn_dar,
+    han_mesh,
     mun_mbt,
     park_local_ack,
     park_local_ack_wlan,
@@ -260,3 +262,21 @@ def test_quick_reproduction_of_paper_002_from_anywhere(tmp_path):
     assert "sysctl -w net.core.rmem_max=" in (out / "report.html").read_text()
     again = airtcp("reproduce", "mun-mbt", "--quick", "--out", str(out), cwd=tmp_path)
     assert again.returncode == 0 and "resuming: 144 of 144" in again.stderr
+
+
+def test_quick_reproduction_of_paper_004_from_anywhere(tmp_path):
+    out = tmp_path / "han"
+    result = airtcp("reproduce", "han-mesh", "--quick", "--out", str(out), "-q", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    claims_shown(out, result, 7)
+    paths = pd.read_csv(out / "paths.csv").set_index("segment")
+    assert list(paths.index) == [1, 2, 3, 4, 5]
+    assert 190 < paths.loc[5, "rtt_avg_ms"] < 200 and paths.loc[1, "rtt_avg_ms"] < 2
+    assert paths.loc[2, "capacity_mbps"] == pytest.approx(60, rel=0.02)
+    tcp = pd.read_csv(out / "tcp.csv")
+    assert len(tcp) == 3 * len(han_mesh.VARIANTS) * 2 * 2
+    assert (tcp["runs"] == han_mesh.QUICK.replications).all()
+    # A 16 KiB window caps every variant at about 16 KiB per 194 ms round trip.
+    small = tcp[(tcp["window"] == "16KiB") & (tcp["segment"] == 5)]
+    assert (small["goodput_mbps"] < 16 * 1024 * 8 / 0.192 / 1e6).all()
+    assert figures_in_chromium(out / "report.html", tmp_path) == (5, 5)

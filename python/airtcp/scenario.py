@@ -310,6 +310,7 @@ class Tcp(Strict):
     initial_rto: PositiveDuration | None = None
     min_rto: PositiveDuration | None = None
     max_rto: PositiveDuration | None = None
+    rto_floor: Literal["total", "variance"] | None = None
     delayed_ack: bool | None = None
     delayed_ack_timeout: PositiveDuration | None = None
     ack_every: Annotated[int, Field(gt=0)] | None = None

@@ -7,7 +7,7 @@ use std::fmt;
 use std::time::Duration;
 
 use airtcp_proto::tcp::cc::CongestionParams;
-use airtcp_proto::tcp::{TcpConfig, TcpProfile, ZeroWindow};
+use airtcp_proto::tcp::{RtoFloor, TcpConfig, TcpProfile, ZeroWindow};
 use airtcp_proto::wifi::{Phy, PhyError, Preamble};
 use serde::Deserialize;
 
@@ -367,6 +367,7 @@ pub struct TcpOverrides {
     pub initial_rto_ns: Option<u64>,
     pub min_rto_ns: Option<u64>,
     pub max_rto_ns: Option<u64>,
+    pub rto_floor: Option<RtoFloor>,
     pub delayed_ack: Option<bool>,
     pub delayed_ack_timeout_ns: Option<u64>,
     pub ack_every: Option<u32>,
@@ -399,6 +400,9 @@ impl TcpOverrides {
         }
         if let Some(v) = self.max_rto_ns {
             c.max_rto = ns(v);
+        }
+        if let Some(v) = self.rto_floor {
+            c.rto_floor = v;
         }
         if let Some(v) = self.delayed_ack {
             c.delayed_ack = v;

@@ -1,8 +1,15 @@
 """One-command reproductions of the experiments in ../shared/papers."""
 
-from . import ahn_dar, mun_mbt, park_local_ack, park_local_ack_wlan, ryu_ack_priority
+from . import ahn_dar, han_mesh, mun_mbt, park_local_ack, park_local_ack_wlan, ryu_ack_priority
 
 REPRODUCTIONS = {
     module.NAME: module
-    for module in (ryu_ack_priority, park_local_ack, park_local_ack_wlan, ahn_dar, mun_mbt)
+    for module in (
+        ryu_ack_priority,
+        park_local_ack,
+        park_local_ack_wlan,
+        ahn_dar,
+        mun_mbt,
+        han_mesh,
+    )
 }

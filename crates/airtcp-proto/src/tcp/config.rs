@@ -22,6 +22,18 @@ pub enum TcpProfile {
     Linux,
 }
 
+/// How `min_rto` bounds the retransmission timeout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoFloor {
+    /// RFC 6298 §2.4: RTO = max(SRTT + 4·RTTVAR, min_rto).
+    #[default]
+    Total,
+    /// Linux (`tcp_rtt_estimator`, `__tcp_set_rto`): RTO = SRTT + max(4·RTTVAR, min_rto), so
+    /// on a long path the timer stays min_rto above the RTT instead of reaching down to it.
+    Variance,
+}
+
 /// What a sender does when the peer's window closes to zero while data is in flight. The
 /// RFCs leave it open (RFC 9293 §3.8.6.1 asks only that the window be probed); it decides
 /// whether a zero-window ACK freezes a connection (paper 001, M-TCP) or not.
@@ -53,6 +65,7 @@ pub struct TcpConfig {
     pub initial_rto: Duration,
     pub min_rto: Duration,
     pub max_rto: Duration,
+    pub rto_floor: RtoFloor,
     /// Clock granularity G of RFC 6298 §2.
     pub clock_granularity: Duration,
     pub delayed_ack: bool,
@@ -88,6 +101,7 @@ impl TcpConfig {
             TcpProfile::Linux => TcpConfig {
                 initial_window: Some(10),
                 min_rto: Duration::from_millis(200),
+                rto_floor: RtoFloor::Variance,
                 delayed_ack_timeout: Duration::from_millis(40),
                 send_buffer: 4 << 20,
                 receive_buffer: 6 << 20,
@@ -129,6 +143,7 @@ impl Default for TcpConfig {
             initial_rto: Duration::from_secs(1),
             min_rto: Duration::from_secs(1),
             max_rto: Duration::from_secs(60),
+            rto_floor: RtoFloor::Total,
             clock_granularity: Duration::from_millis(1),
             delayed_ack: true,
             delayed_ack_timeout: Duration::from_millis(200),

@@ -3,6 +3,7 @@
 
 use core::time::Duration;
 
+use super::RtoFloor;
 use crate::time::duration_nanos;
 
 #[derive(Clone, Debug)]
@@ -15,10 +16,21 @@ pub struct RtoEstimator {
     min_rto: u64,
     max_rto: u64,
     granularity: u64,
+    floor: RtoFloor,
 }
 
 impl RtoEstimator {
     pub fn new(initial: Duration, min: Duration, max: Duration, granularity: Duration) -> Self {
+        Self::with_floor(initial, min, max, granularity, RtoFloor::Total)
+    }
+
+    pub fn with_floor(
+        initial: Duration,
+        min: Duration,
+        max: Duration,
+        granularity: Duration,
+        floor: RtoFloor,
+    ) -> Self {
         RtoEstimator {
             srtt: None,
             rttvar: 0,
@@ -27,6 +39,7 @@ impl RtoEstimator {
             min_rto: duration_nanos(min),
             max_rto: duration_nanos(max),
             granularity: duration_nanos(granularity),
+            floor,
         }
     }
 
@@ -53,8 +66,11 @@ impl RtoEstimator {
             }
         }
         let srtt = self.srtt.unwrap_or(r);
-        self.base_rto =
-            (srtt + self.granularity.max(4 * self.rttvar)).clamp(self.min_rto, self.max_rto);
+        let variance = self.granularity.max(4 * self.rttvar);
+        self.base_rto = match self.floor {
+            RtoFloor::Total => (srtt + variance).clamp(self.min_rto, self.max_rto),
+            RtoFloor::Variance => (srtt + variance.max(self.min_rto)).min(self.max_rto),
+        };
         self.backoff = 0;
     }
 
@@ -135,6 +151,32 @@ mod tests {
         // rttvar = 15/16·50 + 1/16·100 = 53.125 ms, srtt = 31/32·100 + 1/32·200 = 103.125 ms
         assert_eq!(rto.rttvar(), Duration::from_micros(53_125));
         assert_eq!(rto.srtt(), Some(Duration::from_micros(103_125)));
+    }
+
+    #[test]
+    fn linux_puts_the_minimum_on_the_variance_term() {
+        let linux = |rtt_ms| {
+            let mut rto = RtoEstimator::with_floor(
+                Duration::from_secs(1),
+                Duration::from_millis(200),
+                Duration::from_secs(60),
+                Duration::from_millis(1),
+                RtoFloor::Variance,
+            );
+            for _ in 0..50 {
+                rto.on_sample(Duration::from_millis(rtt_ms));
+            }
+            rto.rto()
+        };
+        // A steady 192 ms path: RFC 6298 lets the RTO fall to the RTT plus the clock
+        // granularity (here up to the 200 ms floor), Linux keeps it 200 ms above the RTT.
+        assert_eq!(linux(192), Duration::from_millis(392));
+        let mut rfc = estimator();
+        for _ in 0..50 {
+            rfc.on_sample(Duration::from_millis(192));
+        }
+        assert_eq!(rfc.rto(), Duration::from_millis(200));
+        assert_eq!(linux(10), Duration::from_millis(210));
     }
 
     #[test]

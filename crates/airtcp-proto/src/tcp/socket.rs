@@ -201,11 +201,12 @@ impl TcpSocket {
         local_port: u16,
         remote_port: u16,
     ) -> Self {
-        let rto = RtoEstimator::new(
+        let rto = RtoEstimator::with_floor(
             config.initial_rto,
             config.min_rto,
             config.max_rto,
             config.clock_granularity,
+            config.rto_floor,
         );
         TcpSocket {
             mss: config.mss,
