@@ -185,25 +185,36 @@ def claims(results: dict[float, dict], plan: Plan) -> list[Claim]:
         )
     )
     shared = [r for r in PAPER_MBT_KB if r in plan.rtts_ms]
-    ours = {r: _row(clean, r)["mbt_bytes"] // KB for r in shared}
     steps = plan.buffers_kb
-    near = [abs(steps.index(min(steps, key=lambda s: abs(s - PAPER_MBT_KB[r])))
-                - steps.index(ours[r])) for r in shared]  # fmt: skip
+
+    def mbts(result: dict) -> dict[int, int]:
+        return {r: _row(result, r)["mbt_bytes"] // KB for r in shared}
+
+    def steps_off(ours: dict[int, int]) -> list[int]:
+        paper = {r: min(steps, key=lambda s: abs(s - PAPER_MBT_KB[r])) for r in shared}
+        return [abs(steps.index(paper[r]) - steps.index(ours[r])) for r in shared]
+
+    lossy_mbt, clean_mbt = mbts(lossy), mbts(clean)
+    near = steps_off(lossy_mbt)
     out.append(
         Claim(
             "MBT 32 KB at 1 ms, 96 KB at 5, 10 and 20 ms (sections 3.2, 3.3)",
-            ", ".join(f"{r} ms: {ours[r]} KiB" for r in shared),
+            "0.1 % loss: "
+            + ", ".join(f"{r} ms {m} KiB" for r, m in lossy_mbt.items())
+            + "; no loss: "
+            + ", ".join(f"{r} ms {m} KiB" for r, m in clean_mbt.items()),
             verdict(all(n <= 1 for n in near), sum(n <= 1 for n in near) * 2 >= len(near)),
-            "agrees: every MBT within one buffer step of the paper's; partly: half of them",
-            "In the model the MBT grows with the bandwidth-delay product (22 Mbit/s x RTT plus "
-            "about two segments), so it scales with RTT; the paper's 96 KB at 5 to 20 ms does not, "
-            "which points to a limit in its hosts (the AP's 64 KB buffer, interrupt load) rather "
-            "than in the path.",
+            "judged on the runs with 0.1 % loss (the paper's WLAN lost packets); agrees: every "
+            "MBT within one step of the swept buffers from the paper's; partly: half of them",
+            "Without loss the MBT is the bandwidth-delay product (22 Mbit/s x RTT) plus about "
+            "two segments, so it scales with RTT (16 KiB at 1 ms to 64 KiB at 20 ms); with a "
+            "residual loss TCP needs room for its window's peaks above the average and the "
+            "MBT moves up to the paper's range.",
         )
     )
     gains = {}
     for r in (x for x in PAPER_GAIN if x in plan.rtts_ms):
-        row = _row(clean, r)
+        row = _row(lossy, r)
         default = _cell(row, 64)
         if default:
             gains[r] = row["best_bps"] / default["mean_bps"] - 1
@@ -211,16 +222,17 @@ def claims(results: dict[float, dict], plan: Plan) -> list[Claim]:
         Claim(
             "MBT-based tuning beats the OS default (64 KB) by 20.3 %, 21.4 % and 45.4 % at 5, 10 "
             "and 20 ms (section 4.1)",
-            ", ".join(f"{r} ms: {g:+.1%}" for r, g in gains.items()) or "no 64 KiB cell",
+            "0.1 % loss: "
+            + (", ".join(f"{r} ms {g:+.1%}" for r, g in gains.items()) or "no 64 KiB cell"),
             verdict(
                 bool(gains) and all(abs(g - PAPER_GAIN[r]) <= 0.1 for r, g in gains.items()),
                 bool(gains) and any(g > 0.05 for g in gains.values()),
             ),
-            "agrees: every gain within 10 points of the paper's; partly: tuning gains more than "
-            "5 % somewhere",
+            "judged on the runs with 0.1 % loss; agrees: every gain within 10 points of the "
+            "paper's; partly: tuning gains more than 5 % somewhere",
             "A 64 KiB window carries 64 KiB per round trip, 26 Mbit/s at 20 ms: more than 802.11g "
-            "delivers, so in the model the default already fills the link up to about 20 ms. "
-            "The paper's default-buffer throughput (12.6 Mbit/s at 20 ms) means its effective "
+            "delivers, so in the model the default nearly fills the link up to 20 ms. The "
+            "paper's default-buffer throughput (12.6 Mbit/s at 20 ms) means its effective "
             "window was about 32 KB (Linux gives part of a socket buffer to overhead), which the "
             "model's buffer-equals-window does not copy.",
         )
