@@ -42,3 +42,4 @@ bench: install
 	$(PY) bench/scale.py
 	$(PY) bench/startup.py
 	$(PY) bench/asymmetric.py
+	$(PY) bench/tcp_variants.py
