@@ -598,17 +598,7 @@ fn mass_loss_recovery_ends_in_a_timeout_not_one_rtt_per_hole() {
         receive_buffer: 4 << 20,
         ..config(1000)
     };
-    let mut pair = Pair::new(big.clone(), big, Duration::from_millis(20), 100_000_000);
-    pair.client_to_send = 20_000_000;
-    // Every other data segment of a 400-segment stretch is lost: 200 holes.
-    let mut count = 0u32;
-    pair.drop = Box::new(move |_, dir, seg| {
-        if dir == Dir::ClientToServer && seg.payload_len > 0 {
-            count += 1;
-            return (1000..1400).contains(&count) && count % 2 == 0;
-        }
-        false
-    });
+    let mut pair = two_hundred_holes(big);
     let mut t = 0.0;
     while pair.server.stats().bytes_received < 20_000_000 {
         t += 0.1;
@@ -920,6 +910,27 @@ proptest::proptest! {
     }
 }
 
+/// A 20 MB transfer over 100 Mbit/s and 20 ms in which every other data segment of a
+/// 400-segment stretch is lost: 200 holes in about one window.
+fn two_hundred_holes(config: TcpConfig) -> Pair {
+    let mut pair = Pair::new(
+        config.clone(),
+        config,
+        Duration::from_millis(20),
+        100_000_000,
+    );
+    pair.client_to_send = 20_000_000;
+    let mut count = 0u32;
+    pair.drop = Box::new(move |_, dir, seg| {
+        if dir == Dir::ClientToServer && seg.payload_len > 0 {
+            count += 1;
+            return (1000..1400).contains(&count) && count % 2 == 0;
+        }
+        false
+    });
+    pair
+}
+
 /// `config(1000)` with SACK and timestamps on, buffers for a fat path.
 fn sack_config() -> TcpConfig {
     TcpConfig {
@@ -933,23 +944,8 @@ fn sack_config() -> TcpConfig {
 
 #[test]
 fn sack_repairs_two_hundred_holes_in_one_recovery_without_a_timeout() {
-    // The mass-loss case NewReno ends in a timeout (above): every other segment of a
-    // 400-segment stretch is lost.
-    let mut pair = Pair::new(
-        sack_config(),
-        sack_config(),
-        Duration::from_millis(20),
-        100_000_000,
-    );
-    pair.client_to_send = 20_000_000;
-    let mut count = 0u32;
-    pair.drop = Box::new(move |_, dir, seg| {
-        if dir == Dir::ClientToServer && seg.payload_len > 0 {
-            count += 1;
-            return (1000..1400).contains(&count) && count % 2 == 0;
-        }
-        false
-    });
+    // The mass-loss case NewReno ends in a timeout (above).
+    let mut pair = two_hundred_holes(sack_config());
     pair.run_until(at(60.0));
     let stats = *pair.client.stats();
     assert_eq!(pair.server.stats().bytes_received, 20_000_000);

@@ -216,20 +216,13 @@ impl Simulation {
         let more = ping.remaining > 0;
         state.packets_sent += u64::from(train);
         for seq in first..first + train as usize {
-            let repr = PacketRepr {
-                ip: Ipv4Repr {
-                    src: node_address(src),
-                    dst: node_address(dst),
-                    ttl: TTL,
-                },
-                transport: TransportRepr::Echo(EchoRepr {
-                    reply: one_way,
-                    id: u16::try_from(flow).expect("validated: ping flows have 16-bit indices"),
-                    seq: u16::try_from(seq).expect("validated: at most 65536 probes"),
-                    payload_len,
-                }),
-            };
-            self.originate(src, repr)?;
+            let echo = TransportRepr::Echo(EchoRepr {
+                reply: one_way,
+                id: u16::try_from(flow).expect("validated: ping flows have 16-bit indices"),
+                seq: u16::try_from(seq).expect("validated: at most 65536 probes"),
+                payload_len,
+            });
+            self.originate(src, between(src, dst, echo))?;
         }
         if more {
             self.events
@@ -249,19 +242,12 @@ impl Simulation {
         }
         let (interval, payload_len) = (udp.interval, udp.payload_bytes);
         state.packets_sent += 1;
-        let repr = PacketRepr {
-            ip: Ipv4Repr {
-                src: node_address(src),
-                dst: node_address(dst),
-                ttl: TTL,
-            },
-            transport: TransportRepr::Udp(UdpRepr {
-                src_port: client_port(flow).expect("validated flow count"),
-                dst_port: UDP_SINK_PORT,
-                payload_len,
-            }),
-        };
-        self.originate(src, repr)?;
+        let datagram = TransportRepr::Udp(UdpRepr {
+            src_port: client_port(flow).expect("validated flow count"),
+            dst_port: UDP_SINK_PORT,
+            payload_len,
+        });
+        self.originate(src, between(src, dst, datagram))?;
         let next = self.now() + interval;
         self.events
             .schedule(next, Event::DatagramSend { flow: flow as u32 });
@@ -344,19 +330,23 @@ impl Simulation {
             Side::Receiver => (dst, src),
         };
         for segment in outgoing.drain(..) {
-            let repr = PacketRepr {
-                ip: Ipv4Repr {
-                    src: node_address(from),
-                    dst: node_address(to),
-                    ttl: TTL,
-                },
-                transport: TransportRepr::Tcp(segment),
-            };
             self.flows[flow].packets_sent += 1;
-            self.originate(from, repr)?;
+            self.originate(from, between(from, to, TransportRepr::Tcp(segment)))?;
         }
         self.outgoing = outgoing;
         Ok(())
+    }
+}
+
+/// A packet from node `src` to node `dst`.
+fn between(src: usize, dst: usize, transport: TransportRepr) -> PacketRepr {
+    PacketRepr {
+        ip: Ipv4Repr {
+            src: node_address(src),
+            dst: node_address(dst),
+            ttl: TTL,
+        },
+        transport,
     }
 }
 
