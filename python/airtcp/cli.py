@@ -718,7 +718,8 @@ def mbt(
             recommend_for = (parse_duration(text_rtt), float(parse_rate(text_capacity)))
         except ValueError as error:
             raise fail(f"--path: expected RTT,CAPACITY like 30ms,20Mbps ({error})") from None
-    plan = mbt_sweep.Plan(scenario, rtts, sizes, runs, held, delay_key, set_ or [])
+    settings = _reproduction_settings(set_ or [])
+    plan = mbt_sweep.Plan(scenario, rtts, sizes, runs, held, delay_key, settings)
     name = Path(scenario).stem
     out_dir = out_dir or Path("results") / f"mbt-{name}"
     progress, started, finished = sweep_progress(err, "mbt", quiet)

@@ -24,8 +24,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from .. import _core, mbt
-from ..mbt_sweep import Path_, probe_path
 from ..mbt_sweep import Plan as SweepPlan
+from ..mbt_sweep import ProbedPath, probe_path
 from ..reporting import _table_html
 from ..results import ResultStore
 from ..scenario import find
@@ -61,12 +61,11 @@ QUICK = Plan([1, 5, 20, 50], [16, 32, 64, 96, 128, 256], 3, "10s")
 
 
 def _sweep_plan(plan: Plan, settings: dict[str, Any] | None) -> SweepPlan:
-    overrides = [f"{k}={v}" for k, v in (settings or {}).items()]
     return SweepPlan(SCENARIO, [r * MS for r in plan.rtts_ms], [b * KB for b in plan.buffers_kb],
-                     plan.runs, max(plan.rtts_ms) * MS, DELAY, overrides)  # fmt: skip
+                     plan.runs, max(plan.rtts_ms) * MS, DELAY, dict(settings or {}))  # fmt: skip
 
 
-def _path(settings: dict[str, Any] | None) -> Path_:
+def _path(settings: dict[str, Any] | None) -> ProbedPath:
     return probe_path(_sweep_plan(QUICK, settings))
 
 
@@ -130,7 +129,7 @@ def effective_settings(settings: dict[str, Any] | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def analyse(frame: pd.DataFrame, plan: Plan, path: Path_) -> dict[float, dict]:
+def analyse(frame: pd.DataFrame, plan: Plan, path: ProbedPath) -> dict[float, dict]:
     """Per loss setting: the MBT analysis of `airtcp.mbt` (as `airtcp mbt` prints it)."""
     from ..mbt_sweep import analyse as analyse_sweep
 
