@@ -117,3 +117,18 @@ def test_bad_mbt_options_are_one_line_errors(tmp_path, args, message):
     result = airtcp("mbt", *args, "--out", str(tmp_path / "x"), "-q")
     assert result.returncode == 2 and message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_sweep_with_other_settings_in_the_same_directory_is_not_mixed_in(tmp_path):
+    from conftest import airtcp
+
+    out = tmp_path / "mbt"
+    base = ["mbt", "--rtt", "1,20ms", "--buffers", "16KiB,64KiB", "--runs", "1",
+            "--out", str(out), "--json", "-q"]  # fmt: skip
+    lossy = airtcp(*base, "--set", "links.0.a_to_b.loss=0.01", "--set", "simulation.duration=10s")
+    clean = airtcp(*base, "--set", "simulation.duration=10s")
+    assert lossy.returncode == 0 and clean.returncode == 0, clean.stderr
+    cells = [c for row in json.loads(clean.stdout)["rtts"] for c in row["cells"]]
+    assert all(c["runs"] == 1 for c in cells)
+    lossy_cells = [c for row in json.loads(lossy.stdout)["rtts"] for c in row["cells"]]
+    assert cells != lossy_cells

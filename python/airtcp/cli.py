@@ -618,7 +618,7 @@ def print_mbt(result: dict) -> None:
         fit = result["fit"]
         out.print(
             f"fit of the best goodput per RTT: y = {fit['a_bps'] / 1e6:.3f} "
-            f"e^(-{fit['b_per_ms']:.4f} x) Mbit/s, x the RTT in ms "
+            f"e^({-fit['b_per_ms']:+.4f} x) Mbit/s, x the RTT in ms "
             f"({', '.join(f'{r:g}' for r in fit['rtts_ms'])} ms)",
             highlight=False,
         )
@@ -745,7 +745,10 @@ def mbt(
     if outcome.interrupted:
         raise _stopped(outcome.interrupted, "results so far", out_dir)
     try:
-        result = mbt_sweep.analyse(mbt_sweep.frame_of(out_dir), plan, probed, recommend_for)
+        frame = mbt_sweep.frame_of(out_dir)
+        # Only this sweep's runs: the directory may hold another sweep's (other --set).
+        frame = frame[frame["run_id"].isin({task.run_id for task in experiment.tasks})]
+        result = mbt_sweep.analyse(frame, plan, probed, recommend_for)
     except ValueError as error:
         raise fail(_plain(str(error)), 1) from None
     (out_dir / "mbt.json").write_text(json.dumps(result, indent=1))

@@ -336,7 +336,7 @@ def _figure_fit(results: dict[float, dict]) -> str:
             fit = mbt.Fit(result["fit"]["a_bps"], result["fit"]["b_per_ms"])
             grid = [x / 2 for x in range(0, 2 * math.ceil(max(xs)) + 1)]
             axes.plot(grid, [fit.predict(x) / 1e6 for x in grid], ":", color=color,
-                      label=f"fit {fit.a_bps / 1e6:.1f} e^(-{fit.b_per_ms:.4f} x)")  # fmt: skip
+                      label=f"fit {fit.a_bps / 1e6:.1f} e^({-fit.b_per_ms:+.4f} x)")  # fmt: skip
     paper = [29.372 * math.exp(-0.0253 * x) for x in range(0, 51)]
     axes.plot(range(0, 51), paper, color="grey", label="paper's fit")
     return finished(figure, axes, "RTT (ms)", "goodput (Mbit/s)",
