@@ -406,3 +406,44 @@ def test_sigterm_stops_a_long_run_like_ctrl_c(tmp_path):
     assert process.returncode == 128 + signal.SIGTERM, stderr
     assert "interrupted" in stderr and "Traceback" not in stderr
     assert not (tmp_path / "out" / "summary.json").exists()
+
+
+def test_wireshark_reads_sack_timestamps_and_pings(tmp_path):
+    """The options a Linux-profile flow negotiates, and ICMP echo, as Wireshark decodes them."""
+    tshark = shutil.which("tshark")
+    if tshark is None:
+        pytest.skip("tshark is not installed (make test installs it)")
+    out = tmp_path / "linux"
+    result = airtcp(
+        "run", str(SCENARIOS / "wired-tcp.toml"), "--pcap", "--out", str(out), "--snaplen", "0",
+        "--set", "tcp.profile=linux", "--set", "simulation.duration=3s",
+        "--set", "simulation.measure_from=0s", "--set", "links.0.loss=0.02",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    trace = str(out / "pcap" / "client.pcap")
+
+    def count(display_filter: str) -> int:
+        fields = subprocess.run(
+            [tshark, "-r", trace, "-o", "tcp.check_checksum:TRUE",
+             "-Y", display_filter, "-T", "fields", "-e", "frame.number"],
+            capture_output=True, text=True, check=True, timeout=120,
+        ).stdout  # fmt: skip
+        return len(fields.split())
+
+    total = count("tcp")
+    assert total > 500
+    assert count("tcp.checksum.status == 1") == total
+    assert count("tcp.options.sack_perm") == 2, "SYN and SYN-ACK"
+    assert count("tcp.options.timestamp.tsval") == total
+    assert count("tcp.options.sack_le") > 10, "the receiver's SACK blocks"
+    assert count("tcp.analysis.ack_lost_segment") == 0
+    ping = tmp_path / "ping"
+    result = airtcp(
+        "run", str(SCENARIOS / "wired-tcp.toml"), "--pcap", "--out", str(ping), "--snaplen", "0",
+        "--set", "flows.0.kind=ping", "--set", "flows.0.count=5",
+        "--set", "flows.0.interval=100ms",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    trace = str(ping / "pcap" / "client.pcap")
+    assert count("icmp.type == 8 && icmp.checksum.status == 1") == 5
+    assert count("icmp.type == 0 && icmp.resp_to") == 5, "each reply matched to its request"
