@@ -1,13 +1,18 @@
-//! An end host: a namespace with one TUN device, its address and a route to the emulated
-//! network. The emulator keeps the device's file descriptor: what the host's stack sends
-//! arrives there, and what the emulator writes the host receives.
+//! An end host: a namespace with one TUN device, `tun0`, carrying the host's address (the
+//! simulator's address of its node) and a route to every other node's address through it.
+//! The emulator keeps the device's file descriptor: what the host's stack sends arrives
+//! there, and what the emulator writes the host receives.
 
 use std::io;
 use std::net::Ipv4Addr;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use tun_rs::SyncDevice;
 
 use crate::netns::{ip, Namespace};
+
+/// Every node's address is in 10.0.0.0/8 (`airtcp_sim::packet::node_address`).
+pub const NETWORK: &str = "10.0.0.0/8";
 
 pub struct Host {
     // Declared before the namespace: the device closes before its namespace goes.
@@ -17,29 +22,33 @@ pub struct Host {
 }
 
 impl Host {
-    /// A host `name` (its namespace and its device, `tun0` inside it) with `address`, which
-    /// reaches `network` (an IPv4 prefix, e.g. 10.77.0.0/16) through the emulator.
-    pub fn create(name: &str, address: Ipv4Addr, network: &str) -> io::Result<Self> {
-        let namespace = Namespace::create(name)?;
-        // Made in this namespace under a name unique to it, then moved and renamed.
+    /// The host `namespace` (created here) with `address` on its `tun0`.
+    pub fn create(namespace: &str, address: Ipv4Addr) -> io::Result<Self> {
+        let namespace = Namespace::create(namespace)?;
+        // Made in the root namespace under a name unique on the machine (15 bytes at most),
+        // then moved into the host's namespace and renamed.
+        static DEVICES: AtomicU32 = AtomicU32::new(0);
+        let temporary = format!(
+            "at{:x}x{:x}",
+            std::process::id(),
+            DEVICES.fetch_add(1, Ordering::Relaxed)
+        );
         let device = tun_rs::DeviceBuilder::new()
-            .name(name)
+            .name(&temporary)
             .mtu(1500)
-            .build_sync()?;
-        ip(&["link", "set", name, "netns", namespace.name()])?;
+            .build_sync()
+            .map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot make a TUN device (/dev/net/tun): {e}"),
+                )
+            })?;
+        ip(&["link", "set", &temporary, "netns", namespace.name()])?;
         let ns = namespace.name();
-        ip(&["-n", ns, "link", "set", name, "name", "tun0"])?;
-        ip(&[
-            "-n",
-            ns,
-            "addr",
-            "add",
-            &format!("{address}/32"),
-            "dev",
-            "tun0",
-        ])?;
+        ip(&["-n", ns, "link", "set", &temporary, "name", "tun0"])?;
+        ip(&["-n", ns, "addr", "add", &format!("{address}/32"), "dev", "tun0"])?;
         ip(&["-n", ns, "link", "set", "tun0", "up"])?;
-        ip(&["-n", ns, "route", "add", network, "dev", "tun0"])?;
+        ip(&["-n", ns, "route", "add", NETWORK, "dev", "tun0"])?;
         Ok(Host {
             device,
             namespace,

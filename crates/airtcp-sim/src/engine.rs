@@ -79,6 +79,11 @@ impl<E> EventQueue<E> {
         self.processed
     }
 
+    /// When the earliest pending event is due.
+    pub fn next_at(&self) -> Option<Instant> {
+        self.heap.peek().map(|next| next.at)
+    }
+
     /// Schedules `event` at `at`; an instant in the past is clamped to now, so causality holds.
     pub fn schedule(&mut self, at: Instant, event: E) {
         let at = at.max(self.now);

@@ -16,6 +16,7 @@ pub mod limits;
 pub mod link;
 pub mod mobility;
 pub mod packet;
+pub mod payloads;
 pub mod pcap;
 pub mod ports;
 pub mod queue;
@@ -28,7 +29,7 @@ pub mod validate;
 pub mod wlan;
 
 pub use config::{ConfigError, Scenario};
-pub use sim::{Monitor, Progress, RunOptions, RunResult, Simulation};
+pub use sim::{ExternalCounters, Monitor, Progress, RunOptions, RunResult, Simulation};
 pub use summary::{Summary, TimeSeries};
 
 /// Parses, validates and runs a resolved scenario given as JSON.

@@ -22,6 +22,9 @@ pub struct Summary {
     /// What the agents that count something did (left out when none does).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub agents: Vec<AgentSummary>,
+    /// Emulation only: what passed between the real hosts and the emulated network.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub emulator: Option<crate::sim::ExternalCounters>,
     pub events: u64,
     /// Excluded from reproducibility checks: it depends on the machine.
     pub wall_time_s: f64,

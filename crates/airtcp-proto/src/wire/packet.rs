@@ -116,7 +116,17 @@ impl PacketRepr {
 
     /// IPv4 bytes with valid IP and transport checksums; the payload is zero-filled.
     pub fn emit(&self) -> Vec<u8> {
-        let payload = vec![0u8; self.payload_len() as usize];
+        self.emit_with_payload(&vec![0u8; self.payload_len() as usize])
+    }
+
+    /// IPv4 bytes with valid IP and transport checksums around `payload`, which must be
+    /// `payload_len()` bytes long (the emulator's real payloads after an agent's rewrite).
+    pub fn emit_with_payload(&self, payload: &[u8]) -> Vec<u8> {
+        assert_eq!(
+            payload.len(),
+            self.payload_len() as usize,
+            "the payload has the length the headers declare"
+        );
         let transport_len = self.ip_len() - IPV4_HEADER_LEN;
         let protocol = match self.transport {
             TransportRepr::Tcp(_) => IpNumber::TCP,
@@ -140,7 +150,7 @@ impl PacketRepr {
                 let header = tcp_header(tcp);
                 let mut header = header;
                 header.checksum = header
-                    .calc_checksum_ipv4(&ip, &payload)
+                    .calc_checksum_ipv4(&ip, payload)
                     .expect("TCP length fits");
                 header
                     .write(&mut out)
@@ -148,7 +158,7 @@ impl PacketRepr {
             }
             TransportRepr::Udp(udp) => {
                 let header =
-                    UdpHeader::with_ipv4_checksum(udp.src_port, udp.dst_port, &ip, &payload)
+                    UdpHeader::with_ipv4_checksum(udp.src_port, udp.dst_port, &ip, payload)
                         .expect("UDP length fits");
                 header
                     .write(&mut out)
@@ -164,17 +174,22 @@ impl PacketRepr {
                 } else {
                     Icmpv4Type::EchoRequest(fields)
                 };
-                Icmpv4Header::with_checksum(kind, &payload)
+                Icmpv4Header::with_checksum(kind, payload)
                     .write(&mut out)
                     .expect("writing to a Vec cannot fail");
             }
         }
-        out.extend_from_slice(&payload);
+        out.extend_from_slice(payload);
         out
     }
 
-    /// Reads an IPv4 packet carrying TCP or UDP.
+    /// Reads an IPv4 packet carrying TCP, UDP or ICMP echo.
     pub fn parse(bytes: &[u8]) -> Result<PacketRepr, ParseError> {
+        Self::parse_with_payload(bytes).map(|(repr, _)| repr)
+    }
+
+    /// Reads an IPv4 packet carrying TCP, UDP or ICMP echo, and its transport payload.
+    pub fn parse_with_payload(bytes: &[u8]) -> Result<(PacketRepr, &[u8]), ParseError> {
         let sliced =
             SlicedPacket::from_ip(bytes).map_err(|e| ParseError::Malformed(e.to_string()))?;
         let ip = match &sliced.net {
@@ -188,10 +203,10 @@ impl PacketRepr {
             }
             _ => return Err(ParseError::NotIpv4),
         };
-        let transport = match &sliced.transport {
+        let (transport, payload) = match &sliced.transport {
             Some(TransportSlice::Tcp(tcp)) => {
                 let options = read_options(tcp.options())?;
-                TransportRepr::Tcp(TcpRepr {
+                let tcp_repr = TcpRepr {
                     src_port: tcp.source_port(),
                     dst_port: tcp.destination_port(),
                     seq: SeqNumber(tcp.sequence_number()),
@@ -213,29 +228,34 @@ impl PacketRepr {
                     timestamps: options.timestamps,
                     compaction: options.compaction,
                     payload_len: tcp.payload().len() as u32,
-                })
+                };
+                (TransportRepr::Tcp(tcp_repr), tcp.payload())
             }
-            Some(TransportSlice::Udp(udp)) => TransportRepr::Udp(UdpRepr {
-                src_port: udp.source_port(),
-                dst_port: udp.destination_port(),
-                payload_len: udp.payload().len() as u32,
-            }),
+            Some(TransportSlice::Udp(udp)) => {
+                let udp_repr = UdpRepr {
+                    src_port: udp.source_port(),
+                    dst_port: udp.destination_port(),
+                    payload_len: udp.payload().len() as u32,
+                };
+                (TransportRepr::Udp(udp_repr), udp.payload())
+            }
             Some(TransportSlice::Icmpv4(icmp)) => {
                 let (reply, fields) = match icmp.icmp_type() {
                     Icmpv4Type::EchoRequest(fields) => (false, fields),
                     Icmpv4Type::EchoReply(fields) => (true, fields),
                     _ => return Err(ParseError::UnsupportedTransport),
                 };
-                TransportRepr::Echo(EchoRepr {
+                let echo = EchoRepr {
                     reply,
                     id: fields.id,
                     seq: fields.seq,
                     payload_len: icmp.payload().len() as u32,
-                })
+                };
+                (TransportRepr::Echo(echo), icmp.payload())
             }
             _ => return Err(ParseError::UnsupportedTransport),
         };
-        Ok(PacketRepr { ip, transport })
+        Ok((PacketRepr { ip, transport }, payload))
     }
 }
 
@@ -536,6 +556,62 @@ mod tests {
                 icmp.checksum(),
                 icmp.header().icmp_type.calc_checksum(icmp.payload())
             );
+        }
+    }
+
+    /// The emulator's path: real bytes in, the payload kept aside, headers (possibly rewritten)
+    /// and that payload out, with checksums etherparse verifies.
+    #[test]
+    fn payloads_round_trip_with_valid_checksums() {
+        let mut echo = sample_tcp();
+        echo.transport = TransportRepr::Echo(EchoRepr {
+            reply: false,
+            id: 7,
+            seq: 3,
+            payload_len: 56,
+        });
+        let mut udp = sample_tcp();
+        udp.transport = TransportRepr::Udp(UdpRepr {
+            src_port: 9,
+            dst_port: 10,
+            payload_len: 100,
+        });
+        let mut data = sample_tcp();
+        let tcp = data.tcp_mut().unwrap();
+        tcp.flags.syn = false;
+        tcp.payload_len = 1448;
+        for packet in [echo, udp, data] {
+            let payload: Vec<u8> = (0..packet.payload_len()).map(|i| (i * 7 + 1) as u8).collect();
+            let bytes = packet.emit_with_payload(&payload);
+            let (parsed, parsed_payload) = PacketRepr::parse_with_payload(&bytes).unwrap();
+            assert_eq!((parsed, parsed_payload), (packet, &payload[..]));
+            let mut rewritten = parsed;
+            rewritten.ip.ttl -= 1;
+            if let Some(tcp) = rewritten.tcp_mut() {
+                tcp.window = 0;
+            }
+            let bytes = rewritten.emit_with_payload(parsed_payload);
+            let sliced = SlicedPacket::from_ip(&bytes).unwrap();
+            let Some(NetSlice::Ipv4(v4)) = &sliced.net else {
+                panic!("IPv4")
+            };
+            let header = v4.header().to_header();
+            assert_eq!(header.header_checksum, header.calc_header_checksum());
+            match &sliced.transport {
+                Some(TransportSlice::Tcp(tcp)) => assert_eq!(
+                    tcp.checksum(),
+                    tcp.to_header().calc_checksum_ipv4(&header, tcp.payload()).unwrap()
+                ),
+                Some(TransportSlice::Udp(udp)) => assert_eq!(
+                    udp.checksum(),
+                    udp.to_header().calc_checksum_ipv4(&header, udp.payload()).unwrap()
+                ),
+                Some(TransportSlice::Icmpv4(icmp)) => assert_eq!(
+                    icmp.checksum(),
+                    icmp.header().icmp_type.calc_checksum(icmp.payload())
+                ),
+                _ => panic!("a transport"),
+            }
         }
     }
 

@@ -113,7 +113,7 @@ pub struct Timestamps {
 }
 
 /// A TCP segment without its payload bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TcpRepr {
     pub src_port: u16,
     pub dst_port: u16,

@@ -7,6 +7,7 @@ use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
 use airtcp_proto::wifi::{Modulation, Phy};
 
 use super::endpoints::build_flow;
+use super::external::External;
 use super::{RunOptions, Simulation};
 use crate::config::{AgentConfig, AppConfig, ConfigError, Scenario};
 use crate::engine::EventQueue;
@@ -157,8 +158,12 @@ impl Simulation {
             held: Slab::default(),
             in_flight: Slab::default(),
             mobiles: Vec::new(),
+            external: None,
             scenario,
         };
+        if options.external_hosts {
+            simulation.external = Some(External::new(&simulation.scenario)?);
+        }
         simulation.place_mobiles();
         simulation.place_agents()?;
         simulation.schedule_initial_events();

@@ -11,6 +11,7 @@
 mod agents;
 mod build;
 mod endpoints;
+mod external;
 mod mobility;
 mod report;
 
@@ -33,6 +34,8 @@ use crate::summary::{Summary, TimeSeries};
 use crate::wlan::{Actions, Bss};
 
 use endpoints::Flow;
+pub use external::ExternalCounters;
+use external::External;
 use mobility::{HandoffStep, Mobile};
 
 #[derive(Clone, Copy, Debug)]
@@ -117,6 +120,10 @@ pub struct RunOptions {
     /// Told the progress now and then; a true answer (Ctrl-C) ends the run with an error of
     /// kind `Interrupted`.
     pub monitor: Option<Monitor>,
+    /// The flows' end hosts are outside the simulator (the emulator's namespaces): their
+    /// packets come in by `Simulation::inject` and leave by `drain_outgoing`, and the
+    /// flows themselves are not simulated.
+    pub external_hosts: bool,
 }
 
 /// How far a run has got, for progress displays.
@@ -162,6 +169,8 @@ pub struct Simulation {
     /// Packets on their way to the far end of a channel or to a MAC.
     in_flight: Slab<Packet>,
     mobiles: Vec<Mobile>,
+    /// Hosts outside the simulator (emulation), if any.
+    external: Option<External>,
 }
 
 /// A finished run.
@@ -172,7 +181,13 @@ pub struct RunResult {
 
 impl Simulation {
     fn schedule_initial_events(&mut self) {
-        for (i, flow) in self.scenario.flows.iter().enumerate() {
+        // External hosts run their flows themselves.
+        let simulated_flows = if self.external.is_some() {
+            &[][..]
+        } else {
+            &self.scenario.flows[..]
+        };
+        for (i, flow) in simulated_flows.iter().enumerate() {
             let flow_id = i as u32;
             self.events.schedule(
                 Instant::from_nanos(flow.start_ns),
@@ -220,18 +235,17 @@ impl Simulation {
         }
         self.events
             .advance_to(Instant::from_nanos(self.scenario.duration_ns));
-        let wall_time_s = started.elapsed().as_secs_f64();
+        self.finish(started.elapsed().as_secs_f64())
+    }
+
+    fn close_traces(&mut self) -> std::io::Result<()> {
         if let Some(traces) = self.node_traces.take() {
             traces.finish()?;
         }
         if let Some(traces) = self.wlan_traces.take() {
             traces.finish()?;
         }
-        let summary = self.summarise(wall_time_s);
-        Ok(RunResult {
-            summary,
-            series: std::mem::take(&mut self.series),
-        })
+        Ok(())
     }
 
     fn now(&self) -> Instant {
@@ -396,6 +410,11 @@ impl Simulation {
     /// A packet originated by `node`'s own stack.
     fn originate(&mut self, node: usize, repr: PacketRepr) -> std::io::Result<()> {
         let packet = self.new_packet(repr);
+        self.send_from(node, packet)
+    }
+
+    /// A new packet leaving `node`, traced there.
+    fn send_from(&mut self, node: usize, packet: Packet) -> std::io::Result<()> {
         let now = self.now();
         if let Some(traces) = &mut self.node_traces {
             traces.record(node, now, &packet)?;
@@ -415,6 +434,10 @@ impl Simulation {
             }
             packet.repr.ip.ttl -= 1;
             return self.forward(node, packet);
+        }
+        if self.is_external_host(node) {
+            self.deliver_external(node, packet);
+            return Ok(());
         }
         self.deliver_locally(packet)
     }

@@ -169,6 +169,7 @@ impl Simulation {
             links,
             mobiles: self.mobile_summaries(),
             agents: self.agent_summaries(),
+            emulator: self.external.as_ref().map(|external| external.counters),
             events: self.events.processed(),
             wall_time_s,
         }

@@ -1,0 +1,182 @@
+//! End hosts outside the simulator, for the emulator (crate `airtcp-emu`): each flow's end
+//! hosts are real kernels in network namespaces, and everything between them (links,
+//! queues, the 802.11 MAC, routers, agents) is this simulation driven on a wall clock.
+//!
+//! A host's packets come in as bytes (`inject`): the headers become the simulator's packet,
+//! the payload waits in a [`PayloadStore`]. A packet reaching the host it is addressed to
+//! leaves as bytes (`drain_outgoing`): the headers as the agents left them and the stored
+//! payload, checksums computed afresh. The flows are not simulated then: the hosts' own
+//! TCP, ping and iperf3 are the traffic. The emulator alternates `run_until(now)`,
+//! `inject` and `drain_outgoing`, and ends with `finish`.
+
+use airtcp_proto::wire::PacketRepr;
+use airtcp_proto::Instant;
+use serde::Serialize;
+
+use super::{RunResult, Simulation};
+use crate::config::{ConfigError, Scenario};
+use crate::engine::VirtualClock;
+use crate::packet::{node_address, Packet};
+use crate::payloads::{PayloadStore, DEFAULT_PAYLOAD_BUDGET};
+
+/// What passed between the hosts and the emulated network.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ExternalCounters {
+    /// Packets the hosts sent into the network.
+    pub injected: u64,
+    /// Packets handed to the hosts.
+    pub delivered: u64,
+    /// Not IPv4 carrying TCP, UDP or ICMP echo (IPv6 neighbour discovery, say), or
+    /// malformed: not carried.
+    pub unparsed: u64,
+    /// From a source address other than the host's own: not carried.
+    pub foreign_source: u64,
+    /// Reached their host after their payload had been forgotten (`PayloadStore`'s
+    /// budget): dropped rather than delivered with wrong bytes.
+    pub payload_missing: u64,
+}
+
+pub(super) struct External {
+    is_host: Vec<bool>,
+    payloads: PayloadStore,
+    outgoing: Vec<(usize, Vec<u8>)>,
+    pub(super) counters: ExternalCounters,
+}
+
+impl External {
+    /// The flows' end hosts of `scenario`, each of which must be a leaf of the network (one
+    /// neighbour, or a mobile's base stations one at a time): an emulated host has one
+    /// interface and does not forward.
+    pub(super) fn new(scenario: &Scenario) -> Result<External, ConfigError> {
+        let mut is_host = vec![false; scenario.nodes.len()];
+        for flow in &scenario.flows {
+            is_host[flow.src] = true;
+            is_host[flow.dst] = true;
+        }
+        for (node, _) in is_host.iter().enumerate().filter(|(_, host)| **host) {
+            let mobile = scenario.mobiles.iter().any(|m| m.node == node);
+            let neighbours = scenario
+                .links
+                .iter()
+                .filter(|l| l.a == node || l.b == node)
+                .count()
+                + scenario
+                    .wlans
+                    .iter()
+                    .map(|w| match (w.ap == node, w.stations.contains(&node)) {
+                        (true, _) => w.stations.len(),
+                        (false, true) => 1,
+                        (false, false) => 0,
+                    })
+                    .sum::<usize>();
+            if neighbours > 1 && !mobile {
+                return Err(ConfigError {
+                    key: format!("nodes[{node}]"),
+                    message: format!(
+                        "'{}' is a flow's end host with {neighbours} neighbours; an emulated \
+                         host has one interface (put a router between it and the rest)",
+                        scenario.nodes[node]
+                    ),
+                });
+            }
+        }
+        Ok(External {
+            is_host,
+            payloads: PayloadStore::new(DEFAULT_PAYLOAD_BUDGET),
+            outgoing: Vec::new(),
+            counters: ExternalCounters::default(),
+        })
+    }
+}
+
+impl Simulation {
+    /// The nodes that are hosts outside the simulator (none unless
+    /// `RunOptions::external_hosts`).
+    pub fn external_hosts(&self) -> Vec<usize> {
+        self.external.as_ref().map_or_else(Vec::new, |external| {
+            (0..external.is_host.len())
+                .filter(|&node| external.is_host[node])
+                .collect()
+        })
+    }
+
+    pub(super) fn is_external_host(&self, node: usize) -> bool {
+        self.external
+            .as_ref()
+            .is_some_and(|external| external.is_host[node])
+    }
+
+    /// When the next event is due, if any is pending.
+    pub fn next_event_at(&self) -> Option<Instant> {
+        self.events.next_at()
+    }
+
+    /// Handles every event due by `until` and moves time there (the emulator's wall clock).
+    pub fn run_until(&mut self, until: Instant) -> std::io::Result<()> {
+        while let Some(event) = self.events.pop_until(until, &mut VirtualClock) {
+            self.handle(event)?;
+        }
+        self.events.advance_to(until);
+        Ok(())
+    }
+
+    /// A packet the host `node` sent, now: carried from `node` into the network. Bytes that
+    /// are not a packet the simulator carries, or not from the host's address, are counted
+    /// and dropped.
+    pub fn inject(&mut self, node: usize, bytes: &[u8]) -> std::io::Result<()> {
+        let parsed = PacketRepr::parse_with_payload(bytes);
+        let packet = match &parsed {
+            Ok((repr, _)) if repr.ip.src == node_address(node) => Some(self.new_packet(*repr)),
+            _ => None,
+        };
+        let Some(external) = self.external.as_mut() else {
+            return Ok(());
+        };
+        let counters = &mut external.counters;
+        match (parsed, packet) {
+            (Err(_), _) => counters.unparsed += 1,
+            (Ok(_), None) => counters.foreign_source += 1,
+            (Ok((_, payload)), Some(packet)) => {
+                counters.injected += 1;
+                external.payloads.insert(packet.uid, &packet.repr, payload);
+                return self.send_from(node, packet);
+            }
+        }
+        Ok(())
+    }
+
+    /// A packet that reached the external host it is addressed to: queued as bytes for
+    /// `drain_outgoing`.
+    pub(super) fn deliver_external(&mut self, node: usize, packet: Packet) {
+        let Some(external) = self.external.as_mut() else {
+            return;
+        };
+        let Some(payload) = external.payloads.get(packet.uid, &packet.repr) else {
+            external.counters.payload_missing += 1;
+            return;
+        };
+        let bytes = packet.repr.emit_with_payload(payload);
+        external.counters.delivered += 1;
+        external.outgoing.push((node, bytes));
+    }
+
+    /// Hands each packet waiting for a host to `write(node, bytes)`, oldest first.
+    pub fn drain_outgoing(&mut self, mut write: impl FnMut(usize, &[u8])) {
+        if let Some(external) = self.external.as_mut() {
+            for (node, bytes) in external.outgoing.drain(..) {
+                write(node, &bytes);
+            }
+        }
+    }
+
+    /// Ends an emulated run at the current time (`run_until`'s last instant) with its
+    /// summary; `wall_time_s` is how long it took.
+    pub fn finish(mut self, wall_time_s: f64) -> std::io::Result<RunResult> {
+        self.close_traces()?;
+        let summary = self.summarise(wall_time_s);
+        Ok(RunResult {
+            summary,
+            series: std::mem::take(&mut self.series),
+        })
+    }
+}

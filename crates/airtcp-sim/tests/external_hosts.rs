@@ -1,0 +1,135 @@
+//! Hosts outside the simulator (the emulator's path): bytes a host sends cross the
+//! simulated network and reach the other host as bytes, on time, with the payload intact,
+//! the headers as routers and agents left them and valid checksums.
+
+mod common;
+
+use airtcp_proto::wire::{Ipv4Repr, PacketRepr, TcpFlags, TcpRepr, TransportRepr};
+use airtcp_proto::{Instant, SeqNumber};
+use airtcp_sim::packet::node_address;
+use airtcp_sim::{RunOptions, Scenario, Simulation};
+use common::{MS, S};
+use etherparse::{NetSlice, SlicedPacket, TransportSlice};
+use serde_json::json;
+
+/// a - router - b, 10 Mbit/s and 5 ms each way; a TCP flow from a to b.
+fn through_a_router() -> Simulation {
+    let wired = json!({"rate_bps": 10_000_000u64, "delay_ns": 5 * MS});
+    let scenario = json!({
+        "name": "external", "seed": 1, "duration_ns": 10 * S,
+        "nodes": ["a", "router", "b"],
+        "links": [{"a": 0, "b": 1, "a_to_b": wired, "b_to_a": wired},
+                  {"a": 1, "b": 2, "a_to_b": wired, "b_to_a": wired}],
+        "flows": [{"name": "tcp", "src": 0, "dst": 2, "app": {"kind": "tcp_bulk"}}],
+    });
+    let scenario = Scenario::from_json(&scenario.to_string()).unwrap();
+    let options = RunOptions {
+        external_hosts: true,
+        ..RunOptions::default()
+    };
+    Simulation::new(scenario, &options).unwrap()
+}
+
+fn segment(src: usize, dst: usize, payload_len: u32) -> PacketRepr {
+    PacketRepr {
+        ip: Ipv4Repr {
+            src: node_address(src),
+            dst: node_address(dst),
+            ttl: 64,
+        },
+        transport: TransportRepr::Tcp(TcpRepr {
+            src_port: 40000,
+            dst_port: 5201,
+            seq: SeqNumber(1),
+            ack: SeqNumber(1),
+            flags: TcpFlags {
+                ack: true,
+                ..TcpFlags::default()
+            },
+            window: 500,
+            payload_len,
+            ..TcpRepr::default()
+        }),
+    }
+}
+
+fn drained(sim: &mut Simulation) -> Vec<(usize, Vec<u8>)> {
+    let mut out = Vec::new();
+    sim.drain_outgoing(|node, bytes| out.push((node, bytes.to_vec())));
+    out
+}
+
+#[test]
+fn a_hosts_packet_crosses_the_network_on_time_with_its_payload() {
+    let mut sim = through_a_router();
+    assert_eq!(sim.external_hosts(), vec![0, 2]);
+    let payload: Vec<u8> = (0..1000u32).map(|i| (i % 251) as u8).collect();
+    let sent = segment(0, 2, 1000);
+    sim.inject(0, &sent.emit_with_payload(&payload)).unwrap();
+    // Two hops of 1040 bytes at 10 Mbit/s (0.832 ms each) and 2 x 5 ms.
+    let arrival = Instant::from_nanos(2 * 832_000 + 10 * MS);
+    sim.run_until(Instant::from_nanos(arrival.as_nanos() - 1))
+        .unwrap();
+    assert!(drained(&mut sim).is_empty());
+    sim.run_until(arrival).unwrap();
+    let out = drained(&mut sim);
+    assert_eq!(out.len(), 1);
+    let (node, bytes) = &out[0];
+    assert_eq!(*node, 2);
+    let (repr, received) = PacketRepr::parse_with_payload(bytes).unwrap();
+    assert_eq!(received, &payload[..]);
+    let mut expected = sent;
+    expected.ip.ttl = 63; // the router's hop
+    assert_eq!(repr, expected);
+    let sliced = SlicedPacket::from_ip(bytes).unwrap();
+    let (Some(NetSlice::Ipv4(ip)), Some(TransportSlice::Tcp(tcp))) =
+        (&sliced.net, &sliced.transport)
+    else {
+        panic!("IPv4 and TCP");
+    };
+    let ip = ip.header().to_header();
+    assert_eq!(ip.header_checksum, ip.calc_header_checksum());
+    let computed = tcp.to_header().calc_checksum_ipv4(&ip, tcp.payload()).unwrap();
+    assert_eq!(tcp.checksum(), computed);
+
+    let summary = sim.finish(0.0).unwrap().summary;
+    let counters = summary.emulator.unwrap();
+    assert_eq!((counters.injected, counters.delivered), (1, 1));
+    // The hosts' own TCP is the traffic: the simulation ran no flow of its own.
+    assert_eq!(summary.flows[0].packets_sent, 0);
+    assert_eq!(summary.links[0].delivered, 1);
+}
+
+#[test]
+fn bytes_that_are_not_the_hosts_packets_are_counted_and_dropped() {
+    let mut sim = through_a_router();
+    sim.inject(0, &[0x60, 0, 0, 0]).unwrap(); // IPv6
+    sim.inject(0, &segment(0, 2, 10).emit()[..30]).unwrap(); // truncated
+    sim.inject(0, &segment(2, 0, 10).emit()).unwrap(); // b's address, from a
+    sim.run_until(Instant::from_nanos(S)).unwrap();
+    assert!(drained(&mut sim).is_empty());
+    let counters = sim.finish(1.0).unwrap().summary.emulator.unwrap();
+    assert_eq!(counters.unparsed, 2);
+    assert_eq!(counters.foreign_source, 1);
+    assert_eq!(counters.injected, 0);
+}
+
+#[test]
+fn a_flow_ending_at_a_router_cannot_be_emulated() {
+    let wired = json!({"rate_bps": 10_000_000u64, "delay_ns": 5 * MS});
+    let scenario = json!({
+        "name": "external", "seed": 1, "duration_ns": S,
+        "nodes": ["a", "router", "b"],
+        "links": [{"a": 0, "b": 1, "a_to_b": wired, "b_to_a": wired},
+                  {"a": 1, "b": 2, "a_to_b": wired, "b_to_a": wired}],
+        "flows": [{"name": "tcp", "src": 0, "dst": 1, "app": {"kind": "tcp_bulk"}}],
+    });
+    let scenario = Scenario::from_json(&scenario.to_string()).unwrap();
+    let options = RunOptions {
+        external_hosts: true,
+        ..RunOptions::default()
+    };
+    let error = Simulation::new(scenario, &options).err().unwrap();
+    assert_eq!(error.key, "nodes[1]");
+    assert!(error.message.contains("2 neighbours"), "{error}");
+}
