@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from . import _core
+from . import _core, cli_emu
 from .cli_help import Command, Group
 from .interrupts import Terminated, terminate_as_interrupt
 from .output import OutputError, output_dir
@@ -842,6 +842,9 @@ def report(
     except (ValueError, OutputError) as error:
         raise fail(_plain(str(error))) from None
     out.print(f"report: {target}")
+
+
+cli_emu.register(app)
 
 
 def _describe(error: BaseException) -> str:

@@ -55,14 +55,15 @@ class RunProgress:
     DELAY_S = 0.5
     REFRESH_S = 0.2
 
-    def __init__(self, console: Console):
+    def __init__(self, console: Console, label: str = "simulated"):
         self.console = console
+        self.label = label
         self.started = time.monotonic()
         self.last = 0.0
         self.progress: Progress | None = None
         self.task = None
 
-    def __call__(self, simulated_s: float, duration_s: float, events: int) -> None:
+    def __call__(self, simulated_s: float, duration_s: float, events: int | None = None) -> None:
         now = time.monotonic()
         elapsed = now - self.started
         if (
@@ -74,7 +75,7 @@ class RunProgress:
         self.last = now
         if self.progress is None:
             self.progress = Progress(
-                TextColumn("simulated"),
+                TextColumn(self.label),
                 BarColumn(),
                 TextColumn("{task.completed:.1f} of {task.total:g} s"),
                 TextColumn("{task.fields[rate]}"),
@@ -85,7 +86,7 @@ class RunProgress:
             )
             self.progress.start()
             self.task = self.progress.add_task("run", total=duration_s, rate="")
-        rate = f"{events / elapsed / 1e6:.1f} M events/s"
+        rate = "" if events is None else f"{events / elapsed / 1e6:.1f} M events/s"
         self.progress.update(self.task, completed=simulated_s, rate=rate)
         self.progress.refresh()
 

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant as WallInstant};
 
 use airtcp_proto::Instant;
 use airtcp_sim::packet::node_address;
-use airtcp_sim::{RunOptions, Scenario, Simulation, Summary};
+use airtcp_sim::{ConfigError, RunOptions, Scenario, Simulation, Summary};
 use serde::Serialize;
 use tun_rs::{InterruptEvent, SyncDevice};
 
@@ -61,6 +61,32 @@ pub struct EmulationReport {
     pub hit_wall_limit: bool,
 }
 
+/// Why an emulation could not start.
+#[derive(Debug)]
+pub enum StartError {
+    /// The scenario cannot be emulated (or run at all).
+    Config(ConfigError),
+    /// A namespace, device or thread could not be made.
+    Io(io::Error),
+}
+
+impl From<io::Error> for StartError {
+    fn from(error: io::Error) -> Self {
+        StartError::Io(error)
+    }
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::Config(e) => e.fmt(f),
+            StartError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for StartError {}
+
 struct EngineOutcome {
     simulation: Simulation,
     lag: LagHistogram,
@@ -74,16 +100,18 @@ pub struct Emulation {
     interrupt: Arc<InterruptEvent>,
     readers: Vec<JoinHandle<()>>,
     engine: Option<JoinHandle<EngineOutcome>>,
-    started: WallInstant,
+    /// Sends time 0 to the engine (`begin`).
+    go: Option<mpsc::Sender<WallInstant>>,
+    started: Option<WallInstant>,
     // Dropped last: the threads using the devices have ended by then.
     _host_handles: Vec<Arc<SyncDevice>>,
     _namespaces: Vec<netns::Namespace>,
 }
 
 impl Emulation {
-    /// Builds the hosts and starts the engine; time 0 of the scenario is now. Leftovers of
-    /// runs whose process died are removed first.
-    pub fn start(scenario: Scenario, options: &EmulationOptions) -> io::Result<Emulation> {
+    /// Builds the hosts and the engine, which waits for `begin`. Leftovers of runs whose
+    /// process died are removed first.
+    pub fn start(scenario: Scenario, options: &EmulationOptions) -> Result<Emulation, StartError> {
         netns::cleanup(netns::NAME_PREFIX, false)?;
         let run_options = RunOptions {
             pcap_dir: options.pcap_dir.clone(),
@@ -91,8 +119,8 @@ impl Emulation {
             external_hosts: true,
             ..RunOptions::default()
         };
-        let simulation = Simulation::new(scenario.clone(), &run_options)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+        let simulation =
+            Simulation::new(scenario.clone(), &run_options).map_err(StartError::Config)?;
         let prefix = netns::run_prefix();
         let mut infos = Vec::new();
         let mut devices = Vec::new();
@@ -126,10 +154,12 @@ impl Emulation {
         for (info, device) in infos.iter().zip(&devices) {
             by_node[info.node] = Some(Arc::clone(device));
         }
-        let started = WallInstant::now();
         let engine_stop = Arc::clone(&stop);
         let wall_limit = options.wall_limit;
+        let (go, time_zero) = mpsc::channel::<WallInstant>();
         let engine = std::thread::spawn(move || {
+            // Time 0 is when the caller says so (`begin`); stopped before that, nothing ran.
+            let started = time_zero.recv().ok();
             run_engine(
                 simulation,
                 started,
@@ -145,24 +175,38 @@ impl Emulation {
             interrupt,
             readers,
             engine: Some(engine),
-            started,
+            go: Some(go),
+            started: None,
             _host_handles: devices,
             _namespaces: namespaces,
         })
+    }
+
+    /// Starts the scenario's clock: time 0 is now. Until then the hosts exist (tools can be
+    /// set up in them) but nothing is carried.
+    pub fn begin(&mut self) {
+        if let Some(go) = self.go.take() {
+            let now = WallInstant::now();
+            if go.send(now).is_ok() {
+                self.started = Some(now);
+            }
+        }
     }
 
     pub fn hosts(&self) -> &[HostInfo] {
         &self.hosts
     }
 
-    /// Seconds since the scenario's time 0.
+    /// Seconds since the scenario's time 0 (0 before `begin`).
     pub fn elapsed_s(&self) -> f64 {
-        self.started.elapsed().as_secs_f64()
+        self.started
+            .map_or(0.0, |started| started.elapsed().as_secs_f64())
     }
 
     /// Stops the engine and the readers and reports; the hosts are removed when `self` goes.
     pub fn stop(&mut self) -> io::Result<EmulationReport> {
         self.stop.store(true, Ordering::Relaxed);
+        self.go = None;
         let _ = self.interrupt.trigger();
         for reader in self.readers.drain(..) {
             let _ = reader.join();
@@ -176,7 +220,7 @@ impl Emulation {
         if let Some(error) = outcome.error {
             return Err(error);
         }
-        let wall_time_s = self.started.elapsed().as_secs_f64();
+        let wall_time_s = self.elapsed_s();
         let result = outcome.simulation.finish(wall_time_s)?;
         Ok(EmulationReport {
             summary: result.summary,
@@ -212,7 +256,7 @@ fn read_host(
 /// The engine: the simulation on the wall clock until stopped.
 fn run_engine(
     mut simulation: Simulation,
-    started: WallInstant,
+    started: Option<WallInstant>,
     wall_limit: Option<Duration>,
     stop: &AtomicBool,
     from_hosts: &mpsc::Receiver<(usize, Vec<u8>)>,
@@ -222,6 +266,14 @@ fn run_engine(
     // waits a packet takes; the engine's waits should end on time. Best effort: without it
     // the engine is later, not wrong.
     let _ = std::fs::write("/proc/thread-self/timerslack_ns", "1");
+    let Some(started) = started else {
+        return EngineOutcome {
+            simulation,
+            lag: LagHistogram::default(),
+            hit_wall_limit: false,
+            error: None,
+        };
+    };
     let now = || Instant::from_nanos(started.elapsed().as_nanos() as u64);
     let mut lag = LagHistogram::default();
     let mut hit_wall_limit = false;
@@ -273,7 +325,6 @@ fn run_engine(
             break;
         }
     }
-    drop(step);
     EngineOutcome {
         simulation,
         lag,

@@ -46,7 +46,15 @@ impl Host {
         ip(&["link", "set", &temporary, "netns", namespace.name()])?;
         let ns = namespace.name();
         ip(&["-n", ns, "link", "set", &temporary, "name", "tun0"])?;
-        ip(&["-n", ns, "addr", "add", &format!("{address}/32"), "dev", "tun0"])?;
+        ip(&[
+            "-n",
+            ns,
+            "addr",
+            "add",
+            &format!("{address}/32"),
+            "dev",
+            "tun0",
+        ])?;
         ip(&["-n", ns, "link", "set", "tun0", "up"])?;
         ip(&["-n", ns, "route", "add", NETWORK, "dev", "tun0"])?;
         Ok(Host {

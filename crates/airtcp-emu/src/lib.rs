@@ -13,4 +13,4 @@ pub mod host;
 pub mod lag;
 pub mod netns;
 
-pub use emulation::{Emulation, EmulationOptions, EmulationReport, HostInfo};
+pub use emulation::{Emulation, EmulationOptions, EmulationReport, HostInfo, StartError};

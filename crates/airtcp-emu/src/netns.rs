@@ -57,7 +57,14 @@ impl Namespace {
     pub fn write_sysctl(&self, key: &str, value: &str) -> io::Result<()> {
         let path = format!("/proc/sys/{key}");
         let output = Command::new("ip")
-            .args(["netns", "exec", &self.name, "sh", "-c", "echo \"$1\" > \"$2\""])
+            .args([
+                "netns",
+                "exec",
+                &self.name,
+                "sh",
+                "-c",
+                "echo \"$1\" > \"$2\"",
+            ])
             .args(["sh", value, &path])
             .output()?;
         if output.status.success() {
@@ -107,7 +114,11 @@ pub fn list(prefix: &str) -> io::Result<Vec<String>> {
 
 /// The process that made namespace `name`, from its name.
 fn owner(name: &str) -> Option<u32> {
-    name.strip_prefix(NAME_PREFIX)?.split('-').next()?.parse().ok()
+    name.strip_prefix(NAME_PREFIX)?
+        .split('-')
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// Removes the namespaces starting with `prefix` (which must start with `airtcp-`), and the

@@ -9,7 +9,10 @@ use serde_json::json;
 
 /// "rtt min/avg/max/mdev = 40.282/40.394/40.707/0.084 ms" -> (min, avg, max).
 fn rtt_ms(text: &str) -> (f64, f64, f64) {
-    let line = text.lines().find(|l| l.contains("min/avg/max")).expect(text);
+    let line = text
+        .lines()
+        .find(|l| l.contains("min/avg/max"))
+        .expect(text);
     let fields: Vec<f64> = line
         .split('=')
         .nth(1)
@@ -38,7 +41,10 @@ fn ping_takes_the_configured_delay() {
     {
         let mut emulation = start(scenario);
         let (a, b) = (&emulation.hosts()[0], &emulation.hosts()[1]);
-        let output = in_host(a, &["ping", "-c", "20", "-i", "0.05", &b.address.to_string()]);
+        let output = in_host(
+            a,
+            &["ping", "-c", "20", "-i", "0.05", &b.address.to_string()],
+        );
         let text = String::from_utf8_lossy(&output.stdout).into_owned();
         let report = emulation.stop().unwrap();
         let (min, avg, _) = rtt_ms(&text);
@@ -49,7 +55,11 @@ fn ping_takes_the_configured_delay() {
         assert!(min >= configured, "{text}");
         assert!(avg - configured < 0.5, "{text}");
         let counters = report.summary.emulator.unwrap();
-        assert_eq!((counters.injected, counters.delivered), (40, 40), "{counters:?}");
+        assert_eq!(
+            (counters.injected, counters.delivered),
+            (40, 40),
+            "{counters:?}"
+        );
         assert!(report.lag.p50_us < 100.0, "{:?}", report.lag);
     }
     assert_nothing_left();

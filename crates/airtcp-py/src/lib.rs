@@ -3,6 +3,8 @@
 //! while the simulator runs so that threads scale. The scenario's bounds come from here too
 //! (`limits`), so that they live once, in Rust.
 
+mod emu;
+
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -160,6 +162,7 @@ fn run<'py>(
         time_series,
         wall_limit,
         monitor: Some(monitor),
+        external_hosts: false,
     };
     let result = py.detach(|| run_json(&scenario_json, &options));
     let result = match result {
@@ -303,6 +306,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(effective_settings, m)?)?;
     m.add_function(wrap_pyfunction!(summary_template, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;
+    m.add_class::<emu::Emulation>()?;
+    m.add_function(wrap_pyfunction!(emu::emu_cleanup, m)?)?;
+    m.add_function(wrap_pyfunction!(emu::emu_namespaces, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

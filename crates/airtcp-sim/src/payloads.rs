@@ -69,10 +69,7 @@ impl PayloadStore {
         let key = Key::of(uid, repr);
         self.generation += 1;
         self.bytes += payload.len();
-        if let Some((_, old)) = self
-            .entries
-            .insert(key, (self.generation, payload.into()))
-        {
+        if let Some((_, old)) = self.entries.insert(key, (self.generation, payload.into())) {
             self.bytes -= old.len();
         }
         self.order.push_back((key, self.generation));
@@ -80,7 +77,11 @@ impl PayloadStore {
             let Some((key, generation)) = self.order.pop_front() else {
                 break;
             };
-            if self.entries.get(&key).is_some_and(|(g, _)| *g == generation) {
+            if self
+                .entries
+                .get(&key)
+                .is_some_and(|(g, _)| *g == generation)
+            {
                 let (_, old) = self.entries.remove(&key).expect("just looked up");
                 self.bytes -= old.len();
             }

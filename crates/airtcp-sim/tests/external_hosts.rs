@@ -89,7 +89,10 @@ fn a_hosts_packet_crosses_the_network_on_time_with_its_payload() {
     };
     let ip = ip.header().to_header();
     assert_eq!(ip.header_checksum, ip.calc_header_checksum());
-    let computed = tcp.to_header().calc_checksum_ipv4(&ip, tcp.payload()).unwrap();
+    let computed = tcp
+        .to_header()
+        .calc_checksum_ipv4(&ip, tcp.payload())
+        .unwrap();
     assert_eq!(tcp.checksum(), computed);
 
     let summary = sim.finish(0.0).unwrap().summary;

@@ -50,7 +50,9 @@ pub fn start(scenario: Scenario) -> Emulation {
         wall_limit: Some(std::time::Duration::from_secs(120)),
         ..EmulationOptions::default()
     };
-    Emulation::start(scenario, &options).unwrap()
+    let mut emulation = Emulation::start(scenario, &options).unwrap();
+    emulation.begin();
+    emulation
 }
 
 /// Runs `args` in the host's namespace.
@@ -65,5 +67,9 @@ pub fn in_host(host: &HostInfo, args: &[&str]) -> Output {
 /// No namespace of this process's runs is left.
 pub fn assert_nothing_left() {
     let mine = format!("{}{}-", netns::NAME_PREFIX, std::process::id());
-    assert_eq!(netns::list(&mine).unwrap(), Vec::<String>::new(), "namespaces left behind");
+    assert_eq!(
+        netns::list(&mine).unwrap(),
+        Vec::<String>::new(),
+        "namespaces left behind"
+    );
 }

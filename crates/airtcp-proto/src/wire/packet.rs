@@ -581,7 +581,9 @@ mod tests {
         tcp.flags.syn = false;
         tcp.payload_len = 1448;
         for packet in [echo, udp, data] {
-            let payload: Vec<u8> = (0..packet.payload_len()).map(|i| (i * 7 + 1) as u8).collect();
+            let payload: Vec<u8> = (0..packet.payload_len())
+                .map(|i| (i * 7 + 1) as u8)
+                .collect();
             let bytes = packet.emit_with_payload(&payload);
             let (parsed, parsed_payload) = PacketRepr::parse_with_payload(&bytes).unwrap();
             assert_eq!((parsed, parsed_payload), (packet, &payload[..]));
@@ -600,11 +602,15 @@ mod tests {
             match &sliced.transport {
                 Some(TransportSlice::Tcp(tcp)) => assert_eq!(
                     tcp.checksum(),
-                    tcp.to_header().calc_checksum_ipv4(&header, tcp.payload()).unwrap()
+                    tcp.to_header()
+                        .calc_checksum_ipv4(&header, tcp.payload())
+                        .unwrap()
                 ),
                 Some(TransportSlice::Udp(udp)) => assert_eq!(
                     udp.checksum(),
-                    udp.to_header().calc_checksum_ipv4(&header, udp.payload()).unwrap()
+                    udp.to_header()
+                        .calc_checksum_ipv4(&header, udp.payload())
+                        .unwrap()
                 ),
                 Some(TransportSlice::Icmpv4(icmp)) => assert_eq!(
                     icmp.checksum(),

@@ -34,8 +34,8 @@ use crate::summary::{Summary, TimeSeries};
 use crate::wlan::{Actions, Bss};
 
 use endpoints::Flow;
-pub use external::ExternalCounters;
 use external::External;
+pub use external::ExternalCounters;
 use mobility::{HandoffStep, Mobile};
 
 #[derive(Clone, Copy, Debug)]

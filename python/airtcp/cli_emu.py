@@ -1,0 +1,116 @@
+"""``airtcp emu``: the command line of emulation (``airtcp.emulate``)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .cli_help import Command
+from .interrupts import Terminated
+from .output import OutputError, atomic_write, output_dir
+
+
+def emu(
+    scenario: Annotated[
+        str | None,
+        typer.Argument(
+            help="A scenario TOML file or a built-in's name; 'cleanup' removes what killed "
+            "runs left."
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(metavar="N", help="Seed (overrides simulation.seed).")
+    ] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", metavar="KEY=VALUE", help="Override a scenario key (repeatable)."),
+    ] = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", metavar="DIR", help="Write summary.json here.")
+    ] = None,
+    pcap: Annotated[
+        bool, typer.Option("--pcap", help="Write a pcap per node (into --out, or ./pcap).")
+    ] = False,
+    snaplen: Annotated[
+        int | None,
+        typer.Option(metavar="BYTES", help="Bytes of each packet the pcaps keep (0: all)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="Say what emulation needs that is missing, and stop.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="With cleanup: also remove live runs' namespaces.")
+    ] = False,
+) -> None:
+    """Run a scenario over real Linux TCP: hosts in network namespaces, the network emulated
+    in real time by the simulator's own code, iperf3 and ping as the traffic (needs root)."""
+    from . import emulate
+    from .cli import _plain, err, fail, out, print_summary
+
+    if check:
+        problems = emulate.check()
+        for problem in problems:
+            err.print(f"missing: {problem}", highlight=False)
+        if problems:
+            raise typer.Exit(1)
+        out.print("emulation can run here")
+        return
+    if scenario == "cleanup":
+        removed = emulate.cleanup(force)
+        out.print(f"removed {len(removed)} namespace(s)" + "".join(f"\n  {n}" for n in removed))
+        return
+    if scenario is None:
+        raise fail("a scenario is needed (or --check, or cleanup)")
+    if seed is not None and not 0 <= seed < 2**63:
+        raise fail(f"--seed: must be in [0, 2^63), got {seed}")
+    if snaplen is not None and not 0 <= snaplen <= 65_535:
+        raise fail(f"--snaplen: expected 0..65535 bytes, got {snaplen}")
+    from .api import prepare
+    from .progress import RunProgress
+    from .scenario import ScenarioError
+
+    progress = RunProgress(err, label="emulated")
+    try:
+        resolved = prepare(scenario, seed, set_ or [])
+        if out_dir is not None:
+            output_dir(out_dir)
+        pcap_dir = output_dir((out_dir or Path(".")) / "pcap", "--pcap") if pcap else None
+        summary = emulate.emulate(
+            resolved,
+            pcap_dir,
+            None if snaplen is None else snaplen or 65_535,
+            progress,
+        )
+    except (ScenarioError, OutputError) as error:
+        raise fail(_plain(str(error))) from None
+    except OSError as error:
+        raise fail(_plain(str(error)), code=1) from None
+    except KeyboardInterrupt as stop:
+        signum = signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT
+        err.print("interrupted: the emulation was stopped and its namespaces removed")
+        raise typer.Exit(128 + signum) from None
+    finally:
+        progress.close()
+    if out_dir is not None:
+        atomic_write(out_dir / "summary.json", json.dumps(summary, indent=2).encode())
+    if as_json:
+        sys.stdout.write(json.dumps(summary) + "\n")
+        return
+    print_summary(summary)
+    lag = summary["emulation"]["lag"]
+    out.print(
+        f"emulator lag p50 {lag['p50_us']:g} us, p99 {lag['p99_us']:g} us, "
+        f"max {lag['max_us']:.0f} us over {lag['samples']} wake-ups"
+    )
+    if out_dir is not None:
+        out.print(f"results in {out_dir}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command(cls=Command, name="emu")(emu)

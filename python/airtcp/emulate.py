@@ -1,0 +1,211 @@
+"""``airtcp emu``: a scenario over real Linux TCP. The end hosts are network namespaces on
+TUN devices, the network between them is the simulator's own code on the wall clock (Rust,
+crate ``airtcp-emu``), the traffic is iperf3 and ping in the namespaces. The summary has
+the simulator's shape: flows from the tools and the kernel, links, WLANs and agents from
+the emulated network, plus ``emulation`` (the kernel settings used, the kernel's TCP
+counters per host, how late the emulator was).
+
+Everything a run makes (namespaces, devices, processes) goes when it ends, also on Ctrl-C;
+``cleanup`` removes what a killed run left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from . import _core, emu_kernel, emu_traffic
+from .scenario import ScenarioError
+
+# The emulator stops by itself this long after the scenario's end, whatever happens.
+GRACE_S = 30.0
+TOOLS = {"ip": "iproute2", "iperf3": "iperf3", "ping": "iputils-ping", "ss": "iproute2"}
+
+
+def check() -> list[str]:
+    """What this machine lacks for emulation, one line each (empty: ready)."""
+    problems = []
+    if os.geteuid() != 0 and not _has_net_admin():
+        problems.append("root or CAP_NET_ADMIN: namespaces and TUN devices need it (run as root)")
+    if not Path("/dev/net/tun").exists():
+        problems.append("/dev/net/tun: the kernel's TUN driver (modprobe tun)")
+    for tool, package in TOOLS.items():
+        if shutil.which(tool) is None:
+            problems.append(f"{tool}: install the {package} package")
+    return problems
+
+
+def _has_net_admin() -> bool:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) & (1 << 12))
+    except OSError:
+        pass
+    return False
+
+
+def cleanup(force: bool = False) -> list[str]:
+    """Removes airtcp's namespaces (and their processes) whose run is gone; all of them with
+    ``force``. Returns their names."""
+    return _core.emu_cleanup(force=force)
+
+
+def _unsupported(resolved: dict[str, Any]) -> None:
+    for index, flow in enumerate(resolved["flows"]):
+        app = flow["app"]
+        if app["kind"] == "ping" and (app["train"] != 1 or app.get("one_way")):
+            raise ScenarioError(
+                "<scenario>",
+                f"flows[{index}].app",
+                "ping trains and one-way probes are simulator-only; emulation runs ping "
+                "(train = 1, one_way = false)",
+            )
+
+
+def emulate(
+    resolved: dict[str, Any],
+    pcap_dir: str | Path | None = None,
+    snaplen: int | None = None,
+    progress: Callable[[float, float], None] | None = None,
+) -> dict[str, Any]:
+    """Runs a resolved scenario over real kernels and returns its summary."""
+    problems = check()
+    if problems:
+        raise OSError("emulation needs " + "; ".join(problems) + " (airtcp emu --check)")
+    _unsupported(resolved)
+    effective = json.loads(_core.effective_settings(json.dumps(resolved)))
+    kernel = emu_kernel.plan(resolved, effective)
+    duration_s = resolved["duration_ns"] / 1e9
+    try:
+        emulation = _core.Emulation(
+            json.dumps(resolved),
+            str(pcap_dir) if pcap_dir else None,
+            snaplen,
+            duration_s + GRACE_S,
+        )
+    except _core.ScenarioError as error:
+        key, message = error.args
+        raise ScenarioError("<scenario>", key, message) from None
+    tools: list[emu_traffic.Tool] = []
+    try:
+        hosts = {host["name"]: host for host in json.loads(emulation.hosts())}
+        _configure(hosts, kernel)
+        kernel_options = {name: flow.iperf3_options for name, flow in kernel.flows.items()}
+        tools = emu_traffic.tools(resolved, hosts, kernel_options)
+        emulation.begin()
+        _drive(emulation, tools, duration_s, progress)
+        counters = {
+            name: emu_traffic.kernel_counters(host["namespace"]) for name, host in hosts.items()
+        }
+        report = json.loads(emulation.stop())
+    finally:
+        for tool in tools:
+            tool.stop()
+        emulation.close()
+    return _summary(resolved, report, tools, kernel, counters, hosts)
+
+
+def _configure(hosts: dict[str, dict], kernel: emu_kernel.KernelPlan) -> None:
+    import subprocess
+
+    for name, settings in kernel.hosts.items():
+        namespace = hosts[name]["namespace"]
+        for key, value in settings.sysctls.items():
+            subprocess.run(
+                emu_traffic.in_namespace(
+                    namespace, "sh", "-c", 'echo "$1" > "/proc/sys/$2"', "sh", value, key
+                ),
+                check=True,
+                capture_output=True,
+            )
+        if settings.route:
+            attributes = [part for item in settings.route.items() for part in item]
+            subprocess.run(
+                [
+                    "ip",
+                    "-n",
+                    namespace,
+                    "route",
+                    "replace",
+                    "10.0.0.0/8",
+                    "dev",
+                    "tun0",
+                    *attributes,
+                ],
+                check=True,
+                capture_output=True,
+            )
+
+
+def _drive(
+    emulation: Any,
+    tools: list[emu_traffic.Tool],
+    duration_s: float,
+    progress: Callable[[float, float], None] | None,
+) -> None:
+    """Starts each tool at its flow's time and waits for all of them, at most until the
+    scenario's end and the grace after it."""
+    waiting = sorted(tools, key=lambda tool: tool.start_s)
+    while True:
+        now = emulation.elapsed_s()
+        while waiting and waiting[0].start_s <= now:
+            emu_traffic.start(waiting.pop(0), now)
+        if progress is not None:
+            progress(min(now, duration_s), duration_s)
+        if not waiting and all(tool.done for tool in tools):
+            break
+        if now > duration_s + GRACE_S:
+            raise OSError(
+                f"traffic still running {GRACE_S:g} s after the scenario's end; stopped it"
+            )
+        time.sleep(0.05)
+    for tool in tools:
+        emu_traffic.finish(tool)
+
+
+def _summary(
+    resolved: dict[str, Any],
+    report: dict[str, Any],
+    tools: list[emu_traffic.Tool],
+    kernel: emu_kernel.KernelPlan,
+    counters: dict[str, dict[str, int]],
+    hosts: dict[str, dict],
+) -> dict[str, Any]:
+    summary = report["summary"]
+    measure_from_s = resolved.get("measure_from_ns", 0) / 1e9
+    end_s = resolved["duration_ns"] / 1e9
+    for tool in tools:
+        flow = summary["flows"][tool.index]
+        if tool.flow["app"]["kind"] == "ping":
+            flow.update(emu_traffic.ping_result(tool))
+            continue
+        flow.update(emu_traffic.iperf_result(tool, measure_from_s, end_s))
+        sender = counters.get(flow["src"], {})
+        # The kernel counts per namespace: a host's counters are its flows' together.
+        flow["timeouts"] = sender.get("TCPTimeouts", 0)
+        flow["fast_retransmits"] = sender.get("TCPFastRetrans", 0)
+    goodputs = [flow["goodput_bps"] for flow in summary["flows"]]
+    summary["aggregate_goodput_bps"] = sum(goodputs)
+    squares = sum(g * g for g in goodputs)
+    summary["jain_fairness"] = sum(goodputs) ** 2 / (len(goodputs) * squares) if squares else 1.0
+    summary["backend"] = "emu"
+    summary["emulation"] = {
+        "lag": report["lag"],
+        "hit_wall_limit": report["hit_wall_limit"],
+        "hosts": {name: host["address"] for name, host in hosts.items()},
+        "kernel_settings": {
+            name: [
+                {"setting": setting, "scenario": value, "kernel": how}
+                for setting, value, how in flow.rows
+            ]
+            for name, flow in kernel.flows.items()
+        },
+        "kernel_counters": counters,
+    }
+    return summary

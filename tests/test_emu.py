@@ -1,0 +1,235 @@
+"""Emulation over real Linux TCP (issue 12's acceptance): run as root with /dev/net/tun,
+iperf3, iproute2 and ping, which CI has (scripts/install-system-deps.sh); skipped
+elsewhere unless AIRTCP_REQUIRE_EMU is set, which makes a missing prerequisite a failure."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from airtcp import _core, emulate
+from airtcp.api import prepare
+from conftest import SCENARIOS, airtcp
+
+missing = emulate.check()
+if missing and os.environ.get("AIRTCP_REQUIRE_EMU"):
+    raise RuntimeError(f"AIRTCP_REQUIRE_EMU is set but emulation cannot run: {missing}")
+needs_emulation = pytest.mark.skipif(bool(missing), reason=f"emulation needs {missing}")
+
+
+def ours() -> list[str]:
+    """airtcp's namespaces on the machine now."""
+    return list(_core.emu_namespaces())
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind():
+    before = set(ours())
+    yield
+    assert set(ours()) - before == set(), "namespaces left behind"
+
+
+def traffic_tools() -> list[str]:
+    """Command lines of iperf3 and ping processes on the machine."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = cmdline.read_text().split("\0")
+        except OSError:
+            continue
+        if words and Path(words[0]).name in ("iperf3", "ping"):
+            found.append(" ".join(words))
+    return found
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "scenario.toml"
+    path.write_text(text)
+    return path
+
+
+def run_json(*args: str) -> dict:
+    result = airtcp("emu", *args, "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@needs_emulation
+def test_ping_round_trips_take_the_configured_delay(tmp_path):
+    scenario = write(
+        tmp_path,
+        """
+[simulation]
+name = "ping"
+duration = "3s"
+[[links]]
+a = "a"
+b = "b"
+rate = "100Mbps"
+delay = "20ms"
+[[flows]]
+name = "ping"
+src = "a"
+dst = "b"
+kind = "ping"
+count = 40
+interval = "50ms"
+payload = 56
+""",
+    )
+    summary = run_json(str(scenario))
+    probes = summary["flows"][0]["probes"]
+    rtts = [
+        (r - s) / 1e6 for s, r in zip(probes["sent_ns"], probes["returned_ns"], strict=True) if r
+    ]
+    assert len(rtts) == 40
+    configured = 40 + 2 * 84 * 8 / 100e6 * 1e3  # two 84-byte serialisations at 100 Mbit/s
+    assert min(rtts) >= configured - 0.05  # ping rounds to 0.001 ms
+    assert sum(rtts) / len(rtts) - configured < 0.5, rtts
+    assert summary["backend"] == "emu"
+    assert summary["emulation"]["lag"]["p50_us"] < 100
+
+
+@needs_emulation
+def test_kernel_cubic_gets_90_to_100_percent_of_a_ten_megabit_link():
+    # wired-tcp: 10 Mbit/s, 20 ms, a bandwidth-delay product of queue; SACK and timestamps
+    # as Linux has them (the linux profile).
+    summary = run_json(
+        "wired-tcp",
+        "--set",
+        "simulation.duration=10s",
+        "--set",
+        "simulation.measure_from=3s",
+        "--set",
+        "tcp.congestion_control=cubic",
+        "--set",
+        "tcp.profile=linux",
+    )
+    flow = summary["flows"][0]
+    assert 9.0e6 <= flow["goodput_bps"] <= 10.0e6, flow
+    assert flow["timeouts"] == 0
+    rows = {row["setting"]: row for row in summary["emulation"]["kernel_settings"]["bulk"]}
+    assert rows["congestion_control"]["kernel"].startswith("cubic")
+    assert rows["sack"]["scenario"] == "true"
+    assert summary["emulation"]["hit_wall_limit"] is False
+
+
+@needs_emulation
+def test_configured_random_loss_is_observed_within_its_binomial_interval(tmp_path):
+    scenario = write(
+        tmp_path,
+        """
+[simulation]
+name = "loss"
+duration = "6s"
+[[links]]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "5ms"
+loss = 0.05
+[[flows]]
+name = "udp"
+src = "a"
+dst = "b"
+kind = "udp_cbr"
+rate = "2Mbps"
+payload = 1000
+""",
+    )
+    datagrams = run_json(str(scenario))["flows"][0]["datagrams"]
+    n, lost = datagrams["sent"], datagrams["lost"]
+    assert n >= 1400
+    # 99.9 % normal interval of a binomial(n, 0.05).
+    half_width = 3.29 * math.sqrt(n * 0.05 * 0.95)
+    assert abs(lost - n * 0.05) <= half_width, (lost, n)
+
+
+@needs_emulation
+def test_ctrl_c_stops_the_run_and_removes_everything():
+    process = subprocess.Popen(
+        [sys.executable, "-m", "airtcp.cli", "emu", "wired-tcp"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    prefix = f"airtcp-{process.pid}-"
+    deadline = time.monotonic() + 20
+    while not any(name.startswith(prefix) for name in ours()):
+        assert time.monotonic() < deadline, "no namespace appeared"
+        time.sleep(0.1)
+    time.sleep(1.5)  # traffic under way
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert "namespaces removed" in stderr
+    assert not any(name.startswith(prefix) for name in ours())
+    assert traffic_tools() == [], "a traffic tool of the run is left running"
+
+
+@needs_emulation
+def test_cleanup_removes_what_a_killed_run_left():
+    process = subprocess.Popen(
+        [sys.executable, "-m", "airtcp.cli", "emu", "wired-tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    prefix = f"airtcp-{process.pid}-"
+    deadline = time.monotonic() + 20
+    while not any(name.startswith(prefix) for name in ours()):
+        assert time.monotonic() < deadline, "no namespace appeared"
+        time.sleep(0.1)
+    time.sleep(1.0)
+    process.kill()  # no chance to clean up
+    process.wait()
+    assert any(name.startswith(prefix) for name in ours())
+    result = airtcp("emu", "cleanup")
+    assert result.returncode == 0, result.stderr
+    assert prefix in result.stdout
+    assert not any(name.startswith(prefix) for name in ours())
+
+
+@needs_emulation
+def test_a_scenario_the_kernel_cannot_run_is_a_one_line_error():
+    result = airtcp("emu", "wired-tcp", "--set", "tcp.congestion_control=westwood_cubic")
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "congestion_control" in result.stderr and "airtcp's own design" in result.stderr
+    # A flow ending at a router: an emulated host has one interface.
+    result = airtcp("emu", str(SCENARIOS / "ryu-upload.toml"), "--set", "flows.0.dst=router")
+    assert result.returncode == 2
+    assert "neighbours" in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_check_names_what_is_missing(monkeypatch):
+    monkeypatch.setattr(emulate.shutil, "which", lambda tool: None if tool == "iperf3" else tool)
+    assert any(problem.startswith("iperf3: install the iperf3") for problem in emulate.check())
+
+
+def test_kernel_settings_map_the_scenario_and_refuse_conflicts():
+    from airtcp import emu_kernel
+    from airtcp.scenario import ScenarioError
+
+    resolved = prepare("wired-tcp", None, ["tcp.profile=linux", "tcp.delayed_ack=false"])
+    effective = json.loads(_core.effective_settings(json.dumps(resolved)))
+    plan = emu_kernel.plan(resolved, effective)
+    assert plan.hosts["client"].sysctls["net/ipv4/tcp_sack"] == "1"
+    assert plan.hosts["client"].sysctls["net/ipv4/tcp_wmem"] == "4096 131072 1048576"
+    assert plan.hosts["server"].route == {"quickack": "1"}
+    assert plan.hosts["client"].route["rto_min"] == "200ms"
+    assert plan.flows["bulk"].iperf3_options[:2] == ["-C", "reno"]
+    # Two flows from one host with different SACK settings cannot share its namespace.
+    two = prepare("wired-tcp", None, ["tcp.profile=linux"])
+    two["flows"].append(json.loads(json.dumps(two["flows"][0])))
+    two["flows"][1]["name"] = "second"
+    two["flows"][1]["app"]["tcp"]["sack"] = False
+    effective = json.loads(_core.effective_settings(json.dumps(two)))
+    with pytest.raises(ScenarioError, match="one setting per host"):
+        emu_kernel.plan(two, effective)
