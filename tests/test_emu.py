@@ -233,3 +233,38 @@ def test_kernel_settings_map_the_scenario_and_refuse_conflicts():
     effective = json.loads(_core.effective_settings(json.dumps(two)))
     with pytest.raises(ScenarioError, match="one setting per host"):
         emu_kernel.plan(two, effective)
+
+
+@needs_emulation
+def test_a_scheduled_outage_stalls_kernel_tcp_for_its_duration(tmp_path):
+    scenario = write(
+        tmp_path,
+        """
+[simulation]
+name = "outage"
+duration = "9s"
+[[links]]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "10ms"
+outages = [{at = "3s", duration = "2s"}]
+[[flows]]
+name = "bulk"
+src = "a"
+dst = "b"
+""",
+    )
+    summary = run_json(str(scenario))
+    series = summary["emulation"]["received_series"]["bulk"]
+
+    def received(start: float, end: float) -> int:
+        return sum(b for s, e, b in series if s >= start and e <= end)
+
+    assert received(1.0, 3.0) > 1_000_000
+    # Allow the last packets already past the link when it went down (10 ms).
+    assert received(3.05, 4.95) == 0, series
+    assert received(5.0, 9.0) > 1_000_000
+    # The kernel sender waited out the outage with retransmission timeouts.
+    assert summary["flows"][0]["timeouts"] >= 1
+    assert summary["links"][0]["lost"] > 0

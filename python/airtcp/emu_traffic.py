@@ -143,7 +143,8 @@ def finish(tool: Tool) -> None:
 def iperf_result(tool: Tool, measure_from_s: float, end_s: float) -> dict[str, Any]:
     """A flow's summary fields from its iperf3 client's JSON: bytes the receiver got over
     the run, and per second in the window [measure_from_s, end_s] of scenario time (an
-    interval straddling an edge counts in proportion)."""
+    interval straddling an edge counts in proportion); and the receiver's 0.1 s intervals
+    as [start_s, end_s, bytes] in scenario time (``received_series``)."""
     try:
         report = json.loads(tool.output)
     except json.JSONDecodeError:
@@ -155,10 +156,12 @@ def iperf_result(tool: Tool, measure_from_s: float, end_s: float) -> dict[str, A
     intervals = report.get("server_output_json", {}).get("intervals", [])
     offset = tool.started_at_s if tool.started_at_s is not None else tool.start_s
     delivered, measured = 0, 0.0
+    series = []
     for interval in intervals:
         total = interval["sum"]
         delivered += total["bytes"]
         start, end = total["start"] + offset, total["end"] + offset
+        series.append([round(start, 4), round(end, 4), total["bytes"]])
         overlap = min(end, end_s) - max(start, measure_from_s)
         if overlap > 0 and end > start:
             measured += total["bytes"] * overlap / (end - start)
@@ -168,6 +171,7 @@ def iperf_result(tool: Tool, measure_from_s: float, end_s: float) -> dict[str, A
         "goodput_bps": measured * 8 / window_s if window_s > 0 else 0.0,
         "bytes_delivered": delivered,
         "retransmissions": sent.get("retransmits", 0),
+        "received_series": series,
     }
     if tool.flow["app"]["kind"] == "udp_cbr":
         # The receiver's count of datagrams sent and missing (by iperf3's sequence numbers).

@@ -180,12 +180,15 @@ def _summary(
     summary = report["summary"]
     measure_from_s = resolved.get("measure_from_ns", 0) / 1e9
     end_s = resolved["duration_ns"] / 1e9
+    received = {}
     for tool in tools:
         flow = summary["flows"][tool.index]
         if tool.flow["app"]["kind"] == "ping":
             flow.update(emu_traffic.ping_result(tool))
             continue
-        flow.update(emu_traffic.iperf_result(tool, measure_from_s, end_s))
+        result = emu_traffic.iperf_result(tool, measure_from_s, end_s)
+        received[flow["name"]] = result.pop("received_series")
+        flow.update(result)
         sender = counters.get(flow["src"], {})
         # The kernel counts per namespace: a host's counters are its flows' together.
         flow["timeouts"] = sender.get("TCPTimeouts", 0)
@@ -207,5 +210,7 @@ def _summary(
             for name, flow in kernel.flows.items()
         },
         "kernel_counters": counters,
+        # Per flow, what its receiver got in each 0.1 s: [start_s, end_s, bytes].
+        "received_series": received,
     }
     return summary

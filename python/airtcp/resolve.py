@@ -192,6 +192,10 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
                     "b": node(b, f"links[{k}].b"),
                     "a_to_b": _direction(link, link.a_to_b),
                     "b_to_a": _direction(link, link.b_to_a),
+                    "outages": [
+                        {"at_ns": outage.at, "duration_ns": outage.duration}
+                        for outage in link.outages
+                    ],
                 }
             )
             origins.links.append(_LinkOrigin(f"links[{k}]", link, i))

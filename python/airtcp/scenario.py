@@ -140,6 +140,13 @@ class Direction(Strict):
     ber: Probability | None = None
 
 
+class Outage(Strict):
+    """A time the link is down both ways; what is on the wire or sent meanwhile is lost."""
+
+    at: Duration
+    duration: PositiveDuration
+
+
 class Link(Strict):
     a: str
     b: str
@@ -150,6 +157,7 @@ class Link(Strict):
     ber: Probability = 0.0
     a_to_b: Direction = Direction()
     b_to_a: Direction = Direction()
+    outages: list[Outage] = []
     per_station: bool = False
 
 

@@ -60,6 +60,17 @@ pub struct LinkConfig {
     pub b: usize,
     pub a_to_b: DirectionConfig,
     pub b_to_a: DirectionConfig,
+    /// Times the link is down both ways (a cable pulled, a radio link lost): the packet on
+    /// the wire and everything sent meanwhile are lost.
+    #[serde(default)]
+    pub outages: Vec<OutageConfig>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutageConfig {
+    pub at_ns: u64,
+    pub duration_ns: u64,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -39,6 +39,20 @@ impl Scenario {
             for (dir, d) in [("a_to_b", &link.a_to_b), ("b_to_a", &link.b_to_a)] {
                 validate_direction(&format!("links[{i}].{dir}"), d)?;
             }
+            let mut up_again = 0;
+            for (j, outage) in link.outages.iter().enumerate() {
+                let key = format!("links[{i}].outages[{j}]");
+                if outage.duration_ns == 0 {
+                    return fail(format!("{key}.duration_ns"), "must be positive");
+                }
+                if outage.at_ns < up_again {
+                    return fail(
+                        format!("{key}.at_ns"),
+                        "starts before the previous outage ends (list them in time order)",
+                    );
+                }
+                up_again = outage.at_ns.saturating_add(outage.duration_ns);
+            }
         }
         for (i, wlan) in self.wlans.iter().enumerate() {
             self.validate_wlan(&format!("wlans[{i}]"), wlan)?;

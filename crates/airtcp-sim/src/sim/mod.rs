@@ -93,6 +93,11 @@ enum Event {
         handoff: u32,
         step: HandoffStep,
     },
+    /// A scheduled outage of wired link `link` begins (`up` false) or ends.
+    LinkOutage {
+        link: u32,
+        up: bool,
+    },
     MeasureStart,
     Sample,
 }
@@ -196,6 +201,20 @@ impl Simulation {
             if let Some(stop) = flow.stop_ns {
                 self.events
                     .schedule(Instant::from_nanos(stop), Event::FlowStop { flow: flow_id });
+            }
+        }
+        for (link, config) in self.scenario.links.iter().enumerate() {
+            for outage in &config.outages {
+                let link = link as u32;
+                let (down, up) = (outage.at_ns, outage.at_ns + outage.duration_ns);
+                self.events.schedule(
+                    Instant::from_nanos(down),
+                    Event::LinkOutage { link, up: false },
+                );
+                self.events.schedule(
+                    Instant::from_nanos(up),
+                    Event::LinkOutage { link, up: true },
+                );
             }
         }
         self.events.schedule(
@@ -342,6 +361,18 @@ impl Simulation {
                 handoff,
                 step,
             } => self.handoff_step(mobile, handoff, step)?,
+            Event::LinkOutage { link, up } => {
+                // A link's two directions are channels 2 link and 2 link + 1 (`build`).
+                for channel in [2 * link, 2 * link + 1] {
+                    if up {
+                        let now = self.now();
+                        let actions = self.channels[channel as usize].go_up(now);
+                        self.apply_channel(channel, actions);
+                    } else {
+                        self.channels[channel as usize].go_down(false);
+                    }
+                }
+            }
             Event::MeasureStart => {
                 for flow in &mut self.flows {
                     flow.delivered_at_measure = flow.delivered;
