@@ -152,8 +152,9 @@ payload = 1000
     assert abs(lost - n * 0.05) <= half_width, (lost, n)
 
 
-@needs_emulation
-def test_ctrl_c_stops_the_run_and_removes_everything():
+def emulating_wired_tcp() -> tuple[subprocess.Popen, str]:
+    """``airtcp emu wired-tcp`` started, once its namespaces exist and traffic is under way;
+    and its namespaces' prefix."""
     process = subprocess.Popen(
         [sys.executable, "-m", "airtcp.cli", "emu", "wired-tcp"],
         stdout=subprocess.PIPE,
@@ -165,7 +166,13 @@ def test_ctrl_c_stops_the_run_and_removes_everything():
     while not any(name.startswith(prefix) for name in ours()):
         assert time.monotonic() < deadline, "no namespace appeared"
         time.sleep(0.1)
-    time.sleep(1.5)  # traffic under way
+    time.sleep(1.5)
+    return process, prefix
+
+
+@needs_emulation
+def test_ctrl_c_stops_the_run_and_removes_everything():
+    process, prefix = emulating_wired_tcp()
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr
@@ -176,19 +183,9 @@ def test_ctrl_c_stops_the_run_and_removes_everything():
 
 @needs_emulation
 def test_cleanup_removes_what_a_killed_run_left():
-    process = subprocess.Popen(
-        [sys.executable, "-m", "airtcp.cli", "emu", "wired-tcp"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    prefix = f"airtcp-{process.pid}-"
-    deadline = time.monotonic() + 20
-    while not any(name.startswith(prefix) for name in ours()):
-        assert time.monotonic() < deadline, "no namespace appeared"
-        time.sleep(0.1)
-    time.sleep(1.0)
+    process, prefix = emulating_wired_tcp()
     process.kill()  # no chance to clean up
-    process.wait()
+    process.communicate()
     assert any(name.startswith(prefix) for name in ours())
     result = airtcp("emu", "cleanup")
     assert result.returncode == 0, result.stderr

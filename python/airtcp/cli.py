@@ -38,33 +38,18 @@ app = typer.Typer(
 out = Console() if sys.stdout.isatty() else Console(width=10_000)
 err = Console(stderr=True)
 
-ScenarioArgument = Annotated[
-    str,
-    typer.Argument(help="A scenario TOML file, or a built-in's name (see airtcp scenarios)."),
-]
-SetOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        metavar="KEY=VALUE",
-        help="Override a scenario key, e.g. --set wlan.stations=40 (repeatable).",
-    ),
-]
-OutOption = Annotated[
-    Path | None,
-    typer.Option("--out", metavar="DIR", help="Results directory (default results/NAME)."),
-]
-JobsOption = Annotated[
-    int | None,
-    typer.Option("--jobs", "-j", metavar="N", help="Local workers (default: all cores)."),
-]
-DaskOption = Annotated[
-    str | None,
-    typer.Option(
-        metavar="ADDRESS", help="Run on a dask.distributed scheduler, e.g. tcp://host:8786."
-    ),
-]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+from .cli_options import (  # noqa: E402 - after the console, as the commands use both
+    DaskOption,
+    JobsOption,
+    JsonOption,
+    OutOption,
+    PcapOption,
+    QuietOption,
+    ScenarioArgument,
+    SeedOption,
+    SetOption,
+    SnaplenOption,
+)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -143,9 +128,7 @@ def print_summary(summary: dict) -> None:
 @app.command(cls=Command)
 def run(
     scenario: ScenarioArgument,
-    seed: Annotated[
-        int | None, typer.Option(metavar="N", help="Seed (overrides simulation.seed).")
-    ] = None,
+    seed: SeedOption = None,
     set_: SetOption = None,
     out_dir: Annotated[
         Path | None,
@@ -153,9 +136,7 @@ def run(
             "--out", metavar="DIR", help="Write summary.json and timeseries.parquet here."
         ),
     ] = None,
-    pcap: Annotated[
-        bool, typer.Option("--pcap", help="Write a pcap per node (into --out, or ./pcap).")
-    ] = False,
+    pcap: PcapOption = False,
     pcap_80211: Annotated[
         bool,
         typer.Option(
@@ -164,14 +145,8 @@ def run(
             "(into --out, or ./pcap-80211).",
         ),
     ] = False,
-    snaplen: Annotated[
-        int | None,
-        typer.Option(
-            metavar="BYTES",
-            help="Bytes of each packet or frame the pcaps keep (default: headers only; 0: all).",
-        ),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    snaplen: SnaplenOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Run one simulation and print its summary."""
     if seed is not None and not 0 <= seed < 2**63:

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from .cli_help import Command
+from .cli_options import JsonOption, PcapOption, SeedOption, SetOption, SnaplenOption
 from .interrupts import Terminated
 from .output import OutputError, atomic_write, output_dir
 
@@ -23,24 +24,14 @@ def emu(
             "runs left."
         ),
     ] = None,
-    seed: Annotated[
-        int | None, typer.Option(metavar="N", help="Seed (overrides simulation.seed).")
-    ] = None,
-    set_: Annotated[
-        list[str] | None,
-        typer.Option("--set", metavar="KEY=VALUE", help="Override a scenario key (repeatable)."),
-    ] = None,
+    seed: SeedOption = None,
+    set_: SetOption = None,
     out_dir: Annotated[
         Path | None, typer.Option("--out", metavar="DIR", help="Write summary.json here.")
     ] = None,
-    pcap: Annotated[
-        bool, typer.Option("--pcap", help="Write a pcap per node (into --out, or ./pcap).")
-    ] = False,
-    snaplen: Annotated[
-        int | None,
-        typer.Option(metavar="BYTES", help="Bytes of each packet the pcaps keep (0: all)."),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    pcap: PcapOption = False,
+    snaplen: SnaplenOption = None,
+    as_json: JsonOption = False,
     check: Annotated[
         bool, typer.Option("--check", help="Say what emulation needs that is missing, and stop.")
     ] = False,
