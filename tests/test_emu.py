@@ -265,3 +265,32 @@ dst = "b"
     # The kernel sender waited out the outage with retransmission timeouts.
     assert summary["flows"][0]["timeouts"] >= 1
     assert summary["links"][0]["lost"] > 0
+
+
+@needs_emulation
+def test_kernel_settings_reach_the_hosts_namespaces():
+    from airtcp import emu_kernel
+
+    resolved = prepare("wired-tcp", None, ["tcp.profile=rfc", "tcp.delayed_ack=false"])
+    effective = json.loads(_core.effective_settings(json.dumps(resolved)))
+    emulation = _core.Emulation(json.dumps(resolved))
+    try:
+        hosts = {host["name"]: host for host in json.loads(emulation.hosts())}
+        emulate._configure(emulation, hosts, emu_kernel.plan(resolved, effective))
+
+        def inside(host: str, *command: str) -> str:
+            namespace = hosts[host]["namespace"]
+            return subprocess.run(
+                ["ip", "netns", "exec", namespace, *command], capture_output=True, text=True
+            ).stdout
+
+        assert inside("client", "cat", "/proc/sys/net/ipv4/tcp_sack").strip() == "0"
+        assert inside("server", "cat", "/proc/sys/net/ipv4/tcp_rmem").split() == [
+            "4096",
+            "131072",
+            "1048576",
+        ]
+        assert "rto_min lock 1s" in inside("client", "ip", "route")
+        assert "quickack 1" in inside("server", "ip", "route")
+    finally:
+        emulation.close()

@@ -95,7 +95,7 @@ def emulate(
     tools: list[emu_traffic.Tool] = []
     try:
         hosts = {host["name"]: host for host in json.loads(emulation.hosts())}
-        _configure(hosts, kernel)
+        _configure(emulation, hosts, kernel)
         kernel_options = {name: flow.iperf3_options for name, flow in kernel.flows.items()}
         tools = emu_traffic.tools(resolved, hosts, kernel_options)
         emulation.begin()
@@ -111,36 +111,10 @@ def emulate(
     return _summary(resolved, report, tools, kernel, counters, hosts)
 
 
-def _configure(hosts: dict[str, dict], kernel: emu_kernel.KernelPlan) -> None:
-    import subprocess
-
+def _configure(emulation: Any, hosts: dict[str, dict], kernel: emu_kernel.KernelPlan) -> None:
     for name, settings in kernel.hosts.items():
-        namespace = hosts[name]["namespace"]
-        for key, value in settings.sysctls.items():
-            subprocess.run(
-                emu_traffic.in_namespace(
-                    namespace, "sh", "-c", 'echo "$1" > "/proc/sys/$2"', "sh", value, key
-                ),
-                check=True,
-                capture_output=True,
-            )
-        if settings.route:
-            attributes = [part for item in settings.route.items() for part in item]
-            subprocess.run(
-                [
-                    "ip",
-                    "-n",
-                    namespace,
-                    "route",
-                    "replace",
-                    "10.0.0.0/8",
-                    "dev",
-                    "tun0",
-                    *attributes,
-                ],
-                check=True,
-                capture_output=True,
-            )
+        route = [part for item in settings.route.items() for part in item]
+        emulation.configure_host(hosts[name]["node"], list(settings.sysctls.items()), route)
 
 
 def _drive(
@@ -195,8 +169,7 @@ def _summary(
         flow["fast_retransmits"] = sender.get("TCPFastRetrans", 0)
     goodputs = [flow["goodput_bps"] for flow in summary["flows"]]
     summary["aggregate_goodput_bps"] = sum(goodputs)
-    squares = sum(g * g for g in goodputs)
-    summary["jain_fairness"] = sum(goodputs) ** 2 / (len(goodputs) * squares) if squares else 1.0
+    summary["jain_fairness"] = _core.jain_index(goodputs)
     summary["backend"] = "emu"
     summary["emulation"] = {
         "lag": report["lag"],

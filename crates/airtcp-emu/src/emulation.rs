@@ -21,7 +21,7 @@ use airtcp_sim::{ConfigError, RunOptions, Scenario, Simulation, Summary};
 use serde::Serialize;
 use tun_rs::{InterruptEvent, SyncDevice};
 
-use crate::host::Host;
+use crate::host::{self, Host};
 use crate::lag::{LagHistogram, LagSummary};
 use crate::netns;
 
@@ -103,9 +103,9 @@ pub struct Emulation {
     /// Sends time 0 to the engine (`begin`).
     go: Option<mpsc::Sender<WallInstant>>,
     started: Option<WallInstant>,
-    // Dropped last: the threads using the devices have ended by then.
-    _host_handles: Vec<Arc<SyncDevice>>,
-    _namespaces: Vec<netns::Namespace>,
+    // Dropped last: the threads using the devices have ended by then. In `hosts`' order.
+    _devices: Vec<Arc<SyncDevice>>,
+    namespaces: Vec<netns::Namespace>,
 }
 
 impl Emulation {
@@ -177,8 +177,8 @@ impl Emulation {
             engine: Some(engine),
             go: Some(go),
             started: None,
-            _host_handles: devices,
-            _namespaces: namespaces,
+            _devices: devices,
+            namespaces,
         })
     }
 
@@ -195,6 +195,29 @@ impl Emulation {
 
     pub fn hosts(&self) -> &[HostInfo] {
         &self.hosts
+    }
+
+    /// Sets the kernel of the host on `node`: `sysctls` (keys under /proc/sys, per
+    /// namespace) and attributes of its route to the emulated network.
+    pub fn configure_host(
+        &self,
+        node: usize,
+        sysctls: &[(&str, &str)],
+        route_attributes: &[&str],
+    ) -> io::Result<()> {
+        let index = self
+            .hosts
+            .iter()
+            .position(|host| host.node == node)
+            .ok_or_else(|| io::Error::other(format!("node {node} is not an emulated host")))?;
+        let namespace = &self.namespaces[index];
+        for (key, value) in sysctls {
+            namespace.write_sysctl(key, value)?;
+        }
+        if route_attributes.is_empty() {
+            return Ok(());
+        }
+        host::set_route_attributes(namespace, route_attributes)
     }
 
     /// Seconds since the scenario's time 0 (0 before `begin`).

@@ -18,7 +18,6 @@ pub struct Host {
     // Declared before the namespace: the device closes before its namespace goes.
     pub device: SyncDevice,
     pub namespace: Namespace,
-    pub address: Ipv4Addr,
 }
 
 impl Host {
@@ -57,10 +56,21 @@ impl Host {
         ])?;
         ip(&["-n", ns, "link", "set", "tun0", "up"])?;
         ip(&["-n", ns, "route", "add", NETWORK, "dev", "tun0"])?;
-        Ok(Host {
-            device,
-            namespace,
-            address,
-        })
+        Ok(Host { device, namespace })
     }
+}
+
+/// Gives the host's route to the emulated network `attributes` (ip-route(8): `rto_min
+/// 200ms`, `initcwnd 10`, `quickack 1`), per-destination TCP settings of its kernel.
+pub fn set_route_attributes(namespace: &Namespace, attributes: &[&str]) -> io::Result<()> {
+    let route = [
+        "-n",
+        namespace.name(),
+        "route",
+        "replace",
+        NETWORK,
+        "dev",
+        "tun0",
+    ];
+    ip(&[&route[..], attributes].concat()).map(drop)
 }

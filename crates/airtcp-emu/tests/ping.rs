@@ -35,7 +35,7 @@ fn ping_takes_the_configured_delay() {
     let scenario = two_hosts(
         direction.clone(),
         direction,
-        json!({"app": {"kind": "ping", "count": 20, "interval_ns": 50 * MS, "payload_bytes": 56, "train": 1}}),
+        json!({"kind": "ping", "count": 20, "interval_ns": 50 * MS, "payload_bytes": 56, "train": 1}),
         10,
     );
     {

@@ -64,6 +64,25 @@ impl Emulation {
         Ok(())
     }
 
+    /// Sets the kernel of the host on node index `node`: `sysctls` {key under /proc/sys:
+    /// value} in its namespace and `route` attributes (["rto_min", "200ms", ...]).
+    fn configure_host(
+        &self,
+        py: Python<'_>,
+        node: usize,
+        sysctls: Vec<(String, String)>,
+        route: Vec<String>,
+    ) -> PyResult<()> {
+        let inner = self.running()?;
+        let sysctls: Vec<(&str, &str)> = sysctls
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let route: Vec<&str> = route.iter().map(String::as_str).collect();
+        py.detach(|| inner.configure_host(node, &sysctls, &route))
+            .map_err(os_error)
+    }
+
     /// Seconds since the scenario's time 0.
     fn elapsed_s(&self) -> PyResult<f64> {
         Ok(self.running()?.elapsed_s())

@@ -63,6 +63,13 @@ fn effective_settings(py: Python<'_>, scenario_json: String) -> PyResult<String>
     Ok(settings.to_string())
 }
 
+/// Jain's fairness index of `values` (the summary's `jain_fairness`), for summaries whose
+/// flows were measured outside the simulator (emulation).
+#[pyfunction]
+fn jain_index(values: Vec<f64>) -> f64 {
+    airtcp_sim::summary::jain_index(&values)
+}
+
 /// The agent kinds a scenario can name (`airtcp_proto::agent::AGENTS`).
 #[pyfunction]
 fn agent_kinds() -> Vec<&'static str> {
@@ -305,6 +312,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(congestion_params, m)?)?;
     m.add_function(wrap_pyfunction!(effective_settings, m)?)?;
     m.add_function(wrap_pyfunction!(summary_template, m)?)?;
+    m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;
     m.add_class::<emu::Emulation>()?;
     m.add_function(wrap_pyfunction!(emu::emu_cleanup, m)?)?;

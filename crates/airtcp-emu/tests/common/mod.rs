@@ -33,14 +33,14 @@ pub fn can_run(tools: &[&str]) -> bool {
     false
 }
 
-/// Hosts a and b joined by a wired link, each direction as given.
-pub fn two_hosts(a_to_b: Value, b_to_a: Value, flow: Value, duration_s: u64) -> Scenario {
+/// Hosts a and b joined by a wired link, each direction as given, and a flow from a to b
+/// with `app`.
+pub fn two_hosts(a_to_b: Value, b_to_a: Value, app: Value, duration_s: u64) -> Scenario {
     let scenario = json!({
         "name": "emu", "seed": 1, "duration_ns": duration_s * S,
         "nodes": ["a", "b"],
         "links": [{"a": 0, "b": 1, "a_to_b": a_to_b, "b_to_a": b_to_a}],
-        "flows": [json!({"name": "f", "src": 0, "dst": 1}).as_object().unwrap().clone()
-                  .into_iter().chain(flow.as_object().unwrap().clone()).collect::<serde_json::Map<_, _>>()],
+        "flows": [{"name": "f", "src": 0, "dst": 1, "app": app}],
     });
     Scenario::from_json(&scenario.to_string()).unwrap()
 }

@@ -99,6 +99,11 @@ impl Simulation {
             bsses.push(Bss::new(phy, params, wlan.errors, channel_rng, macs, None));
         }
         // Validation made sure that every flow has a path.
+        let external = if options.external_hosts {
+            Some(External::new(&scenario, &adjacency)?)
+        } else {
+            None
+        };
         let routes = Routes::new(adjacency);
         let flows = scenario
             .flows
@@ -158,12 +163,9 @@ impl Simulation {
             held: Slab::default(),
             in_flight: Slab::default(),
             mobiles: Vec::new(),
-            external: None,
+            external,
             scenario,
         };
-        if options.external_hosts {
-            simulation.external = Some(External::new(&simulation.scenario)?);
-        }
         simulation.place_mobiles();
         simulation.place_agents()?;
         simulation.schedule_initial_events();

@@ -18,6 +18,7 @@ use crate::config::{ConfigError, Scenario};
 use crate::engine::VirtualClock;
 use crate::packet::{node_address, Packet};
 use crate::payloads::{PayloadStore, DEFAULT_PAYLOAD_BUDGET};
+use crate::routing::Hop;
 
 /// What passed between the hosts and the emulated network.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -44,10 +45,13 @@ pub(super) struct External {
 }
 
 impl External {
-    /// The flows' end hosts of `scenario`, each of which must be a leaf of the network (one
-    /// neighbour, or a mobile's base stations one at a time): an emulated host has one
-    /// interface and does not forward.
-    pub(super) fn new(scenario: &Scenario) -> Result<External, ConfigError> {
+    /// The flows' end hosts of `scenario`, each of which must be a leaf of the network
+    /// (`adjacency`, the build's: one neighbour, or a mobile's base stations one at a time):
+    /// an emulated host has one interface and does not forward.
+    pub(super) fn new(
+        scenario: &Scenario,
+        adjacency: &[Vec<(usize, Hop)>],
+    ) -> Result<External, ConfigError> {
         let mut is_host = vec![false; scenario.nodes.len()];
         for flow in &scenario.flows {
             is_host[flow.src] = true;
@@ -55,20 +59,7 @@ impl External {
         }
         for (node, _) in is_host.iter().enumerate().filter(|(_, host)| **host) {
             let mobile = scenario.mobiles.iter().any(|m| m.node == node);
-            let neighbours = scenario
-                .links
-                .iter()
-                .filter(|l| l.a == node || l.b == node)
-                .count()
-                + scenario
-                    .wlans
-                    .iter()
-                    .map(|w| match (w.ap == node, w.stations.contains(&node)) {
-                        (true, _) => w.stations.len(),
-                        (false, true) => 1,
-                        (false, false) => 0,
-                    })
-                    .sum::<usize>();
+            let neighbours = adjacency[node].len();
             if neighbours > 1 && !mobile {
                 return Err(ConfigError {
                     key: format!("nodes[{node}]"),
