@@ -13,6 +13,7 @@ import time
 import pandas as pd
 import pytest
 from conftest import SCENARIOS, airtcp
+from pcap_check import checksums_verify, read_pcap
 
 REQUIRED_SUMMARY_KEYS = {"seed", "flows", "aggregate_goodput_bps", "wlans", "events", "wall_time_s"}
 
@@ -74,32 +75,6 @@ def test_run_out_writes_summary_and_parquet(tmp_path):
     assert not list(out.glob("*.tmp"))
 
 
-def _ones_complement_sum(data: bytes) -> int:
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return total
-
-
-def read_pcap(path, whole: bool = True):
-    """The records of a nanosecond Ethernet pcap, as (kept bytes, original length)."""
-    data = path.read_bytes()
-    order = "<" if data[:4] == bytes.fromhex("4d3cb2a1") else ">"
-    magic, _, _, _, _, _, linktype = struct.unpack(order + "IHHiIII", data[:24])
-    assert magic == 0xA1B23C4D, "nanosecond pcap"
-    assert linktype == 1, "Ethernet"
-    offset, packets = 24, []
-    while offset < len(data):
-        _, _, caplen, origlen = struct.unpack(order + "IIII", data[offset : offset + 16])
-        packets.append((data[offset + 16 : offset + 16 + caplen], origlen))
-        if whole:
-            assert caplen == origlen
-        offset += 16 + caplen
-    return packets
-
-
 def test_pcap_has_valid_ip_and_tcp_checksums(tmp_path):
     result = airtcp(
         "run",
@@ -119,17 +94,9 @@ def test_pcap_has_valid_ip_and_tcp_checksums(tmp_path):
     assert len(packets) > 100
     flags_seen = set()
     for frame, _ in packets:
-        assert frame[12:14] == b"\x08\x00"
-        ip = frame[14:]
-        header_len = (ip[0] & 0x0F) * 4
-        assert _ones_complement_sum(ip[:header_len]) == 0xFFFF, "IPv4 header checksum"
-        total = struct.unpack("!H", ip[2:4])[0]
-        assert total == len(ip)
-        assert ip[9] == 6
-        segment = ip[header_len:]
-        pseudo = ip[12:20] + struct.pack("!BBH", 0, 6, len(segment))
-        assert _ones_complement_sum(pseudo + segment) == 0xFFFF, "TCP checksum"
-        flags_seen.add(segment[13])
+        assert checksums_verify(frame)
+        assert frame[14 + 9] == 6, "TCP"
+        flags_seen.add(frame[14 + 20 + 13])
     assert 0x02 in flags_seen, "the SYN is in the client's trace"
 
 

@@ -35,6 +35,9 @@ impl Host {
         let device = tun_rs::DeviceBuilder::new()
             .name(&temporary)
             .mtu(1500)
+            // Brought up in the root namespace, it would send IPv6 router solicitations
+            // into the emulated network.
+            .enable(false)
             .build_sync()
             .map_err(|e| {
                 io::Error::new(

@@ -136,3 +136,58 @@ fn a_flow_ending_at_a_router_cannot_be_emulated() {
     assert_eq!(error.key, "nodes[1]");
     assert!(error.message.contains("2 neighbours"), "{error}");
 }
+
+#[test]
+fn traces_hold_the_bytes_the_hosts_sent() {
+    let dir = std::env::temp_dir().join(format!("airtcp-external-traces-{}", std::process::id()));
+    let wired = json!({"rate_bps": 10_000_000u64, "delay_ns": 5 * MS});
+    // Station a in the BSS of ap, which is wired to b.
+    let scenario = json!({
+        "name": "external", "seed": 1, "duration_ns": S,
+        "nodes": ["a", "ap", "b"],
+        "links": [{"a": 1, "b": 2, "a_to_b": wired, "b_to_a": wired}],
+        "wlans": [{"ap": 1, "stations": [0],
+                   "phy": {"standard": "802.11b", "rate_bps": 11_000_000,
+                           "basic_rate_bps": 2_000_000}}],
+        "flows": [{"name": "tcp", "src": 0, "dst": 2, "app": {"kind": "tcp_bulk"}}],
+    });
+    let options = RunOptions {
+        external_hosts: true,
+        pcap_dir: Some(dir.join("nodes")),
+        wlan_pcap_dir: Some(dir.join("wlans")),
+        pcap_snaplen: Some(65_535),
+        ..RunOptions::default()
+    };
+    let scenario = Scenario::from_json(&scenario.to_string()).unwrap();
+    let mut sim = Simulation::new(scenario, &options).unwrap();
+    let payload: Vec<u8> = (0..1000u32).map(|i| (i % 251) as u8 + 1).collect();
+    sim.inject(0, &segment(0, 2, 1000).emit_with_payload(&payload))
+        .unwrap();
+    sim.run_until(Instant::from_nanos(S)).unwrap();
+    assert_eq!(drained(&mut sim).len(), 1);
+    sim.finish(0.0).unwrap();
+
+    let holding = |file: &std::path::Path| {
+        let reader = pcap_file::pcap::PcapReader::new(std::fs::File::open(file).unwrap());
+        let mut reader = reader.unwrap();
+        let mut count = 0;
+        while let Some(record) = reader.next_packet() {
+            let data = record.unwrap().data;
+            count += data.windows(payload.len()).any(|w| w == payload) as usize;
+        }
+        count
+    };
+    // Sent by a, received by ap and b; once on the air.
+    let traces = [
+        ("nodes/a.pcap", 1),
+        ("nodes/ap.pcap", 1),
+        ("nodes/b.pcap", 1),
+    ];
+    for (file, expected) in traces {
+        assert_eq!(holding(&dir.join(file)), expected, "{file}");
+    }
+    let air: Vec<_> = std::fs::read_dir(dir.join("wlans")).unwrap().collect();
+    assert_eq!(air.len(), 1);
+    assert_eq!(holding(&air[0].as_ref().unwrap().path()), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

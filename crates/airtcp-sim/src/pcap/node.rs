@@ -1,5 +1,6 @@
 //! A node's trace (Ethernet/IPv4/TCP or UDP, valid checksums): what it sends from its own
-//! stack and everything it receives, like `tcpdump -i any` would.
+//! stack and everything it receives, like `tcpdump -i any` would. Payloads are zeros, or
+//! in emulation the hosts' real bytes.
 
 use std::path::Path;
 
@@ -41,14 +42,25 @@ impl NodeTraces {
         })
     }
 
-    pub fn record(&mut self, node: usize, at: Instant, packet: &Packet) -> std::io::Result<()> {
+    /// Records `packet` at `node`, with `payload` (the real bytes of an emulated host's
+    /// packet) or zeros.
+    pub fn record(
+        &mut self,
+        node: usize,
+        at: Instant,
+        packet: &Packet,
+        payload: Option<&[u8]>,
+    ) -> std::io::Result<()> {
         let src = address_node(packet.repr.ip.src).unwrap_or(0);
         let dst = address_node(packet.repr.ip.dst).unwrap_or(0);
         self.buffer.clear();
         self.buffer.extend_from_slice(&mac_of(dst));
         self.buffer.extend_from_slice(&mac_of(src));
         self.buffer.extend_from_slice(&[0x08, 0x00]);
-        self.buffer.extend_from_slice(&packet.repr.emit());
+        self.buffer.extend_from_slice(&match payload {
+            Some(payload) => packet.repr.emit_with_payload(payload),
+            None => packet.repr.emit(),
+        });
         let original = self.buffer.len();
         let kept = match self.snaplen {
             Some(snaplen) => original.min(snaplen as usize),

@@ -93,7 +93,14 @@ impl WlanTraces {
         })
     }
 
-    pub fn record(&mut self, bss: usize, frame: &AirFrame) -> std::io::Result<()> {
+    /// Records `frame` in the capture of `bss`; each packet it carries with the payload
+    /// `payload_of` gives (an emulated host's real bytes) or zeros.
+    pub fn record<'p>(
+        &mut self,
+        bss: usize,
+        frame: &AirFrame,
+        payload_of: impl Fn(&Packet) -> Option<&'p [u8]>,
+    ) -> std::io::Result<()> {
         let radio = &self.radios[bss];
         let mut flags = FLAG_FCS_AT_END;
         if frame.bad_fcs {
@@ -111,7 +118,7 @@ impl WlanTraces {
             channel_flags: radio.channel_flags,
         }
         .emit(&mut self.buffer);
-        let headers_end = emit_frame(&mut self.buffer, frame);
+        let headers_end = emit_frame(&mut self.buffer, frame, payload_of);
         emit_fcs(&mut self.buffer, RADIOTAP_LEN, !frame.bad_fcs);
         let original = self.buffer.len();
         let kept = match self.snaplen {
@@ -134,7 +141,11 @@ impl WlanTraces {
 
 /// Appends the MAC frame (without its FCS); returns where the last MSDU's headers end in
 /// `out` if it carries any.
-fn emit_frame(out: &mut Vec<u8>, frame: &AirFrame) -> Option<usize> {
+fn emit_frame<'p>(
+    out: &mut Vec<u8>,
+    frame: &AirFrame,
+    payload_of: impl Fn(&Packet) -> Option<&'p [u8]>,
+) -> Option<usize> {
     let duration_us = frame.nav_ns.div_ceil(1_000).min(MAX_DURATION_US) as u16;
     let receiver = mac_of(frame.receiver);
     let header = match &frame.body {
@@ -201,7 +212,10 @@ fn emit_frame(out: &mut Vec<u8>, frame: &AirFrame) -> Option<usize> {
             }
             out.extend_from_slice(&LLC_SNAP_IPV4);
             headers_end = Some(out.len() + packet.repr.header_len() as usize);
-            out.extend_from_slice(&packet.repr.emit());
+            out.extend_from_slice(&match payload_of(packet) {
+                Some(payload) => packet.repr.emit_with_payload(payload),
+                None => packet.repr.emit(),
+            });
         }
     }
     headers_end

@@ -212,9 +212,7 @@ impl Simulation {
             match direction {
                 Direction::Inbound => self.arrive(node, packet)?,
                 Direction::Outbound => {
-                    if let Some(traces) = &mut self.node_traces {
-                        traces.record(node, now, &packet)?;
-                    }
+                    self.trace(node, &packet)?;
                     let Some(dst) = address_node(packet.repr.ip.dst) else {
                         continue;
                     };

@@ -80,6 +80,13 @@ impl External {
     }
 }
 
+impl External {
+    /// The payload a host sent with `packet`, if still kept.
+    pub(super) fn payload(&self, packet: &Packet) -> Option<&[u8]> {
+        self.payloads.get(packet.uid, &packet.repr)
+    }
+}
+
 impl Simulation {
     /// The nodes that are hosts outside the simulator (none unless
     /// `RunOptions::external_hosts`).
@@ -142,7 +149,7 @@ impl Simulation {
         let Some(external) = self.external.as_mut() else {
             return;
         };
-        let Some(payload) = external.payloads.get(packet.uid, &packet.repr) else {
+        let Some(payload) = external.payload(&packet) else {
             external.counters.payload_missing += 1;
             return;
         };

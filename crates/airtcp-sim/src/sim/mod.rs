@@ -409,8 +409,11 @@ impl Simulation {
                 .schedule(at, Event::ArriveWlan { bss, mac, packet });
         }
         if let Some(traces) = &mut self.wlan_traces {
+            let external = self.external.as_ref();
             for frame in &actions.air {
-                traces.record(bss as usize, frame)?;
+                traces.record(bss as usize, frame, |packet| {
+                    external.and_then(|external| external.payload(packet))
+                })?;
             }
         }
         actions.air.clear();
@@ -446,19 +449,27 @@ impl Simulation {
 
     /// A new packet leaving `node`, traced there.
     fn send_from(&mut self, node: usize, packet: Packet) -> std::io::Result<()> {
-        let now = self.now();
-        if let Some(traces) = &mut self.node_traces {
-            traces.record(node, now, &packet)?;
-        }
+        self.trace(node, &packet)?;
         self.forward(node, packet)
+    }
+
+    /// Records `packet` in `node`'s trace, if traced, with its real payload when it came
+    /// from a host outside.
+    pub(super) fn trace(&mut self, node: usize, packet: &Packet) -> std::io::Result<()> {
+        let now = self.now();
+        let Some(traces) = &mut self.node_traces else {
+            return Ok(());
+        };
+        let payload = self
+            .external
+            .as_ref()
+            .and_then(|external| external.payload(packet));
+        traces.record(node, now, packet, payload)
     }
 
     /// A packet the node handles: its own, or one to forward.
     pub(super) fn arrive(&mut self, node: usize, mut packet: Packet) -> std::io::Result<()> {
-        let now = self.now();
-        if let Some(traces) = &mut self.node_traces {
-            traces.record(node, now, &packet)?;
-        }
+        self.trace(node, &packet)?;
         if address_node(packet.repr.ip.dst) != Some(node) {
             if packet.repr.ip.ttl <= 1 {
                 return Ok(());
