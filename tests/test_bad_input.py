@@ -1,6 +1,7 @@
 """Every class of bad input gives one line naming the file and key, exit code 2, no traceback."""
 
 import time
+from pathlib import Path
 
 import pytest
 from conftest import SCENARIOS, airtcp
@@ -194,3 +195,17 @@ def test_bianchi_bad_arguments():
     assert_one_line_error(airtcp("bianchi", "--stations", "9-3"), "--stations")
     assert_one_line_error(airtcp("bianchi", "--phy", "802.11z"), "--phy")
     assert_one_line_error(airtcp("bianchi", "--cw-min", "30"), "--cw-min")
+
+
+def test_delivery_trace_errors_name_the_file_line_and_key(write_scenario, tmp_path):
+    (tmp_path / "decreasing.up").write_text("5\n7\n3\n")
+    (tmp_path / "good.up").write_text("1\n")
+    cases = [
+        ('trace = "missing.up"', ("links[0].trace", "cannot read the delivery", "missing.up")),
+        ('trace = "decreasing.up"', ("links[0].trace", "line 3: 3 ms comes after 7 ms")),
+        ('rate = "1Mbps"\ntrace = "good.up"', ("links[0]", "'rate' and 'trace' exclude")),
+    ]  # fmt: skip
+    for pace, fragments in cases:
+        path = write_scenario(BASE.replace('rate = "10Mbps"', pace, 1))
+        # From another directory: the trace's path is the scenario file's.
+        assert_one_line_error(airtcp("run", str(path), cwd=Path("/")), str(path), *fragments)

@@ -9,6 +9,7 @@ import struct
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -414,3 +415,38 @@ def test_wireshark_reads_sack_timestamps_and_pings(tmp_path):
     trace = str(ping / "pcap" / "client.pcap")
     assert count("icmp.type == 8 && icmp.checksum.status == 1") == 5
     assert count("icmp.type == 0 && icmp.resp_to") == 5, "each reply matched to its request"
+
+
+def test_a_link_replays_a_delivery_trace_next_to_its_scenario(tmp_path):
+    # 2 opportunities a millisecond for 1 s then one at 2 s: 24 Mbit/s with 1 s gaps.
+    (tmp_path / "steps.down").write_text(
+        "".join(f"{ms}\n{ms}\n" for ms in range(1, 1001)) + "2000\n"
+    )
+    scenario = tmp_path / "traced.toml"
+    scenario.write_text(
+        """
+[simulation]
+duration = "6s"
+measure_from = "0s"
+[[links]]
+a = "server"
+b = "phone"
+trace = "steps.down"
+delay = "10ms"
+queue = 200
+[links.b_to_a]
+rate = "10Mbps"
+[[flows]]
+src = "server"
+dst = "phone"
+kind = "udp_cbr"
+rate = "30Mbps"
+payload = 1472
+"""
+    )
+    result = airtcp("run", str(scenario), "--json", cwd=Path("/"))
+    assert result.returncode == 0, result.stderr
+    link = json.loads(result.stdout)["links"][0]
+    # Rounds from 0, 2 and 4 s, each 2000 opportunities and one more; the last 10 ms
+    # (propagation) are not counted.
+    assert 3 * 2001 - 25 <= link["delivered"] <= 3 * 2001, link

@@ -395,8 +395,9 @@ def _lifetime(value: int | str | None) -> dict[str, int | None]:
 
 def _direction(link: Link, override: Direction) -> dict[str, Any]:
     queue = override.queue or link.queue
+    rate, trace = link.pace(override)
     return {
-        "rate_bps": override.rate or link.rate,
+        **({"trace_ms": trace.times_ms} if trace else {"rate_bps": rate}),
         "delay_ns": link.delay if override.delay is None else override.delay,
         "queue": {"packets": queue.packets, "bytes": queue.bytes},
         "errors": {

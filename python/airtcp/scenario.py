@@ -22,6 +22,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     WithJsonSchema,
     create_model,
     model_validator,
@@ -130,10 +131,44 @@ QueueSpec = Annotated[
 ]
 
 
+class DeliveryTrace(Strict):
+    """A mahimahi packet-delivery trace (docs/scenarios.md): the file and its opportunities."""
+
+    path: str
+    times_ms: list[int] = Field(repr=False)
+
+
+def _delivery_trace(value: object, info: ValidationInfo) -> object:
+    """A trace file's path, relative to the scenario file's directory, read and parsed."""
+    if not isinstance(value, str):
+        return value
+    path = Path((info.context or {}).get("directory", ".")) / value
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise ValueError(f"cannot read the delivery trace {path}: {reason}") from None
+    try:
+        times = _core.parse_delivery_trace(text)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    return {"path": str(path), "times_ms": times}
+
+
+Trace = Annotated[
+    DeliveryTrace,
+    BeforeValidator(_delivery_trace),
+    WithJsonSchema(
+        {"type": "string", "description": "a mahimahi trace file, relative to the scenario's"}
+    ),
+]
+
+
 class Direction(Strict):
     """Per-direction overrides of a link's properties."""
 
     rate: Rate | None = None
+    trace: Trace | None = None
     delay: Duration | None = None
     queue: QueueSpec | None = None
     loss: Probability | None = None
@@ -150,7 +185,8 @@ class Outage(Strict):
 class Link(Strict):
     a: str
     b: str
-    rate: Rate
+    rate: Rate | None = None
+    trace: Trace | None = None
     delay: Duration
     queue: QueueSpec = Queue(packets=100)
     loss: Probability = 0.0
@@ -159,6 +195,22 @@ class Link(Strict):
     b_to_a: Direction = Direction()
     outages: list[Outage] = []
     per_station: bool = False
+
+    @model_validator(mode="after")
+    def _paced(self) -> Link:
+        for where in (self, self.a_to_b, self.b_to_a):
+            if where.rate is not None and where.trace is not None:
+                raise ValueError("'rate' and 'trace' exclude each other")
+        for direction in (self.a_to_b, self.b_to_a):
+            if self.pace(direction) == (None, None):
+                raise ValueError("a link needs a 'rate' or a 'trace' in each direction")
+        return self
+
+    def pace(self, direction: Direction) -> tuple[int | None, DeliveryTrace | None]:
+        """A direction's rate or trace: its own, else the link's."""
+        if direction.rate is not None or direction.trace is not None:
+            return direction.rate, direction.trace
+        return self.rate, self.trace
 
 
 AgentKind = Literal[tuple(_core.agent_kinds())]  # type: ignore[valid-type]
@@ -479,7 +531,8 @@ def validation_error(
 def parse(data: dict[str, Any], source: str) -> Scenario:
     """Validates a scenario mapping, naming the first offending key on failure."""
     try:
-        return Scenario.model_validate(data)
+        directory = Path(source).parent
+        return Scenario.model_validate(data, context={"directory": directory})
     except ValidationError as error:
         raise validation_error(source, error) from None
 

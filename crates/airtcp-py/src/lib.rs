@@ -70,6 +70,13 @@ fn jain_index(values: Vec<f64>) -> f64 {
     airtcp_sim::summary::jain_index(&values)
 }
 
+/// The opportunities (ms) of a mahimahi packet-delivery trace's text; a ValueError names the
+/// line at fault (`airtcp_sim::delivery_trace`).
+#[pyfunction]
+fn parse_delivery_trace(text: &str) -> PyResult<Vec<u64>> {
+    airtcp_sim::delivery_trace::parse(text).map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
 /// The agent kinds a scenario can name (`airtcp_proto::agent::AGENTS`).
 #[pyfunction]
 fn agent_kinds() -> Vec<&'static str> {
@@ -313,6 +320,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(effective_settings, m)?)?;
     m.add_function(wrap_pyfunction!(summary_template, m)?)?;
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_delivery_trace, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;
     m.add_class::<emu::Emulation>()?;
     m.add_function(wrap_pyfunction!(emu::emu_cleanup, m)?)?;

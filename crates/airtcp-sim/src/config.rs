@@ -76,7 +76,12 @@ pub struct OutageConfig {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DirectionConfig {
-    pub rate_bps: u64,
+    /// A constant rate, or instead `trace_ms`: the times of a mahimahi packet-delivery
+    /// trace (`crate::delivery_trace`).
+    #[serde(default)]
+    pub rate_bps: Option<u64>,
+    #[serde(default)]
+    pub trace_ms: Option<Vec<u64>>,
     pub delay_ns: u64,
     #[serde(default)]
     pub queue: QueueLimit,
@@ -109,6 +114,16 @@ pub struct PhyConfig {
     pub cw_min: Option<u32>,
     #[serde(default)]
     pub cw_max: Option<u32>,
+}
+
+impl DirectionConfig {
+    /// The constant rate, or a trace's average rate.
+    pub fn mean_rate_bps(&self) -> u64 {
+        match (&self.trace_ms, self.rate_bps) {
+            (Some(times), _) => crate::delivery_trace::mean_rate_bps(times),
+            (None, rate) => rate.unwrap_or(0),
+        }
+    }
 }
 
 fn long_preamble() -> Preamble {

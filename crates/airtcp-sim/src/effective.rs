@@ -86,7 +86,8 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
 
 fn direction(from: &str, to: &str, d: &DirectionConfig) -> Value {
     json!({
-        "from": from, "to": to, "rate_bps": d.rate_bps, "delay_ns": d.delay_ns,
+        "from": from, "to": to, "rate_bps": d.mean_rate_bps(),
+        "delivery_trace": d.trace_ms.as_ref().map(|times| times.len()), "delay_ns": d.delay_ns,
         "queue_packets": d.queue.packets, "queue_bytes": d.queue.bytes,
         "loss": d.errors.loss, "ber": d.errors.ber,
     })

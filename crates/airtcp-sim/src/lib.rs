@@ -8,6 +8,7 @@
 //! results.
 
 pub mod config;
+pub mod delivery_trace;
 pub mod effective;
 pub mod engine;
 pub mod error_model;

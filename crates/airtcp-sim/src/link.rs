@@ -1,5 +1,6 @@
-//! Point-to-point wired links: per direction a rate, a propagation delay, a DropTail queue
-//! and an error model, so asymmetric links (a slow uplink) are one link.
+//! Point-to-point wired links: per direction a rate (or a mahimahi delivery trace), a
+//! propagation delay, a DropTail queue and an error model, so asymmetric links (a slow
+//! uplink) are one link.
 //!
 //! A mobile host's cell is such a link, and goes down when the mobile leaves the cell
 //! (`crate::mobility`): the packet on the air is lost, and the queue either loses what it is
@@ -11,17 +12,25 @@ use std::time::Duration;
 use airtcp_proto::Instant;
 
 use crate::config::DirectionConfig;
+use crate::delivery_trace::TraceCursor;
 use crate::error_model::ErrorModel;
 use crate::interface::AgentSlot;
 use crate::packet::Packet;
 use crate::queue::DropTailQueue;
 use crate::rng::Stream;
 
+/// How fast a channel sends.
+#[derive(Debug)]
+enum Pace {
+    Rate(u64),
+    Trace(TraceCursor),
+}
+
 /// One direction of a link.
 #[derive(Debug)]
 pub struct Channel {
     pub to_node: usize,
-    rate_bps: u64,
+    pace: Pace,
     delay: Duration,
     errors: ErrorModel,
     rng: Stream,
@@ -51,7 +60,10 @@ impl Channel {
     pub fn new(config: &DirectionConfig, to_node: usize, rng: Stream) -> Self {
         Channel {
             to_node,
-            rate_bps: config.rate_bps,
+            pace: match (&config.trace_ms, config.rate_bps) {
+                (Some(times), _) => Pace::Trace(TraceCursor::new(times.clone())),
+                (None, rate) => Pace::Rate(rate.unwrap_or(1)),
+            },
             delay: Duration::from_nanos(config.delay_ns),
             errors: config.errors,
             rng,
@@ -92,7 +104,7 @@ impl Channel {
             Some(next) => {
                 self.in_transmission = Some(next);
                 ChannelActions {
-                    tx_done: Some(now + self.serialisation(&next)),
+                    tx_done: Some(self.sent_at(now, &next, false)),
                     arrival: None,
                 }
             }
@@ -115,8 +127,17 @@ impl Channel {
         self.up
     }
 
-    fn serialisation(&self, packet: &Packet) -> Duration {
-        Duration::from_nanos((8 * u64::from(packet.len()) * 1_000_000_000).div_ceil(self.rate_bps))
+    /// When `packet`, at the head of the queue from `now`, has been sent; `follows` says
+    /// the packet before it was sent just now.
+    fn sent_at(&mut self, now: Instant, packet: &Packet, follows: bool) -> Instant {
+        match &mut self.pace {
+            Pace::Rate(rate_bps) => {
+                now + Duration::from_nanos(
+                    (8 * u64::from(packet.len()) * 1_000_000_000).div_ceil(*rate_bps),
+                )
+            }
+            Pace::Trace(trace) => trace.delivery(now, packet.len(), follows),
+        }
     }
 
     /// Queues a packet; starts sending it if the channel is idle.
@@ -132,7 +153,7 @@ impl Channel {
         if self.in_transmission.is_none() && self.queue.is_empty() {
             self.in_transmission = Some(packet);
             return ChannelActions {
-                tx_done: Some(now + self.serialisation(&packet)),
+                tx_done: Some(self.sent_at(now, &packet, false)),
                 arrival: None,
             };
         }
@@ -158,7 +179,7 @@ impl Channel {
             return actions;
         }
         if let Some(next) = self.queue.pop() {
-            actions.tx_done = Some(now + self.serialisation(&next));
+            actions.tx_done = Some(self.sent_at(now, &next, true));
             self.in_transmission = Some(next);
         }
         actions

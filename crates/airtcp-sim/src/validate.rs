@@ -10,6 +10,7 @@
 use crate::config::{
     AgentConfig, AppConfig, ConfigError, DirectionConfig, FastRecoveryConfig, Scenario, WlanConfig,
 };
+use crate::delivery_trace;
 use crate::error_model::ErrorModel;
 use crate::limits::{
     is_safe_name, MAX_FLOWS, MAX_NODES, MAX_NODE_NAME_LEN, MAX_SERIES_SAMPLES, MAX_STATIONS,
@@ -373,8 +374,20 @@ impl Scenario {
 }
 
 fn validate_direction(key: &str, d: &DirectionConfig) -> Result<(), ConfigError> {
-    if d.rate_bps == 0 {
-        return fail(format!("{key}.rate_bps"), "must be positive");
+    match (d.rate_bps, &d.trace_ms) {
+        (Some(0), _) => return fail(format!("{key}.rate_bps"), "must be positive"),
+        (Some(_), Some(_)) => {
+            return fail(
+                format!("{key}.trace_ms"),
+                "a direction has a rate or a delivery trace, not both",
+            )
+        }
+        (None, None) => return fail(format!("{key}.rate_bps"), "needs a rate or a trace"),
+        (None, Some(times)) => delivery_trace::check(times).map_err(|message| ConfigError {
+            key: format!("{key}.trace_ms"),
+            message,
+        })?,
+        (Some(_), None) => {}
     }
     validate_errors(&format!("{key}.errors"), &d.errors)?;
     if d.queue.packets == Some(0) || d.queue.bytes == Some(0) {
