@@ -397,3 +397,37 @@ def test_kernel_settings_reach_the_hosts_namespaces():
         assert "quickack 1" in inside("server", "ip", "route")
     finally:
         emulation.close()
+
+
+@needs_emulation
+def test_measure_and_mbt_run_on_the_kernel():
+    result = airtcp(
+        "measure", "wired-tcp", "--from", "client", "--to", "server", "--backend", "emu",
+        "--rtt", "--count", "5", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    rtt = json.loads(result.stdout)["rtt"]
+    assert rtt["received"] == 5
+    # The kernel's ping to 0.1 ms; the emulator's accuracy is the ping test's.
+    configured = 40 + 2 * 84 * 8 / 10e6 * 1e3
+    assert configured - 0.05 <= rtt["min_ms"] and rtt["avg_ms"] - configured < 1.0, rtt
+    # Paper 002's sweep on kernel TCP: 16 KiB of buffer caps a 20 ms path far below the
+    # 802.11g link (16 KiB per RTT is 6.6 Mbit/s at most), 128 KiB does not.
+    result = airtcp(
+        "mbt", "--backend", "emu", "--rtt", "5,20ms", "--buffers", "16KiB,128KiB",
+        "--runs", "1", "--set", "simulation.duration=4s", "--set", "simulation.measure_from=1s",
+        "--quiet", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    mbt = json.loads(result.stdout)
+    assert mbt["backend"] == "emu"
+    at_20ms = {cell["buffer_bytes"]: cell for cell in mbt["rtts"][1]["cells"]}
+    small, large = at_20ms[16384]["mean_bps"], at_20ms[131072]["mean_bps"]
+    assert small < 6.6e6 < 15e6 < large, at_20ms
+    assert mbt["rtts"][1]["mbt_bytes"] == 131072
+
+
+def test_emulated_sweeps_refuse_a_dask_cluster():
+    result = airtcp("mbt", "--backend", "emu", "--dask", "tcp://127.0.0.1:1")
+    assert result.returncode == 2
+    assert "run them here" in result.stderr and result.stderr.count("\n") == 1, result.stderr

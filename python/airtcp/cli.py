@@ -39,6 +39,8 @@ out = Console() if sys.stdout.isatty() else Console(width=10_000)
 err = Console(stderr=True)
 
 from .cli_options import (  # noqa: E402 - after the console, as the commands use both
+    Backend,
+    BackendOption,
     DaskOption,
     JobsOption,
     JsonOption,
@@ -257,11 +259,13 @@ def measure(
         bool, typer.Option("--keep-flows", help="Keep the scenario's flows as cross traffic.")
     ] = False,
     seed: Annotated[int | None, typer.Option(metavar="N", help="Seed.")] = None,
+    backend: BackendOption = Backend.sim,
     set_: SetOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
 ) -> None:
     """Measure a path like ping, a capacity probe and iperf: with none of --rtt, --capacity,
-    --tcp, all three (TCP with the scenario's controller)."""
+    --tcp, all three (TCP with the scenario's controller; with --backend emu, RTT and TCP:
+    packet trains are simulator-only)."""
     from .measure import measure as run_measure
     from .scenario import ScenarioError
     from .units import parse_size
@@ -288,7 +292,7 @@ def measure(
             src,
             dst,
             rtt=rtt or everything,
-            capacity_probe=capacity or everything,
+            capacity_probe=capacity or (everything and backend is Backend.sim),
             tcp=tcp or ("newreno" if everything else None),
             window=window_bytes,
             count=count,
@@ -296,8 +300,9 @@ def measure(
             seed=seed,
             overrides=set_ or [],
             keep_flows=keep_flows,
+            backend=backend.value,
         )
-    except ScenarioError as error:
+    except (ScenarioError, OSError) as error:
         raise fail(_plain(str(error))) from None
     if as_json:
         sys.stdout.write(json.dumps(result) + "\n")
@@ -567,7 +572,8 @@ def print_mbt(result: dict) -> None:
     buffers = [cell["buffer_bytes"] for cell in rtts[0]["cells"]]
     table = Table(
         title=f"{result['scenario']}: {result['from']} → {result['to']}, goodput Mbit/s, "
-        "mean (best run); * the MBT",
+        "mean (best run); * the MBT"
+        + (" (emulated: the kernel's TCP)" if result.get("backend") == "emu" else ""),
         title_justify="left",
     )
     table.add_column("RTT")
@@ -645,6 +651,7 @@ def mbt(
     delay_key: Annotated[
         str, typer.Option(metavar="KEY", help="The delay that sets the RTT.")
     ] = "links.0.a_to_b.delay",
+    backend: BackendOption = Backend.sim,
     out_dir: OutOption = None,
     jobs: JobsOption = None,
     dask: DaskOption = None,
@@ -694,7 +701,10 @@ def mbt(
         except ValueError as error:
             raise fail(f"--path: expected RTT,CAPACITY like 30ms,20Mbps ({error})") from None
     settings = _reproduction_settings(set_ or [])
-    plan = mbt_sweep.Plan(scenario, rtts, sizes, runs, held, delay_key, settings)
+    if backend is Backend.emu and dask:
+        raise fail("--dask: emulated runs use this machine's kernels; run them here")
+    plan = mbt_sweep.Plan(scenario, rtts, sizes, runs, held, delay_key, settings,
+                          backend=backend.value)  # fmt: skip
     name = Path(scenario).stem
     out_dir = out_dir or Path("results") / f"mbt-{name}"
     progress, started, finished = sweep_progress(err, "mbt", quiet)
@@ -713,7 +723,7 @@ def mbt(
         with progress:
             outcome = run_experiment(experiment, out_dir, jobs, dask, on_start=started,
                                      on_record=finished)  # fmt: skip
-    except (ScenarioError, OutputError, ValueError) as error:
+    except (ScenarioError, OutputError, ValueError, OSError) as error:
         raise fail(_plain(str(error))) from None
     except SweepError as error:
         raise fail(_plain(str(error)), 2 if dask else 1) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -48,3 +49,17 @@ SnaplenOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")]
+
+
+class Backend(StrEnum):
+    sim = "sim"
+    emu = "emu"
+
+
+BackendOption = Annotated[
+    Backend,
+    typer.Option(
+        help="sim: the simulator; emu: real Linux TCP in network namespaces, in real time "
+        "(docs/emulation.md).",
+    ),
+]

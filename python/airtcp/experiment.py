@@ -105,6 +105,8 @@ class Settings(BaseModel):
     timeout: Annotated[float, BeforeValidator(_timeout)] = 3600.0
     metrics: list[str] | None = None
     timeseries: bool = False
+    # "emu": each run over real kernels (docs/emulation.md), one at a time on this machine.
+    backend: Literal["sim", "emu"] = "sim"
 
 
 class ExperimentFile(BaseModel):
@@ -128,6 +130,7 @@ class Task:
     metrics: tuple[str, ...]
     timeout_s: float
     timeseries: bool
+    backend: str = "sim"
 
 
 @dataclass
@@ -147,8 +150,11 @@ def _derive_seed(*parts: object) -> int:
     return int(digest[:15], 16)
 
 
-def run_id(resolved: dict[str, Any]) -> str:
-    canonical = json.dumps(resolved, sort_keys=True, separators=(",", ":"))
+def run_id(resolved: dict[str, Any], backend: str = "sim") -> str:
+    """A run's identity: its resolved scenario, and the backend unless the simulator (so an
+    emulated run never stands in for a simulated one when a sweep resumes)."""
+    identity = resolved if backend == "sim" else {**resolved, "backend": backend}
+    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:20]
 
 
@@ -221,7 +227,7 @@ def load(path: str | Path) -> Experiment:
             resolved = {**point_resolved, "seed": seed}
             experiment.tasks.append(
                 Task(
-                    run_id=run_id(resolved),
+                    run_id=run_id(resolved, settings.backend),
                     point=index,
                     replication=replication,
                     seed=seed,
@@ -230,6 +236,7 @@ def load(path: str | Path) -> Experiment:
                     metrics=tuple(settings.metrics or ()),
                     timeout_s=settings.timeout,
                     timeseries=settings.timeseries,
+                    backend=settings.backend,
                 )
             )
     return experiment

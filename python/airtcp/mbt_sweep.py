@@ -1,6 +1,6 @@
 """`airtcp mbt`'s sweep on the experiment layer: a scenario's first flow with its socket
-buffers (both ends, as iperf's -w) swept at each RTT, replicated, resumable; then the MBT
-analysis of `airtcp.mbt` on the results.
+buffers (both ends, as iperf's -w) swept at each RTT, replicated, resumable, simulated or
+(`backend` "emu") over real kernels; then the MBT analysis of `airtcp.mbt` on the results.
 
 The RTT is set through one delay: ``delay_key`` (for the built-in mun-mbt, the netem delay on
 the host's egress, ``links.0.a_to_b.delay``) is set to the target RTT minus the path's base
@@ -35,6 +35,8 @@ class Plan:
     # `--set` settings, parsed (`airtcp.overrides.parse_pair`).
     overrides: dict[str, Any] = field(default_factory=dict)
     seed: int = 1
+    # "emu": the runs and the base RTT's pings over real kernels (docs/emulation.md).
+    backend: str = "sim"
 
     def override_texts(self) -> list[str]:
         return [f"{key}={value}" for key, value in self.overrides.items()]
@@ -56,10 +58,15 @@ def probe_path(plan: Plan) -> ProbedPath:
     if not model.flows:
         raise ValueError(f"{plan.scenario}: the scenario has no flow to sweep")
     flow = model.flows[0]
-    result = measure(plan.scenario, flow.src, flow.dst, tcp=None, count=10,
-                     overrides=plan.override_texts(), seed=plan.seed)  # fmt: skip
-    base = round(result["rtt"]["min_ms"] * MS)
-    return ProbedPath(flow.src, flow.dst, base, result["capacity"]["bps"])
+
+    def probe(**what: Any) -> dict[str, Any]:
+        return measure(plan.scenario, flow.src, flow.dst, tcp=None, count=10,
+                       overrides=plan.override_texts(), seed=plan.seed, **what)  # fmt: skip
+
+    rtt = probe(capacity_probe=False, backend=plan.backend)["rtt"]
+    # Packet trains are simulator-only; the emulated network is the simulated one.
+    capacity = probe(rtt=False)["capacity"]
+    return ProbedPath(flow.src, flow.dst, round(rtt["min_ms"] * MS), capacity["bps"])
 
 
 def delays(plan: Plan, path: ProbedPath) -> dict[int, int]:
@@ -79,6 +86,7 @@ name = "mbt"
 scenario = {json.dumps(str(scenario))}
 replications = {plan.runs}
 seed = {plan.seed}
+backend = "{plan.backend}"
 metrics = [{json.dumps(METRIC)}]
 
 [set]
@@ -121,6 +129,7 @@ def analyse(frame: Any, plan: Plan, path: ProbedPath, rec_path: tuple[int, float
     fitted = [r for r in plan.rtts_ns if r != plan.hold_out_ns]
     result: dict[str, Any] = {
         "scenario": plan.scenario,
+        "backend": plan.backend,
         "from": path.src,
         "to": path.dst,
         "base_rtt_ms": path.base_rtt_ns / MS,

@@ -2,7 +2,8 @@
 of the narrow link, and TCP bandwidth for a congestion controller and window.
 
 The analysis (``rtt_stats``, ``capacity``) takes raw times and sizes, so that any backend
-serves it: the simulator's ping flows now, real stacks in network namespaces later. Running
+serves it: the simulator's ping flows, or with ``backend="emu"`` the kernel's ping and iperf3
+in network namespaces (docs/emulation.md; packet trains stay simulator-only). Running
 the probes (``measure``) derives one scenario per measurement from the user's, with the
 measurement's flow alone (the path idle, as paper 004 measured capacity "without competing
 traffic"), unless the scenario's own flows are kept as cross traffic.
@@ -109,9 +110,15 @@ def _with_flows(model: Any, flows: list[Any], keep: bool, **simulation: int) -> 
 
 
 def _probe_run(
-    model: Any, source: str, src: str, dst: str, seed: int | None, keep: bool, **probe: Any
+    model: Any,
+    source: str,
+    src: str,
+    dst: str,
+    seed: int | None,
+    keep: bool,
+    backend: str,
+    **probe: Any,
 ) -> dict[str, Any]:
-    from .api import run_resolved
     from .resolve import resolve_checked
     from .scenario import Flow
 
@@ -122,8 +129,19 @@ def _probe_run(
     # Long enough for every probe and the last one's return.
     duration = probe["count"] * interval + 5_000_000_000
     derived = _with_flows(model, [flow], keep, duration=duration, measure_from=0)
-    summary = run_resolved(resolve_checked(derived, source, seed), timeseries=False).summary
+    summary = _summary(resolve_checked(derived, source, seed), backend)
     return summary["flows"][-1]["probes"]
+
+
+def _summary(resolved: dict[str, Any], backend: str) -> dict[str, Any]:
+    """A run's summary, simulated or emulated."""
+    if backend == "emu":
+        from .emulate import emulate
+
+        return emulate(resolved)
+    from .api import run_resolved
+
+    return run_resolved(resolved, timeseries=False).summary
 
 
 def measure(
@@ -141,10 +159,11 @@ def measure(
     seed: int | None = None,
     overrides: list[str] | None = None,
     keep_flows: bool = False,
+    backend: str = "sim",
 ) -> dict[str, Any]:
-    """Measures the path from ``src`` to ``dst`` in a scenario; a ScenarioError names what
-    is wrong with the scenario or the end points."""
-    from .api import run_resolved
+    """Measures the path from ``src`` to ``dst`` in a scenario, simulated or (``backend``
+    "emu") over real kernels; a ScenarioError names what is wrong with the scenario or the
+    end points."""
     from .resolve import resolve_checked
     from .scenario import Flow, ScenarioError, Tcp, load
 
@@ -156,16 +175,21 @@ def measure(
             raise ScenarioError(option, "", f"unknown node {node!r}; expected one of {nodes}")
     if src == dst:
         raise ScenarioError("--to", "", "must differ from --from")
+    if backend == "emu" and capacity_probe:
+        raise ScenarioError(
+            "--capacity", "", "packet trains are simulator-only (the emulated network is the "
+            "scenario's: measure its capacity without --backend emu)",
+        )  # fmt: skip
     result: dict[str, Any] = {"scenario": model.simulation.name, "from": src, "to": dst}
     if rtt:
         probes = _probe_run(
-            model, source, src, dst, seed, keep_flows,
+            model, source, src, dst, seed, keep_flows, backend,
             count=count, interval=interval_ns, payload=PING_PAYLOAD, train=1,
         )  # fmt: skip
         result["rtt"] = asdict(rtt_stats(probes["sent_ns"], probes["returned_ns"]))
     if capacity_probe:
         probes = _probe_run(
-            model, source, src, dst, seed, keep_flows,
+            model, source, src, dst, seed, keep_flows, "sim",
             count=count, interval=interval_ns, payload=TRAIN_PAYLOAD, train=train, one_way=True,
         )  # fmt: skip
         estimate = capacity(probes["arrived_ns"], train, probes["ip_bytes"])
@@ -176,7 +200,7 @@ def measure(
             name="airtcp-measure", src=src, dst=dst, tcp=Tcp(congestion_control=tcp, **buffers)
         )
         derived = _with_flows(model, [flow], keep_flows)
-        summary = run_resolved(resolve_checked(derived, source, seed), timeseries=False).summary
+        summary = _summary(resolve_checked(derived, source, seed), backend)
         measured = summary["flows"][-1]
         result["tcp"] = asdict(
             TcpBandwidth(

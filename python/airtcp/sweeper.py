@@ -262,7 +262,17 @@ def run_experiment(
     if on_start:
         on_start(outcome.total, outcome.skipped)
     jobs = jobs or os.cpu_count() or 1
-    if dask:
+    if experiment.settings.backend == "emu":
+        # Real time on this machine's kernels: one run at a time, in this thread, so that
+        # Ctrl-C reaches the run and it removes its namespaces.
+        if dask:
+            raise SweepError("--dask: emulated runs use this machine's kernels; run them here")
+        from .emulate import check
+
+        if problems := check():
+            raise SweepError("emulation needs " + "; ".join(problems) + " (airtcp emu --check)")
+        source = (execute(task) for task in todo)
+    elif dask:
         source = _dask(todo, dask)
     elif threads:
         source = _threads(todo, jobs)

@@ -38,14 +38,19 @@ def execute(task: Task) -> dict[str, Any]:
     row = _row(task)
     record: dict[str, Any] = {"row": row, "summary": None}
     try:
-        summary_json, series = _core.run(
-            json.dumps(task.scenario), None, task.timeout_s, task.timeseries
-        )
-        summary = json.loads(summary_json)
+        if task.backend == "emu":
+            from .emulate import emulate
+
+            summary, series = emulate(task.scenario), None
+        else:
+            summary_json, series = _core.run(
+                json.dumps(task.scenario), None, task.timeout_s, task.timeseries
+            )
+            summary = json.loads(summary_json)
         record["summary"] = summary
         row.update({m: extract(summary, m) for m in task.metrics})
         row["status"], row["error"] = "ok", None
-        if task.timeseries:
+        if task.timeseries and series is not None:
             record["timeseries"] = series
     except TimeoutError as error:
         row["status"], row["error"] = "timeout", str(error)
