@@ -43,3 +43,4 @@ bench: install
 	$(PY) bench/startup.py
 	$(PY) bench/asymmetric.py
 	$(PY) bench/tcp_variants.py
+	$(PY) bench/emu_link.py

@@ -431,3 +431,24 @@ def test_emulated_sweeps_refuse_a_dask_cluster():
     result = airtcp("mbt", "--backend", "emu", "--dask", "tcp://127.0.0.1:1")
     assert result.returncode == 2
     assert "run them here" in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+@needs_emulation
+def test_compare_shows_the_simulated_and_emulated_runs_side_by_side(tmp_path):
+    result = airtcp(
+        "compare", "wired-tcp", "--set", "simulation.duration=5s",
+        "--set", "simulation.measure_from=1s", "--out", str(tmp_path), "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    compared = json.loads(result.stdout)
+    assert compared == json.loads((tmp_path / "compare.json").read_text())
+    assert compared["simulated"].get("backend") != "emu"
+    assert compared["emulated"]["backend"] == "emu"
+    bulk = compared["flows"][0]
+    sim, emu = bulk["goodput_bps"]["sim"], bulk["goodput_bps"]["emu"]
+    assert bulk["difference"] == pytest.approx(emu / sim - 1)
+    # One 10 Mbit/s bottleneck: both TCPs fill most of it, within 20 % of each other.
+    assert sim > 7e6 and emu > 7e6 and abs(bulk["difference"]) < 0.2, bulk
+    assert compared["links"][0]["delivered"]["emu"] > 0
+    own = {row["setting"] for row in compared["kernel_own_settings"]}
+    assert "initial_rto" in own and "sack" not in own

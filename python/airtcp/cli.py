@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from . import _core, cli_emu
+from . import _core, cli_compare, cli_emu
 from .cli_help import Command, Group
 from .interrupts import Terminated, terminate_as_interrupt
 from .output import OutputError, output_dir
@@ -830,6 +830,7 @@ def report(
 
 
 cli_emu.register(app)
+cli_compare.register(app)
 
 
 def _describe(error: BaseException) -> str:

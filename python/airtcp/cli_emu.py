@@ -6,7 +6,7 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -63,22 +63,42 @@ def emu(
     if snaplen is not None and not 0 <= snaplen <= 65_535:
         raise fail(f"--snaplen: expected 0..65535 bytes, got {snaplen}")
     from .api import prepare
-    from .progress import RunProgress
     from .scenario import ScenarioError
 
-    progress = RunProgress(err, label="emulated")
     try:
         resolved = prepare(scenario, seed, set_ or [])
         if out_dir is not None:
             output_dir(out_dir)
         pcap_dir = output_dir((out_dir or Path(".")) / "pcap", "--pcap") if pcap else None
-        summary = emulate.emulate(
-            resolved,
-            pcap_dir,
-            None if snaplen is None else snaplen or 65_535,
-            progress,
-        )
     except (ScenarioError, OutputError) as error:
+        raise fail(_plain(str(error))) from None
+    summary = emulated(resolved, pcap_dir, None if snaplen is None else snaplen or 65_535)
+    if out_dir is not None:
+        atomic_write(out_dir / "summary.json", json.dumps(summary, indent=2).encode())
+    if as_json:
+        sys.stdout.write(json.dumps(summary) + "\n")
+        return
+    print_summary(summary)
+    print_lag(summary["emulation"]["lag"])
+    if out_dir is not None:
+        out.print(f"results in {out_dir}")
+
+
+def emulated(
+    resolved: dict[str, Any], pcap_dir: Path | None = None, snaplen: int | None = None
+) -> dict[str, Any]:
+    """The summary of a resolved scenario's emulation, with a progress bar; what stops it
+    becomes a one-line error (2: the scenario, 1: the machine) or, on Ctrl-C, exit 130 once
+    its namespaces are removed."""
+    from . import emulate
+    from .cli import _plain, err, fail
+    from .progress import RunProgress
+    from .scenario import ScenarioError
+
+    progress = RunProgress(err, label="emulated")
+    try:
+        return emulate.emulate(resolved, pcap_dir, snaplen, progress)
+    except ScenarioError as error:
         raise fail(_plain(str(error))) from None
     except OSError as error:
         raise fail(_plain(str(error)), code=1) from None
@@ -88,19 +108,15 @@ def emu(
         raise typer.Exit(128 + signum) from None
     finally:
         progress.close()
-    if out_dir is not None:
-        atomic_write(out_dir / "summary.json", json.dumps(summary, indent=2).encode())
-    if as_json:
-        sys.stdout.write(json.dumps(summary) + "\n")
-        return
-    print_summary(summary)
-    lag = summary["emulation"]["lag"]
+
+
+def print_lag(lag: dict[str, Any]) -> None:
+    from .cli import out
+
     out.print(
         f"emulator lag p50 {lag['p50_us']:g} us, p99 {lag['p99_us']:g} us, "
         f"max {lag['max_us']:.0f} us over {lag['samples']} wake-ups"
     )
-    if out_dir is not None:
-        out.print(f"results in {out_dir}")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,104 @@
+"""``airtcp compare``: a scenario simulated and emulated, side by side (``airtcp.compare``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from .cli_help import Command
+from .cli_options import JsonOption, ScenarioArgument, SeedOption, SetOption
+from .output import OutputError, atomic_write, output_dir
+
+
+def _mbit(value: float | None) -> str:
+    return "-" if value is None else f"{value / 1e6:.3f}"
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:+.1f} %"
+
+
+def _both(pair: dict[str, Any]) -> str:
+    return f"{pair['sim']} / {pair['emu']}"
+
+
+def print_comparison(result: dict[str, Any]) -> None:
+    from .cli import out
+    from .cli_emu import print_lag
+
+    table = Table(
+        title=f"{result['scenario']} (seed {result['seed']}): simulated / emulated, "
+        f"{result['measure_from_s']:g}-{result['duration_s']:g} s",
+        title_justify="left",
+    )
+    for column in ("flow", "sim Mbit/s", "emu Mbit/s", "emu vs sim", "retx", "RTOs"):
+        table.add_column(column, justify="left" if column == "flow" else "right")
+    for flow in result["flows"]:
+        if flow["kind"] == "ping":
+            rtt = flow["mean_rtt_ms"]
+            cells = [f"{rtt['sim']:.3f} ms" if rtt["sim"] else "-",
+                     f"{rtt['emu']:.3f} ms" if rtt["emu"] else "-"]  # fmt: skip
+        else:
+            cells = [_mbit(flow["goodput_bps"]["sim"]), _mbit(flow["goodput_bps"]["emu"])]
+        table.add_row(
+            flow["name"], *cells, _percent(flow["difference"]),
+            _both(flow["retransmissions"]), _both(flow["timeouts"]),
+        )  # fmt: skip
+    aggregate = result["aggregate_goodput_bps"]
+    table.add_row(
+        "aggregate", _mbit(aggregate["sim"]), _mbit(aggregate["emu"]),
+        _percent(aggregate["difference"]), "", "",
+    )  # fmt: skip
+    out.print(table)
+    own = [f"{row['setting']} (scenario {row['scenario'] or 'default'})"
+           for row in result["kernel_own_settings"]]  # fmt: skip
+    if own:
+        out.print("the kernel keeps its own: " + "; ".join(own), highlight=False)
+    print_lag(result["emulator_lag"])
+    out.print("why they differ: docs/emulation.md, 'Simulated against emulated'", highlight=False)
+
+
+def compare(
+    scenario: ScenarioArgument,
+    seed: SeedOption = None,
+    set_: SetOption = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", metavar="DIR", help="Write compare.json here.")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run a scenario in the simulator and over real Linux TCP (airtcp emu), and show both
+    side by side: per flow goodput (ping: mean RTT), retransmissions and timeouts."""
+    from .api import prepare, run_resolved
+    from .cli import _plain, fail, out
+    from .cli_emu import emulated
+    from .compare import comparison
+    from .scenario import ScenarioError
+
+    if seed is not None and not 0 <= seed < 2**63:
+        raise fail(f"--seed: must be in [0, 2^63), got {seed}")
+    try:
+        resolved = prepare(scenario, seed, set_ or [])
+        if out_dir is not None:
+            output_dir(out_dir)
+    except (ScenarioError, OutputError) as error:
+        raise fail(_plain(str(error))) from None
+    simulated = run_resolved(resolved, timeseries=False).summary
+    result = comparison(simulated, emulated(resolved))
+    if out_dir is not None:
+        atomic_write(out_dir / "compare.json", json.dumps(result, indent=1).encode())
+    if as_json:
+        sys.stdout.write(json.dumps(result) + "\n")
+        return
+    print_comparison(result)
+    if out_dir is not None:
+        out.print(f"results in {out_dir}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command(cls=Command, name="compare")(compare)
