@@ -453,3 +453,21 @@ def test_compare_shows_the_simulated_and_emulated_runs_side_by_side(tmp_path):
     assert compared["links"][0]["delivered"]["emu"] > 0
     own = {row["setting"] for row in compared["kernel_own_settings"]}
     assert "initial_rto" in own and "sack" not in own
+
+
+def test_an_emulated_sweep_without_what_it_needs_stops_before_any_run(monkeypatch, tmp_path):
+    from airtcp.experiment import load
+    from airtcp.results import ResultStore
+    from airtcp.sweeper import SweepError, run_experiment
+
+    experiment = tmp_path / "emu.toml"
+    experiment.write_text(
+        '[experiment]\nscenario = "wired-tcp"\nbackend = "emu"\n'
+        '[grid]\n"links.0.delay" = ["5ms", "10ms"]\n'
+    )
+    loaded = load(experiment)
+    assert {task.backend for task in loaded.tasks} == {"emu"}
+    monkeypatch.setattr(emulate, "check", lambda: ["iperf3: install the iperf3 package"])
+    with pytest.raises(SweepError, match="emulation needs iperf3"):
+        run_experiment(loaded, tmp_path / "out")
+    assert ResultStore(tmp_path / "out").done(include_failed=True) == set()

@@ -68,6 +68,13 @@ def _unsupported(resolved: dict[str, Any]) -> None:
             )
 
 
+def require() -> None:
+    """Raises an OSError naming what emulation needs that this machine lacks."""
+    problems = check()
+    if problems:
+        raise OSError("emulation needs " + "; ".join(problems) + " (airtcp emu --check)")
+
+
 def emulate(
     resolved: dict[str, Any],
     pcap_dir: str | Path | None = None,
@@ -75,9 +82,7 @@ def emulate(
     progress: Callable[[float, float], None] | None = None,
 ) -> dict[str, Any]:
     """Runs a resolved scenario over real kernels and returns its summary."""
-    problems = check()
-    if problems:
-        raise OSError("emulation needs " + "; ".join(problems) + " (airtcp emu --check)")
+    require()
     _unsupported(resolved)
     effective = json.loads(_core.effective_settings(json.dumps(resolved)))
     kernel = emu_kernel.plan(resolved, effective)

@@ -267,10 +267,12 @@ def run_experiment(
         # Ctrl-C reaches the run and it removes its namespaces.
         if dask:
             raise SweepError("--dask: emulated runs use this machine's kernels; run them here")
-        from .emulate import check
+        from .emulate import require
 
-        if problems := check():
-            raise SweepError("emulation needs " + "; ".join(problems) + " (airtcp emu --check)")
+        try:
+            require()
+        except OSError as error:
+            raise SweepError(str(error)) from None
         source = (execute(task) for task in todo)
     elif dask:
         source = _dask(todo, dask)
