@@ -471,3 +471,40 @@ def test_an_emulated_sweep_without_what_it_needs_stops_before_any_run(monkeypatc
     with pytest.raises(SweepError, match="emulation needs iperf3"):
         run_experiment(loaded, tmp_path / "out")
     assert ResultStore(tmp_path / "out").done(include_failed=True) == set()
+
+
+def test_comparison_pairs_goodput_and_ping_round_trips():
+    from airtcp.compare import comparison
+
+    def summary(goodput: float, returned: list[int | None], backend: str | None) -> dict:
+        flows = [
+            {"name": "bulk", "kind": "tcp_bulk", "goodput_bps": goodput, "bytes_delivered": 1,
+             "retransmissions": 0, "timeouts": 0},
+            {"name": "ping", "kind": "ping", "goodput_bps": None,
+             "probes": {"sent_ns": [0, 10_000_000], "returned_ns": returned}},
+        ]  # fmt: skip
+        result = {"scenario": "s", "seed": 1, "duration_s": 2.0, "measure_from_s": 0.0,
+                  "flows": flows, "aggregate_goodput_bps": goodput,
+                  "links": [{"from": "a", "to": "b", "delivered": 5}]}  # fmt: skip
+        if backend:
+            result["backend"] = backend
+            result["emulation"] = {
+                "lag": {},
+                "kernel_settings": {"bulk": [
+                    {"setting": "initial_rto", "scenario": "1000 ms", "kernel": "kernel's own"},
+                    {"setting": "sack", "scenario": "true", "kernel": "net.ipv4.tcp_sack = 1"},
+                ]},
+            }  # fmt: skip
+        return result
+
+    paired = comparison(
+        summary(8e6, [20_000_000, 30_000_000], None),
+        summary(6e6, [22_000_000, None], "emu"),
+    )
+    bulk, ping = paired["flows"]
+    assert bulk["goodput_bps"] == {"sim": 8e6, "emu": 6e6}
+    assert bulk["difference"] == pytest.approx(-0.25)
+    assert ping["mean_rtt_ms"] == {"sim": 20.0, "emu": 22.0}  # the lost probe left out
+    assert ping["difference"] == pytest.approx(0.1)
+    assert paired["links"][0]["delivered"] == {"sim": 5, "emu": 5}
+    assert [row["setting"] for row in paired["kernel_own_settings"]] == ["initial_rto"]

@@ -15,16 +15,18 @@ from .cli_options import JsonOption, ScenarioArgument, SeedOption, SetOption
 from .output import OutputError, atomic_write, output_dir
 
 
-def _mbit(value: float | None) -> str:
-    return "-" if value is None else f"{value / 1e6:.3f}"
-
-
 def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:+.1f} %"
 
 
 def _both(pair: dict[str, Any]) -> str:
     return f"{pair['sim']} / {pair['emu']}"
+
+
+def _mbit(bps: float | None) -> str:
+    from .cli import _mbps
+
+    return _mbps(bps) or "-"
 
 
 def print_comparison(result: dict[str, Any]) -> None:

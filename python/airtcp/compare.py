@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .measure import rtt_stats
+
 FLOW_FIELDS = ("goodput_bps", "bytes_delivered", "retransmissions", "timeouts")
 LINK_FIELDS = ("delivered", "queue_drops", "lost")
 
@@ -26,12 +28,7 @@ def _mean_rtt_ms(flow: dict[str, Any]) -> float | None:
     probes = flow.get("probes")
     if not probes:
         return None
-    rtts = [
-        (back - sent) / 1e6
-        for sent, back in zip(probes["sent_ns"], probes["returned_ns"], strict=True)
-        if back is not None
-    ]
-    return sum(rtts) / len(rtts) if rtts else None
+    return rtt_stats(probes["sent_ns"], probes["returned_ns"]).avg_ms
 
 
 def _pair(simulated: dict[str, Any], emulated: dict[str, Any], fields: tuple[str, ...]) -> dict:

@@ -78,9 +78,7 @@ impl External {
             counters: ExternalCounters::default(),
         })
     }
-}
 
-impl External {
     /// The payload a host sent with `packet`, if still kept.
     pub(super) fn payload(&self, packet: &Packet) -> Option<&[u8]> {
         self.payloads.get(packet.uid, &packet.repr)
