@@ -550,11 +550,18 @@ def reproduce(
     table = Table(title=f"{name}: the paper's claims and ours", show_lines=True)
     for column in ("paper claims", "airtcp finds", "verdict", "rule"):
         table.add_column(column, overflow="fold")
-    styles = {"agrees": "green", "partly": "yellow", "differs": "red"}
+    styles = {"agrees": "green", "partly": "yellow", "differs": "red", "calibrated": "cyan",
+              "beyond the paper": "blue", "not significant": "magenta"}  # fmt: skip
     for claim in claims.itertuples(index=False):
         style = styles.get(claim.verdict, "white")
         table.add_row(claim.claim, claim.ours, f"[{style}]{claim.verdict}[/]", claim.rule)
     out.print(table)
+    # The meaning of each verdict the table uses (the module holding them is imported by
+    # the reproductions already).
+    from .reproductions.claims import MEANINGS
+
+    for name in dict.fromkeys(claims["verdict"]):
+        out.print(f"[{styles.get(name, 'white')}]{name}[/]: {MEANINGS[name]}", soft_wrap=True)
     out.print(
         f"{outcome.skipped + outcome.completed} runs ({outcome.failed_total} failed); "
         f"report: {report}"

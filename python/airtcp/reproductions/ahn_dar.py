@@ -29,6 +29,7 @@ from ..results import ResultStore
 from ..units import parse_rate
 from . import ahn_claims
 from .ahn_claims import Trace
+from .claims import section_html
 from .claims import table as claims_table
 from .page import set_lines, shown
 from .page import write_report as write_report_page
@@ -383,7 +384,7 @@ def write_report(
     runs_table = frame[["run_id", "agents.0.kind", "agents.1.kind", UPLINK, BER, "replication",
                         "seed", "status"]]  # fmt: skip
     sections = [
-        ("The paper's claims and ours", _table_html(claims)),
+        ("The paper's claims and ours", section_html(claims)),
         ("Settings of every run", _table_html(used)),
         ("Fig 5 runs: the agents' counters", _table_html(_agent_rows(runs))),
         ("Beyond the paper: DAR without AF (its future work)", _table_html(beyond)),
