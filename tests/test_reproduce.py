@@ -246,19 +246,22 @@ def test_quick_reproduction_of_paper_002_from_anywhere(tmp_path):
     out = tmp_path / "mun"
     result = airtcp("reproduce", "mun-mbt", "--quick", "--out", str(out), "-q", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    claims_shown(out, result, 6)
-    table = pd.read_csv(out / "table2.csv")
     plan = mun_mbt.QUICK
+    # One MBT row per RTT of the paper's and loss setting, and five more.
+    claims_shown(out, result, 5 + len(mun_mbt.PAPER_MBT_KB) * len(mun_mbt.LOSSES))
+    table = pd.read_csv(out / "table2.csv")
     assert len(table) == len(plan.rtts_ms) * len(mun_mbt.LOSSES)
     # Without loss the MBT grows with the RTT (the bandwidth-delay product), and a 16 KiB
     # window holds the goodput to about 16 KiB per round trip at 20 ms.
     clean = table[table["loss"] == 0].set_index("rtt_ms")
     assert list(clean["mbt_kib"]) == sorted(clean["mbt_kib"])
     assert clean.loc[20.0, "16KiB avg"] < 16 * 1024 * 8 / 0.02 / 1e6
-    assert figures_in_chromium(out / "report.html", tmp_path) == (2, 2)
-    assert "sysctl -w net.core.rmem_max=" in (out / "report.html").read_text()
+    html = (out / "report.html").read_text()
+    assert "sysctl -w net.core.rmem_max=" in html
+    assert re.search(r'data-figures="(\d+)"', html).group(1) == "4"  # Figs 2, 3, 4, Table 2
     again = airtcp("reproduce", "mun-mbt", "--quick", "--out", str(out), cwd=tmp_path)
-    assert again.returncode == 0 and "resuming: 144 of 144" in again.stderr
+    assert again.returncode == 0 and "resuming: 300 of 300" in again.stderr
+    assert figures_in_chromium(out / "report.html", tmp_path) == (4, 4)
 
 
 def test_quick_reproduction_of_paper_004_from_anywhere(tmp_path):
