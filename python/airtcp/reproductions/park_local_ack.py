@@ -30,6 +30,7 @@ from .. import _core
 from ..reporting import _png, _table_html, confidence_interval
 from ..results import ResultStore
 from . import park_claims
+from .claims import section_html
 from .claims import table as claims_table
 from .page import finished, set_lines, shown
 from .page import write_report as write_report_page
@@ -394,7 +395,7 @@ def write_report(
     runs_table = frame[["run_id", "agents.0.kind", "mobiles.0.handoff_duration", "replication",
                         "seed", "status"]]  # fmt: skip
     sections = [
-        ("The paper's claims and ours", _table_html(claims)),
+        ("The paper's claims and ours", section_html(claims)),
         ("Settings of every run", _table_html(used)),
         ("Fig 3 and 4 runs (1-s handoffs)", _table_html(summaries)),
         ("Fig 5 per point", _table_html(table)),
