@@ -13,6 +13,7 @@ from airtcp.reproductions.claims import (
     Claim,
     interval,
     order,
+    ranked,
     section_html,
     verdict,
 )
@@ -228,6 +229,16 @@ def test_intervals_order_only_when_apart():
     assert order(10, math.nan, 9.5, 1) == 0
     assert interval(4.29e6, 0.013e6, 1e6) == "4.29 ± 0.01"
     assert interval(4.29e6, math.nan, 1e6) == "4.29"
+
+
+def test_a_ranking_counts_only_when_every_pair_is_apart():
+    apart, overlap, below = (13, 1, 10, 1), (12, 1.5, 10, 1), (7, 1, 10, 1)
+    assert ranked([apart, apart], 1.3, 1.0) == "agrees"  # x1.3
+    assert ranked([apart, (12.5, 1, 10, 0.5)], 1.3, 1.0) == "partly"  # x1.25
+    assert ranked([apart, (12.5, 1, 10, 0.5)], 1.3, 1.3) == "differs"
+    assert ranked([apart, overlap], 1.3, 1.0) == "not significant"
+    assert ranked([overlap, below], 1.3, 1.0) == "differs"  # a clear reversal outweighs
+    assert ranked([], 1.3, 1.0) == "differs"
 
 
 def test_the_report_explains_every_verdict():

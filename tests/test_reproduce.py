@@ -268,7 +268,10 @@ def test_quick_reproduction_of_paper_004_from_anywhere(tmp_path):
     out = tmp_path / "han"
     result = airtcp("reproduce", "han-mesh", "--quick", "--out", str(out), "-q", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    claims_shown(out, result, 7)
+    claims_shown(out, result, 8)
+    claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
+    assert list(claims["verdict"])[:2] == ["calibrated", "calibrated"]
+    assert claims["verdict"].iloc[-1] == "beyond the paper"
     paths = pd.read_csv(out / "paths.csv").set_index("segment")
     assert list(paths.index) == [1, 2, 3, 4, 5]
     assert 190 < paths.loc[5, "rtt_avg_ms"] < 200 and paths.loc[1, "rtt_avg_ms"] < 2

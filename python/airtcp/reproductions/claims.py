@@ -71,6 +71,20 @@ def order(a: float, a_half: float, b: float, b_half: float) -> int:
     return 0
 
 
+def ranked(pairs: list[tuple[float, float, float, float]], strong: float, weak: float) -> str:
+    """The verdict of a claim that in every pair (a, a_half, b, b_half) a is above b:
+    "differs" if some a's interval lies wholly below its b's, "not significant" if some
+    intervals overlap; with every a wholly above, "agrees" if every a / b is at least
+    ``strong``, "partly" if at least ``weak``, "differs" otherwise."""
+    orders = [order(*pair) for pair in pairs]
+    if not pairs or -1 in orders:
+        return "differs"
+    if 0 in orders:
+        return "not significant"
+    ratios = [a / b for a, _, b, _ in pairs]
+    return verdict(min(ratios) >= strong, min(ratios) >= weak)
+
+
 def interval(mean: float, half: float, scale: float = 1.0, digits: int = 2) -> str:
     """``mean ± half`` divided by ``scale``, or the mean alone without an interval."""
     if math.isnan(half):
