@@ -76,16 +76,16 @@ def distributions(dcf_at_2=0.5, priority_at_n=0.5) -> dict[int, dict[str, np.nda
     }
 
 
-def difs(basic: int, rts: int) -> dict[str, int]:
-    """Fig 4 optima: Bianchi's model gives these; the EIFS model's far-off values must not
-    be what is judged."""
-    return {"basic_difs": basic, "rts_difs": rts, "basic_eifs": 99, "rts_eifs": 99}
+def bianchi(basic: int, rts: int) -> dict[str, int]:
+    """Fig 4 optima: Bianchi's model gives these; the standard DCF model's far-off values
+    must not be what is judged."""
+    return {"basic_bianchi": basic, "rts_bianchi": rts, "basic_mac": 99, "rts_mac": 99}
 
 
 def judged(goodput, contenders=None, optimum=None, shared=None) -> list:
     """The claims rows for these numbers (contenders compared at 10, 20 and 40 flows)."""
     contenders = curves(**(contenders or CONTENDERS_LIKE))
-    optimum = optimum or difs(4, 7)
+    optimum = optimum or bianchi(4, 7)
     table = claims(goodput, contenders, optimum, shared or distributions())
     return list(table.itertuples(index=False))
 
@@ -109,7 +109,7 @@ def test_optimum_is_judged_exactly_then_within_one():
     # The paper reads about 4 (basic) and about 7 (RTS/CTS) off its Fig 4.
     for basic, rts, expected in ((4, 7, "agrees"), (3, 6, "partly"), (5, 8, "partly"),
                                  (2, 9, "differs")):  # fmt: skip
-        table = judged(curves(**PAPER_LIKE), optimum=difs(basic, rts))
+        table = judged(curves(**PAPER_LIKE), optimum=bianchi(basic, rts))
         for start in ("Fig 4: about 4", "Fig 4: about 7"):
             row = by_start(table, start)
             assert row.verdict == expected, (start, basic, rts)
@@ -250,7 +250,7 @@ def test_the_report_explains_every_verdict():
 
 def test_every_verdict_short_of_agreement_says_why():
     cases = [
-        judged(curves(**PAPER_LIKE), optimum=difs(9, 1)),
+        judged(curves(**PAPER_LIKE), optimum=bianchi(9, 1)),
         judged(curves(**{**PAPER_LIKE, "dcf": dict.fromkeys(FLOWS, 5e6)})),
         judged(curves(**PAPER_LIKE), shared=distributions(0.0, 0.0)),
     ]

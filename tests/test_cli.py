@@ -277,7 +277,7 @@ def _bianchi_2000(w: int, m: int, rts: bool, n: int) -> float:
 def test_bianchi_difs_equals_bianchis_equations(rts):
     for w, m in [(32, 3), (32, 5), (128, 3)]:
         args = ["bianchi", "--phy", "bianchi2000", "--payload", "1023", "--cw-min", str(w - 1)]
-        args += ["--stages", str(m), "--stations", "2-50", "--collision", "difs", "--json"]
+        args += ["--stages", str(m), "--stations", "2-50", "--model", "bianchi", "--json"]
         args += ["--rts"] * rts
         result = airtcp(*args)
         assert result.returncode == 0, result.stderr
@@ -286,19 +286,23 @@ def test_bianchi_difs_equals_bianchis_equations(rts):
             assert point["throughput"] == pytest.approx(expected, rel=1e-9, abs=0), point
 
 
-def test_bianchi_collision_time_is_chosen():
+def test_bianchi_model_is_chosen():
     def model(*extra: str) -> dict:
         result = airtcp("bianchi", "--stations", "10", "--json", *extra)
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)
 
-    eifs, difs = model(), model("--collision", "difs")
-    assert (eifs["collision"], difs["collision"]) == ("eifs", "difs")
-    # 802.11b: EIFS (364 us) is longer than DIFS (50 us), so collisions cost more.
-    assert eifs["collision_time_us"] - difs["collision_time_us"] == pytest.approx(364 - 50)
-    assert eifs["points"][0]["throughput"] < difs["points"][0]["throughput"]
-    bad = airtcp("bianchi", "--collision", "sifs")
-    assert bad.returncode == 2 and "--collision: expected eifs or difs" in bad.stderr
+    mac, ns3, bianchi = model(), model("--difs-after-collision"), model("--model", "bianchi")
+    assert (mac["model"], mac["eifs_after_collision"]) == ("mac", True)
+    assert (ns3["eifs_after_collision"], bianchi["model"]) == (False, "bianchi")
+    # 802.11b at 11 Mbit/s: the senders resume AckTimeout (222 us) + DIFS after their frame,
+    # 221 us + DIFS after the busy period (1 us longer); the others EIFS (10 + 248 + 50 us)
+    # after it, and join the count 2 slots (40 us) after the senders.
+    assert mac["collision_time_us"] - bianchi["collision_time_us"] == pytest.approx(221 + 40)
+    # Without EIFS the others resume first, DIFS after the busy period (Bianchi's time).
+    assert ns3["collision_time_us"] == pytest.approx(bianchi["collision_time_us"])
+    bad = airtcp("bianchi", "--model", "eifs")
+    assert bad.returncode == 2 and "--model: expected mac or bianchi" in bad.stderr
 
 
 def test_wireshark_reads_the_traces(tmp_path):

@@ -407,15 +407,24 @@ def bianchi(
         int | None,
         typer.Option(metavar="N", help="Retransmissions before a drop (default: unlimited)."),
     ] = None,
-    collision: Annotated[
+    model: Annotated[
         str | None,
         typer.Option(
-            metavar="eifs|difs",
-            help="Channel time of a collision: eifs, the frame then EIFS as the standard and "
-            "the simulator do (default for 802.11b/g); difs, Bianchi's own frame + DIFS "
-            "(default for bianchi2000).",
+            metavar="mac|bianchi",
+            help="mac: the standard's DCF as the simulator runs it (counters frozen while "
+            "the medium is busy; after a collision its senders wait AckTimeout then DIFS); "
+            "the default for 802.11b/g. bianchi: his model as published (collision = frame "
+            "+ DIFS), the default for bianchi2000.",
         ),
     ] = None,
+    eifs_after_collision: Annotated[
+        bool,
+        typer.Option(
+            "--eifs-after-collision/--difs-after-collision",
+            help="With --model mac: whether the stations that did not send in a collision "
+            "wait EIFS (the standard) or DIFS (ns-3), as wlan.eifs_after_collision.",
+        ),
+    ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Bianchi's saturation model: tau, p and throughput per number of stations."""
@@ -428,8 +437,8 @@ def bianchi(
         raise fail(f"--stages: expected 0..10, got {stages}")
     if retry_limit is not None and not 0 <= retry_limit <= 100:
         raise fail(f"--retry-limit: expected 0..100, got {retry_limit}")
-    if collision not in (None, "eifs", "difs"):
-        raise fail(f"--collision: expected eifs or difs, got {collision!r}")
+    if model not in (None, "mac", "bianchi"):
+        raise fail(f"--model: expected mac or bianchi, got {model!r}")
     try:
         result = json.loads(
             _core.bianchi_model(
@@ -441,7 +450,8 @@ def bianchi(
                 cw_min,
                 stages,
                 retry_limit=retry_limit,
-                collision=collision,
+                model=model,
+                eifs_after_collision=eifs_after_collision,
             )
         )
     except ValueError as error:
@@ -451,10 +461,14 @@ def bianchi(
         return
     access = "RTS/CTS" if rts else "basic access"
     retries = "unlimited" if retry_limit is None else retry_limit
+    if result["model"] == "bianchi":
+        dcf = "Bianchi's model"
+    else:
+        others = "EIFS" if result["eifs_after_collision"] else "DIFS"
+        dcf = f"the standard's DCF (others wait {others} after a collision)"
     table = Table(
-        title=f"Bianchi model: {phy}, {payload}-byte payload, {access}, "
-        f"CW {result['cw_min']}..{result['cw_max']}, collision {result['collision'].upper()}, "
-        f"retries {retries}",
+        title=f"Saturation throughput, {dcf}: {phy}, {payload}-byte payload, {access}, "
+        f"CW {result['cw_min']}..{result['cw_max']}, retries {retries}",
         title_justify="left",
     )
     for column in ("n", "tau", "p", "S", "Mbit/s"):

@@ -290,7 +290,9 @@ def _wlan_json(w: Wlan, index: dict[str, int]) -> dict[str, Any]:
         "queue_packets": w.queue,
         "short_retry_limit": w.short_retry_limit,
         "long_retry_limit": w.long_retry_limit,
-        **_lifetime(w.msdu_lifetime),
+        **_unless_default("msdu_lifetime_ns", w.msdu_lifetime),
+        **_unless_default("queue_max_delay_ns", w.queue_max_delay),
+        **_unless_default("eifs_after_collision", w.eifs_after_collision),
         "errors": {"loss": w.loss, "ber": w.ber},
         "agent": None if agent is None else _agent_json(agent),
     }
@@ -386,11 +388,11 @@ def _agents_json(scenario: Scenario, index: dict[str, int]) -> list[dict[str, An
     return placed
 
 
-def _lifetime(value: int | str | None) -> dict[str, int | None]:
-    """The MSDU lifetime's resolved key: left out for the simulator's default."""
+def _unless_default(key: str, value: int | bool | str | None) -> dict[str, Any]:
+    """A resolved key, left out when unset (the simulator's default); "off" is null."""
     if value is None:
         return {}
-    return {"msdu_lifetime_ns": None if value == "off" else value}
+    return {key: None if value == "off" else value}
 
 
 def _direction(link: Link, override: Direction) -> dict[str, Any]:

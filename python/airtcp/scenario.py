@@ -270,8 +270,12 @@ class Wlan(Strict):
     queue: Annotated[int, Field(gt=0)] = 100
     short_retry_limit: Annotated[int, Field(gt=0)] = 7
     long_retry_limit: Annotated[int, Field(gt=0)] = 4
-    # None: the simulator's default, the standard's 512 TU.
+    # None: the simulator's default, the standard's 512 TU from an MSDU's first attempt.
     msdu_lifetime: PositiveDuration | Literal["off"] | None = None
+    # ns-3's MAC queue MaxDelay (sojourn from arrival); None: the simulator's default, off.
+    queue_max_delay: PositiveDuration | Literal["off"] | None = None
+    # None: the simulator's default, the standard's EIFS.
+    eifs_after_collision: bool | None = None
     cw_min: int | None = None
     cw_max: int | None = None
     loss: Probability = 0.0

@@ -243,7 +243,7 @@ fn series_columns(py: Python<'_>, series: TimeSeries) -> PyResult<Bound<'_, PyDi
 
 /// Bianchi's model for a PHY over a range of station counts; returns JSON.
 #[pyfunction]
-#[pyo3(signature = (phy, payload, first, last, rts, cw_min=None, stages=None, rate_bps=None, basic_rate_bps=None, retry_limit=None, collision=None))]
+#[pyo3(signature = (phy, payload, first, last, rts, cw_min=None, stages=None, rate_bps=None, basic_rate_bps=None, retry_limit=None, model=None, eifs_after_collision=true))]
 #[allow(clippy::too_many_arguments)]
 fn bianchi_model(
     phy: &str,
@@ -256,10 +256,14 @@ fn bianchi_model(
     rate_bps: Option<u64>,
     basic_rate_bps: Option<u64>,
     retry_limit: Option<u32>,
-    collision: Option<&str>,
+    model: Option<&str>,
+    eifs_after_collision: bool,
 ) -> PyResult<String> {
     let invalid = |e: airtcp_proto::wifi::PhyError| PyValueError::new_err(e.message);
-    // The PHY's own collision time unless asked: EIFS for 802.11b/g, DIFS for Bianchi's set.
+    let mac = CollisionTiming::Mac {
+        eifs_after_collision,
+    };
+    // The PHY's own DCF unless asked: the standard's for 802.11b/g, Bianchi's for his set.
     let (mut model_phy, default_timing) = match phy {
         "802.11b" => (
             Phy::dsss(
@@ -268,23 +272,27 @@ fn bianchi_model(
                 Preamble::Long,
             )
             .map_err(invalid)?,
-            CollisionTiming::Eifs,
+            mac,
         ),
         "802.11g" => (
             Phy::erp_ofdm(rate_bps.unwrap_or(54_000_000), basic_rate_bps, true).map_err(invalid)?,
-            CollisionTiming::Eifs,
+            mac,
         ),
         "bianchi2000" => (
             Phy::bianchi2000(cw_min.unwrap_or(31), stages.unwrap_or(5)),
-            CollisionTiming::Difs,
+            CollisionTiming::Bianchi,
         ),
         other => return Err(PyValueError::new_err(format!("unknown PHY '{other}'"))),
     };
-    let timing = match collision {
+    let timing = match model {
         None => default_timing,
-        Some(name) => CollisionTiming::by_name(name).ok_or_else(|| {
-            PyValueError::new_err(format!("unknown collision time '{name}' (eifs or difs)"))
-        })?,
+        Some("bianchi") => CollisionTiming::Bianchi,
+        Some("mac") => mac,
+        Some(name) => {
+            return Err(PyValueError::new_err(format!(
+                "unknown model '{name}' (bianchi or mac)"
+            )))
+        }
     };
     if let Some(cw) = cw_min {
         let stages = stages.unwrap_or(model_phy.backoff_stages());
@@ -298,7 +306,8 @@ fn bianchi_model(
     let best = bianchi::optimal_stations(&params, 1..=last.max(100));
     let out = serde_json::json!({
         "phy": phy, "payload_bytes": payload, "rts_cts": rts,
-        "collision": if timing == CollisionTiming::Difs { "difs" } else { "eifs" },
+        "model": if timing == CollisionTiming::Bianchi { "bianchi" } else { "mac" },
+        "eifs_after_collision": (timing == mac).then_some(eifs_after_collision),
         "retry_limit": retry_limit,
         "cw_min": model_phy.cw_min, "cw_max": model_phy.cw_max,
         "slot_us": model_phy.slot_ns as f64 / 1e3,

@@ -192,9 +192,19 @@ pub struct WlanConfig {
     pub short_retry_limit: u32,
     #[serde(default = "default_long_retry")]
     pub long_retry_limit: u32,
-    /// dot11MaxTransmitMSDULifetime; `null` turns it off.
+    /// dot11MaxTransmitMSDULifetime, from an MSDU's first transmission attempt; `null`
+    /// turns it off.
     #[serde(default = "default_msdu_lifetime")]
     pub msdu_lifetime_ns: Option<u64>,
+    /// The longest an MSDU may wait in a MAC queue from its arrival (ns-3's `WifiMacQueue`
+    /// MaxDelay); `null`, the default, sets no limit.
+    #[serde(default)]
+    pub queue_max_delay_ns: Option<u64>,
+    /// Whether stations that did not send in a collision wait EIFS (the standard's reading:
+    /// their PHY began to receive a frame that failed its FCS) or DIFS (ns-3's PHY, which
+    /// detects no preamble at the 0 dB of two equal frames and sees a busy medium).
+    #[serde(default = "yes")]
+    pub eifs_after_collision: bool,
     #[serde(default)]
     pub errors: ErrorModel,
     /// The AP's agent; `None` is plain DCF without an agent.

@@ -25,7 +25,9 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
             "slot_ns": phy.slot_ns,
             "sifs_ns": phy.sifs_ns,
             "difs_ns": phy.difs_ns(),
-            "eifs_ns": phy.eifs_ns(),
+            "eifs_ns": phy.eifs_ns(phy.data_rate_bps),
+            "ack_timeout_ns": phy.response_timeout_ns(),
+            "eifs_after_collision": wlan.eifs_after_collision,
             "cw_min": phy.cw_min,
             "cw_max": phy.cw_max,
             "rts_threshold": wlan.rts_threshold,
@@ -33,6 +35,7 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
             "short_retry_limit": wlan.short_retry_limit,
             "long_retry_limit": wlan.long_retry_limit,
             "msdu_lifetime_ns": wlan.msdu_lifetime_ns,
+            "queue_max_delay_ns": wlan.queue_max_delay_ns,
             "agent": wlan.agent.as_ref().map(|agent| agent.kind.clone()),
         }));
     }

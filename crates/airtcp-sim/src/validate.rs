@@ -165,11 +165,13 @@ impl Scenario {
                 return fail(format!("{key}.{field}"), "must be positive");
             }
         }
-        if wlan.msdu_lifetime_ns == Some(0) {
-            return fail(
-                format!("{key}.msdu_lifetime_ns"),
-                "must be positive (or off)",
-            );
+        for (field, value) in [
+            ("msdu_lifetime_ns", wlan.msdu_lifetime_ns),
+            ("queue_max_delay_ns", wlan.queue_max_delay_ns),
+        ] {
+            if value == Some(0) {
+                return fail(format!("{key}.{field}"), "must be positive (or off)");
+            }
         }
         validate_errors(&format!("{key}.errors"), &wlan.errors)?;
         if let Some(agent) = &wlan.agent {

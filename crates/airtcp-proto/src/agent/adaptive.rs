@@ -153,6 +153,7 @@ mod tests {
                 slot: 20e-6,
                 success_time: 1e-3,
                 collision_time: 1e-3,
+                chain: crate::wifi::bianchi::Chain::Bianchi,
                 window: 32,
                 stages: 5,
                 retry_limit: None,

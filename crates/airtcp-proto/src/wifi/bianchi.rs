@@ -1,5 +1,6 @@
 //! Bianchi's saturation model of DCF (G. Bianchi, "Performance Analysis of the IEEE 802.11
-//! Distributed Coordination Function", IEEE JSAC 18(3), 2000).
+//! Distributed Coordination Function", IEEE JSAC 18(3), 2000), as he published it and, in
+//! `standard_dcf`, refined to the standard's rules as this simulator's MAC runs them.
 //!
 //! Each of `n` saturated stations transmits in a slot with probability τ; a transmission
 //! collides with probability p = 1 − (1 − τ)^(n−1). τ follows from the renewal form of his
@@ -11,27 +12,32 @@
 
 use serde::Serialize;
 
-use super::Phy;
+use super::{slots_between, standard_dcf, Phy};
 use crate::time::seconds;
 
-/// Which collision time to use.
+/// Which DCF to model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CollisionTiming {
-    /// Bianchi's own (his eqs. 14 and 15): frame + DIFS + δ, the frame being the RTS with
-    /// RTS/CTS and the data frame in basic access.
-    Difs,
-    /// What the standard (and this simulator) does: frame + δ + EIFS.
-    Eifs,
+    /// Bianchi's own: his chain, in which every counter falls in every slot, busy or idle,
+    /// and his collision time (eqs. 14 and 15): frame + DIFS + δ for every station, the
+    /// frame being the RTS with RTS/CTS and the data frame in basic access.
+    Bianchi,
+    /// What the standard and this simulator's MAC do (`Phy` module doc, `standard_dcf`):
+    /// counters frozen while the medium is busy; the senders of a collision resume DIFS
+    /// after their AckTimeout (CTSTimeout), the other stations after EIFS or, without
+    /// `eifs_after_collision`, DIFS, the later group joining the count a whole number of
+    /// slots later (`slots_between`).
+    Mac { eifs_after_collision: bool },
 }
 
-impl CollisionTiming {
-    pub fn by_name(name: &str) -> Option<CollisionTiming> {
-        match name {
-            "difs" => Some(CollisionTiming::Difs),
-            "eifs" => Some(CollisionTiming::Eifs),
-            _ => None,
-        }
-    }
+/// The chain of a station's backoff the model solves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Chain {
+    /// Bianchi's.
+    Bianchi,
+    /// The standard's (`standard_dcf`), with the slots by which the senders of a collision
+    /// join the count after the others (negative: before them).
+    Standard { sender_lag_slots: i64 },
 }
 
 /// Inputs of the model, times in seconds.
@@ -40,7 +46,10 @@ pub struct Params {
     pub payload_bits: f64,
     pub slot: f64,
     pub success_time: f64,
+    /// Channel time of a collision: Bianchi's; or, with the standard's chain, until the
+    /// stations that did not send resume counting.
     pub collision_time: f64,
+    pub chain: Chain,
     /// W = CWmin + 1.
     pub window: u32,
     /// m: CWmax + 1 = 2^m · W.
@@ -58,9 +67,36 @@ impl Params {
         timing: CollisionTiming,
         retry_limit: Option<u32>,
     ) -> Self {
-        let collision = match timing {
-            CollisionTiming::Difs => phy.bianchi_collision_time_ns(msdu_bytes, rts_cts),
-            CollisionTiming::Eifs => phy.collision_time_ns(msdu_bytes, rts_cts),
+        let (collision, chain) = match timing {
+            CollisionTiming::Bianchi => (
+                phy.bianchi_collision_time_ns(msdu_bytes, rts_cts),
+                Chain::Bianchi,
+            ),
+            CollisionTiming::Mac {
+                eifs_after_collision,
+            } => {
+                let (frame, rate) = if rts_cts {
+                    (phy.rts_airtime_ns(), phy.basic_rate_bps)
+                } else {
+                    (phy.data_airtime_ns(msdu_bytes), phy.data_rate_bps)
+                };
+                let busy = frame + phy.propagation_ns;
+                let senders = phy.sender_resume_ns(frame, busy);
+                let others = if eifs_after_collision {
+                    phy.eifs_ns(rate)
+                } else {
+                    phy.difs_ns()
+                };
+                let earliest = senders.min(others);
+                let lag = |ifs: u64| slots_between(ifs, earliest, phy.slot_ns);
+                let others_lag = lag(others);
+                (
+                    busy + earliest + others_lag * phy.slot_ns,
+                    Chain::Standard {
+                        sender_lag_slots: lag(senders) as i64 - others_lag as i64,
+                    },
+                )
+            }
         };
         let window = phy.cw_min + 1;
         Params {
@@ -68,6 +104,7 @@ impl Params {
             slot: seconds(phy.slot_ns),
             success_time: seconds(phy.success_time_ns(msdu_bytes, rts_cts)),
             collision_time: seconds(collision),
+            chain,
             window,
             stages: phy.backoff_stages(),
             retry_limit,
@@ -75,11 +112,11 @@ impl Params {
         }
     }
 
-    fn stage_window(&self, stage: u32) -> f64 {
+    pub(super) fn stage_window(&self, stage: u32) -> f64 {
         f64::from(self.window) * 2f64.powi(stage.min(self.stages) as i32)
     }
 
-    /// τ as a function of the conditional collision probability p.
+    /// τ of Bianchi's chain as a function of the conditional collision probability p.
     pub fn tau_given_p(&self, p: f64) -> f64 {
         let mut attempts = 0.0;
         let mut slots = 0.0;
@@ -118,10 +155,16 @@ pub struct Point {
 pub fn solve(params: &Params, stations: u32) -> Point {
     let n = f64::from(stations.max(1));
     let collision = |tau: f64| 1.0 - (1.0 - tau).powf(n - 1.0);
+    let tau_given_p = |p: f64| match params.chain {
+        Chain::Bianchi => params.tau_given_p(p),
+        Chain::Standard { sender_lag_slots } => {
+            standard_dcf::FrameCycle::new(params, sender_lag_slots, p).tau()
+        }
+    };
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
-        if mid - params.tau_given_p(collision(mid)) > 0.0 {
+        if mid - tau_given_p(collision(mid)) > 0.0 {
             hi = mid;
         } else {
             lo = mid;
@@ -131,10 +174,18 @@ pub fn solve(params: &Params, stations: u32) -> Point {
     let p = collision(tau);
     let p_tr = 1.0 - (1.0 - tau).powf(n);
     let p_s = n * tau * (1.0 - tau).powf(n - 1.0) / p_tr;
-    let denominator = (1.0 - p_tr) * params.slot
-        + p_tr * p_s * params.success_time
-        + p_tr * (1.0 - p_s) * params.collision_time;
-    let payload_rate = p_s * p_tr * params.payload_bits / denominator;
+    let payload_rate = match params.chain {
+        Chain::Bianchi => {
+            let denominator = (1.0 - p_tr) * params.slot
+                + p_tr * p_s * params.success_time
+                + p_tr * (1.0 - p_s) * params.collision_time;
+            p_s * p_tr * params.payload_bits / denominator
+        }
+        Chain::Standard { sender_lag_slots } => {
+            standard_dcf::FrameCycle::new(params, sender_lag_slots, p)
+                .payload_rate(params, n, p_tr, p_s)
+        }
+    };
     Point {
         stations,
         tau,
@@ -162,7 +213,7 @@ mod tests {
             &Phy::bianchi2000(window - 1, stages),
             1023,
             rts,
-            CollisionTiming::Difs,
+            CollisionTiming::Bianchi,
             None,
         )
     }
@@ -238,8 +289,24 @@ mod tests {
         // Paper 000 Fig. 4: about 4 contenders are optimal for 1024-byte packets with basic
         // access on 802.11b, and about 7 with RTS/CTS at any length.
         let phy = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
-        let basic = Params::from_phy(&phy, 1024, false, CollisionTiming::Eifs, Some(7));
-        let rts = Params::from_phy(&phy, 1024, true, CollisionTiming::Eifs, Some(7));
+        let basic = Params::from_phy(
+            &phy,
+            1024,
+            false,
+            CollisionTiming::Mac {
+                eifs_after_collision: true,
+            },
+            Some(7),
+        );
+        let rts = Params::from_phy(
+            &phy,
+            1024,
+            true,
+            CollisionTiming::Mac {
+                eifs_after_collision: true,
+            },
+            Some(7),
+        );
         let basic_best = optimal_stations(&basic, 1..=100).stations;
         let rts_best = optimal_stations(&rts, 1..=100).stations;
         assert!((2..=6).contains(&basic_best), "basic optimum {basic_best}");

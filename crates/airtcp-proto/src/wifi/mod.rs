@@ -3,7 +3,9 @@
 
 pub mod bianchi;
 mod phy;
+mod standard_dcf;
 
 pub use phy::{
-    Modulation, Phy, PhyError, Preamble, FRAME_ACK_BYTES, FRAME_CTS_BYTES, FRAME_RTS_BYTES,
+    slots_between, Modulation, Phy, PhyError, Preamble, FRAME_ACK_BYTES, FRAME_CTS_BYTES,
+    FRAME_RTS_BYTES,
 };

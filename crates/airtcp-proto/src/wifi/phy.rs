@@ -9,10 +9,17 @@
 //! - Bianchi (JSAC 2000) FHSS parameter set: 1 Mbit/s, 128-bit PHY header, 272-bit MAC
 //!   header, slot 50 µs, SIFS 28 µs, DIFS 128 µs, 1 µs propagation delay.
 //!
-//! DIFS = SIFS + 2·slot; EIFS = SIFS + DIFS + the airtime of an ACK at the lowest mandatory
-//! rate of the PHY (IEEE 802.11-2012 §9.3.7), not at the BSS basic rate: 1 Mbit/s DSSS with
-//! the long preamble, 304 µs, for 802.11b and for ERP (whose mandatory rates include the DSSS
-//! ones; ns-3 uses the same 304 µs for both).
+//! DIFS = SIFS + 2·slot. EIFS = aSIFSTime + EstimatedAckTxTime + DIFS (IEEE 802.11-2020
+//! §10.3.2.3.7), the estimate depending on the PPDU whose reception failed (the standard's
+//! table "Determination of the EstimatedAckTxTime based on properties of the PPDU causing the
+//! EIFS", Table 10-5 of 802.11-2016; ns-3's `GetEstimatedAckTxTime`): an ACK at 1 Mbit/s
+//! (304 µs) after a 1 Mbit/s DSSS PPDU, at 2 Mbit/s after a faster one (248 µs long preamble,
+//! 152 µs short); after an OFDM or ERP-OFDM PPDU an ACK at 6, 12 or 24 Mbit/s for BPSK, QPSK
+//! or 16/64-QAM (44, 32, 28 µs; no signal extension). 802.11-2012 and earlier assumed the
+//! PHY's lowest mandatory rate for every PPDU (1 Mbit/s DSSS, 304 µs, on 802.11b and g).
+//! A transmitter whose frame got no ACK (or RTS no CTS) concludes failure after AckTimeout
+//! (CTSTimeout) = aSIFSTime + aSlotTime + aRxPHYStartDelay from the end of its frame
+//! (§10.3.2.9, §10.3.2.7), aRxPHYStartDelay being the response's preamble and PHY header.
 
 use core::fmt;
 
@@ -77,8 +84,6 @@ const OFDM_RATES: [u64; 8] = [
     6_000_000, 9_000_000, 12_000_000, 18_000_000, 24_000_000, 36_000_000, 48_000_000, 54_000_000,
 ];
 const OFDM_MANDATORY_BASIC: [u64; 3] = [6_000_000, 12_000_000, 24_000_000];
-/// An ACK at 1 Mbit/s DSSS: 192 µs long PLCP preamble and header, 112 µs for 14 bytes.
-const DSSS_1MBPS_ACK_NS: u64 = 192_000 + 8 * FRAME_ACK_BYTES as u64 * 1_000;
 
 fn check_rate(
     rate: u64,
@@ -102,6 +107,15 @@ fn check_rate(
             ),
         })
     }
+}
+
+/// Whole slots by which a station that resumes counting `later_ns` after a busy period joins
+/// a count that resumed `earlier_ns` after it: the difference to the nearest slot. One count
+/// of idle slots then serves stations whose IFS differ (`airtcp-sim`'s DCF and
+/// `bianchi::Params::from_phy`); the standard's stations keep their own slot boundaries,
+/// which this places at most half a slot off.
+pub fn slots_between(later_ns: u64, earlier_ns: u64, slot_ns: u64) -> u64 {
+    (later_ns - earlier_ns + slot_ns / 2) / slot_ns
 }
 
 impl Phy {
@@ -247,17 +261,78 @@ impl Phy {
         self.airtime_ns(FRAME_CTS_BYTES, self.basic_rate_bps)
     }
 
-    /// Airtime of an ACK at the PHY's lowest mandatory rate, the one EIFS assumes.
-    pub fn lowest_rate_ack_airtime_ns(&self) -> u64 {
+    /// EstimatedAckTxTime after a PPDU sent at `ppdu_rate_bps` was received in error: an
+    /// ACK at the mandatory rate of its modulation that an ACK to it would use (module doc).
+    pub fn estimated_ack_ns(&self, ppdu_rate_bps: u64) -> u64 {
         match self.modulation {
-            Modulation::Dsss(_) | Modulation::ErpOfdm => DSSS_1MBPS_ACK_NS,
-            Modulation::Fhss { .. } => self.airtime_ns(FRAME_ACK_BYTES, self.basic_rate_bps),
+            Modulation::Dsss(_) => self.airtime_ns(FRAME_ACK_BYTES, ppdu_rate_bps.min(2_000_000)),
+            Modulation::ErpOfdm => {
+                let rate = OFDM_MANDATORY_BASIC
+                    .iter()
+                    .copied()
+                    .filter(|r| *r <= ppdu_rate_bps)
+                    .max()
+                    .unwrap_or(6_000_000);
+                self.airtime_ns(FRAME_ACK_BYTES, rate) - self.signal_extension_ns()
+            }
+            Modulation::Fhss { .. } => self.ack_airtime_ns(),
         }
     }
 
-    /// EIFS: what a station that saw a frame it could not decode waits instead of DIFS.
-    pub fn eifs_ns(&self) -> u64 {
-        self.sifs_ns + self.lowest_rate_ack_airtime_ns() + self.difs_ns()
+    /// EIFS: what a station whose PHY began to receive a PPDU sent at `ppdu_rate_bps` that
+    /// did not end in a frame with a valid FCS waits instead of DIFS.
+    pub fn eifs_ns(&self, ppdu_rate_bps: u64) -> u64 {
+        self.sifs_ns + self.estimated_ack_ns(ppdu_rate_bps) + self.difs_ns()
+    }
+
+    /// aRxPHYStartDelay of a response (ACK, CTS) at the basic rate: its preamble and PHY
+    /// header (DSSS 192 µs long, 96 µs short above 1 Mbit/s; OFDM 16 µs preamble and 4 µs
+    /// SIGNAL; Bianchi's FHSS header).
+    pub fn response_start_delay_ns(&self) -> u64 {
+        match self.modulation {
+            Modulation::Dsss(preamble) => {
+                if preamble == Preamble::Short && self.basic_rate_bps > 1_000_000 {
+                    96_000
+                } else {
+                    192_000
+                }
+            }
+            Modulation::ErpOfdm => 20_000,
+            Modulation::Fhss { phy_header_bits } => {
+                u64::from(phy_header_bits) * 1_000_000_000 / self.basic_rate_bps
+            }
+        }
+    }
+
+    /// AckTimeout, and CTSTimeout: aSIFSTime + aSlotTime + aRxPHYStartDelay after the end of
+    /// the frame, after which a transmitter that has heard no response backs off.
+    pub fn response_timeout_ns(&self) -> u64 {
+        self.sifs_ns + self.slot_ns + self.response_start_delay_ns()
+    }
+
+    /// When a transmitter whose frame ended at `frame_end_ns` and went unanswered resumes
+    /// counting, in ns after the busy period that ends at `busy_end_ns` (both from the same
+    /// origin): DIFS after its timeout, or after the medium falls idle if that is later
+    /// (another frame of a collision may outlast its timeout).
+    pub fn sender_resume_ns(&self, frame_end_ns: u64, busy_end_ns: u64) -> u64 {
+        (frame_end_ns + self.response_timeout_ns()).saturating_sub(busy_end_ns) + self.difs_ns()
+    }
+
+    /// When other stations resume after an unanswered RTS they decoded, in ns after it: the
+    /// NAV it set may be reset when no frame starts within 2·aSIFSTime + CTS_Time +
+    /// aRxPHYStartDelay + 2·aSlotTime (IEEE 802.11-2020 §10.3.2.4), then DIFS.
+    pub fn rts_nav_reset_resume_ns(&self) -> u64 {
+        2 * self.sifs_ns
+            + self.cts_airtime_ns()
+            + self.response_start_delay_ns()
+            + 2 * self.slot_ns
+            + self.difs_ns()
+    }
+
+    /// When other stations resume after an unanswered data frame they decoded, in ns after
+    /// it: the NAV its Duration field set (SIFS and the ACK), then DIFS.
+    pub fn ack_nav_resume_ns(&self) -> u64 {
+        self.sifs_ns + self.ack_airtime_ns() + self.difs_ns()
     }
 
     /// Channel time of a successful exchange of an MSDU, up to the end of the DIFS that
@@ -275,18 +350,6 @@ impl Phy {
                 self.rts_airtime_ns() + d + self.sifs_ns + self.cts_airtime_ns() + d + self.sifs_ns;
         }
         t
-    }
-
-    /// Channel time of a collision as this simulator's MAC spends it: the longest colliding
-    /// frame (the data frame, or the RTS), then EIFS for every station, which equals the
-    /// colliders' ACK/CTS timeout followed by DIFS.
-    pub fn collision_time_ns(&self, msdu_bytes: u32, rts_cts: bool) -> u64 {
-        let frame = if rts_cts {
-            self.rts_airtime_ns()
-        } else {
-            self.data_airtime_ns(msdu_bytes)
-        };
-        frame + self.propagation_ns + self.eifs_ns()
     }
 
     /// Bianchi's own collision time (JSAC 2000, eqs. 14 and 15): frame, DIFS, propagation.
@@ -311,14 +374,29 @@ mod tests {
         assert_eq!(b.data_airtime_ns(1024), 958_000);
         assert_eq!(b.ack_airtime_ns(), 304_000);
         assert_eq!(b.difs_ns(), 50_000);
-        assert_eq!(b.eifs_ns(), 364_000);
+        // EstimatedAckTxTime after an 11 Mbit/s PPDU: an ACK at 2 Mbit/s, long preamble
+        assert_eq!(b.eifs_ns(11_000_000), 10_000 + 192_000 + 56_000 + 50_000);
+        assert_eq!(
+            b.eifs_ns(1_000_000),
+            364_000,
+            "after a 1 Mbit/s PPDU, 304 µs"
+        );
+        // AckTimeout: SIFS + slot + the ACK's 192 µs preamble and PLCP header
+        assert_eq!(b.response_timeout_ns(), 222_000);
+        assert_eq!(
+            b.sender_resume_ns(958_000, 959_000),
+            222_000 - 1_000 + 50_000
+        );
         let short = Phy::dsss(11_000_000, 2_000_000, Preamble::Short).unwrap();
         assert_eq!(short.data_airtime_ns(1024), 862_000);
         assert_eq!(short.ack_airtime_ns(), 96_000 + 56_000);
+        assert_eq!(short.eifs_ns(11_000_000), 10_000 + 96_000 + 56_000 + 50_000);
+        assert_eq!(short.response_timeout_ns(), 10_000 + 20_000 + 96_000);
+        let one_mbps_basic = Phy::dsss(11_000_000, 1_000_000, Preamble::Short).unwrap();
         assert_eq!(
-            short.eifs_ns(),
-            364_000,
-            "EIFS assumes a 1 Mbit/s ACK whatever the basic rate"
+            one_mbps_basic.response_timeout_ns(),
+            222_000,
+            "an ACK at 1 Mbit/s always has the long preamble"
         );
         assert_eq!(
             short.airtime_ns(14, 1_000_000),
@@ -336,11 +414,22 @@ mod tests {
         // ACK at 24 Mbit/s: 16 + 112 + 6 = 134 bits / 96 → 2 symbols
         assert_eq!(g.ack_airtime_ns(), 34_000);
         assert_eq!(g.difs_ns(), 28_000);
+        // EstimatedAckTxTime after a 64-QAM PPDU: an ACK at 24 Mbit/s, no signal extension
+        assert_eq!(g.eifs_ns(54_000_000), 10_000 + 28_000 + 28_000);
         assert_eq!(
-            g.eifs_ns(),
-            10_000 + 304_000 + 28_000,
-            "ACK at 1 Mbit/s DSSS"
+            g.eifs_ns(12_000_000),
+            10_000 + 32_000 + 28_000,
+            "QPSK: 12 Mbit/s"
         );
+        assert_eq!(
+            g.eifs_ns(9_000_000),
+            10_000 + 44_000 + 28_000,
+            "BPSK: 6 Mbit/s"
+        );
+        // AckTimeout: SIFS + slot + 20 µs preamble and SIGNAL
+        assert_eq!(g.response_timeout_ns(), 39_000);
+        // A sender whose frame ended before the other colliding frame: DIFS after that.
+        assert_eq!(g.sender_resume_ns(100_000, 200_000), 28_000);
         assert_eq!(g.cw_min, 15);
         let long = Phy::erp_ofdm(6_000_000, None, false).unwrap();
         assert_eq!(long.difs_ns(), 50_000);

@@ -94,6 +94,8 @@ impl Simulation {
                 queue_packets: wlan.queue_packets,
                 ack_queue_packets: None, // set by the AP's agent, if it asks (place_agents)
                 msdu_lifetime_ns: wlan.msdu_lifetime_ns,
+                queue_max_delay_ns: wlan.queue_max_delay_ns,
+                eifs_after_collision: wlan.eifs_after_collision,
             };
             let channel_rng = stream(seed, StreamId::WlanChannel { bss: b as u32 });
             bsses.push(Bss::new(phy, params, wlan.errors, channel_rng, macs, None));
@@ -305,7 +307,9 @@ fn build_agent(
         phy,
         msdu,
         rts,
-        CollisionTiming::Eifs,
+        CollisionTiming::Mac {
+            eifs_after_collision: wlan.eifs_after_collision,
+        },
         Some(wlan.short_retry_limit - 1),
     );
     let optimum = bianchi::optimal_stations(&params, 1..=100).stations;

@@ -7,20 +7,32 @@
 //! slot number at which it expires, in one heap. Counting down "only in idle slots, frozen
 //! while busy" is then implicit: the count does not advance while the medium is busy. The
 //! earliest expiry wins; equal expiries collide. After a busy period counting resumes one
-//! DIFS (or EIFS) later where it stopped, so a counter k transmits k idle slots after DIFS
+//! DIFS later where it stopped, so a counter k transmits k idle slots after DIFS
 //! (§10.3.4.3). This is the rule paper 000 relies on: right after a transmission only a
-//! station that has just drawn 0 can access at DIFS. It agrees with Bianchi's model within
-//! about 1 % (tests/bianchi_saturation.rs).
+//! station that has just drawn 0 can access at DIFS.
 //!
-//! Modelled: DIFS/EIFS deferral, backoff in [0, CW], binary exponential CW growth, reset on
-//! success or drop, RTS/CTS above a threshold, post-backoff, immediate access when a frame
-//! arrives to an idle medium with no backoff pending, MAC ACKs (assumed error-free),
-//! per-frame errors. Retries follow §10.3.4.4: a failed RTS, or a failed frame no longer
-//! than the RTS threshold, counts against the short retry limit (dot11ShortRetryLimit, 7);
-//! a failed frame longer than the threshold (sent after a CTS) against the long one
-//! (dot11LongRetryLimit, 4), and its CTS resets the short count. NAV is implicit: with one
-//! collision domain the reservation an RTS or data frame announces coincides with the medium
-//! being busy. Hidden terminals and capture are not modelled.
+//! After a failed exchange the stations resume at different times (`airtcp_proto::wifi::Phy`):
+//! its senders DIFS after their AckTimeout (CTSTimeout), counted from the end of their own
+//! frame (§10.3.2.9); the others EIFS after a frame received in error, with the standard's
+//! EstimatedAckTxTime for that frame (§10.3.2.3.7), or, after a collision without
+//! `eifs_after_collision`, DIFS (ns-3's PHY); after an unanswered frame they decoded, the
+//! NAV it set. Counting resumes at the earliest, and each group joins the count at the
+//! nearest slot boundary to its own time (`slots_between`): the others by a count that
+//! starts a few slots earlier, each sender by a later expiry. Saturation throughput agrees
+//! with the model of exactly these rules within 1.5 % (`wifi::bianchi`,
+//! tests/bianchi_saturation.rs).
+//!
+//! Modelled: DIFS/EIFS/AckTimeout deferral, backoff in [0, CW], binary exponential CW
+//! growth, reset on success or drop, RTS/CTS above a threshold, post-backoff, immediate
+//! access when a frame arrives to an idle medium with no backoff pending, MAC ACKs (assumed
+//! error-free), per-frame errors. Retries follow §10.3.4.4: a failed RTS, or a failed frame
+//! no longer than the RTS threshold, counts against the short retry limit
+//! (dot11ShortRetryLimit, 7); a failed frame longer than the threshold (sent after a CTS)
+//! against the long one (dot11LongRetryLimit, 4), and its CTS resets the short count. The
+//! MSDU lifetime runs from an MSDU's first attempt; `queue_max_delay` (ns-3's MaxDelay)
+//! bounds its wait from arrival. NAV is implicit where the medium is busy anyway: with one
+//! collision domain the reservation an RTS or data frame announces coincides with it.
+//! Hidden terminals and capture are not modelled.
 //!
 //! The AP (MAC 0) may run an access-point agent (`airtcp_proto::agent`): it then keeps TCP
 //! pure ACKs in a queue of their own, and each channel access follows the agent's plan:
@@ -32,6 +44,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use std::ops::Range;
 use std::time::Duration;
 
 use airtcp_proto::agent::{
@@ -40,7 +53,7 @@ use airtcp_proto::agent::{
 use airtcp_proto::wire::PacketRepr;
 
 use crate::interface::AgentSlot;
-use airtcp_proto::wifi::Phy;
+use airtcp_proto::wifi::{slots_between, Phy};
 use airtcp_proto::Instant;
 use rand::Rng;
 use serde::Serialize;
@@ -57,14 +70,16 @@ pub const LLC_SNAP_BYTES: u32 = 8;
 /// IEEE 802.11 dot11MaxTransmitMSDULifetime's default: 512 TU.
 pub const DEFAULT_MSDU_LIFETIME_NS: u64 = 512 * 1_024_000;
 
-/// A queued MSDU, the index of the MAC it is addressed to, and when it entered the queue
-/// (for the MSDU lifetime); its sequence number and whether it has been on the air (its
-/// next transmission is then a retry), for captures.
+/// A queued MSDU, the index of the MAC it is addressed to, when it entered the queue (for
+/// the queue's sojourn limit) and when its first transmission attempt began (for the MSDU
+/// lifetime); its sequence number and whether it has been on the air (its next transmission
+/// is then a retry), for captures.
 #[derive(Clone, Copy, Debug)]
 pub struct Frame {
     pub packet: Packet,
     pub to: u32,
     pub queued_at: Instant,
+    pub first_attempt: Option<Instant>,
     pub sequence: u16,
     pub transmitted: bool,
 }
@@ -91,11 +106,16 @@ pub struct MacCounters {
     pub retry_drops: u64,
     /// Frames dropped because a MAC queue was full.
     pub queue_drops: u64,
-    /// MSDUs discarded because they waited longer than the MSDU lifetime: all, the AP's,
-    /// and each station's (in the WLAN's station order).
+    /// MSDUs discarded because the MSDU lifetime passed since their first transmission
+    /// attempt: all, the AP's, and each station's (in the WLAN's station order).
     pub lifetime_drops: u64,
     pub ap_lifetime_drops: u64,
     pub station_lifetime_drops: Vec<u64>,
+    /// MSDUs discarded because they waited in a queue longer than `queue_max_delay`: all,
+    /// the AP's, and each station's.
+    pub queue_delay_drops: u64,
+    pub ap_queue_delay_drops: u64,
+    pub station_queue_delay_drops: Vec<u64>,
     /// Frames corrupted by the channel's error model.
     pub channel_errors: u64,
     /// Attempts to a station that had left the BSS (no ACK came back).
@@ -133,9 +153,15 @@ pub struct MacParams {
     /// At an AP with an agent: a separate limit for its ACK queue, the data queue keeping
     /// `queue_packets`.
     pub ack_queue_packets: Option<u32>,
-    /// dot11MaxTransmitMSDULifetime; `None` keeps MSDUs until sent or dropped at the retry
-    /// limit.
+    /// dot11MaxTransmitMSDULifetime, counted from an MSDU's first transmission attempt;
+    /// `None` keeps MSDUs until sent or dropped at the retry limit.
     pub msdu_lifetime_ns: Option<u64>,
+    /// A limit on the time an MSDU may wait in a MAC queue from its arrival (ns-3's
+    /// `WifiMacQueue` MaxDelay); `None`: no limit.
+    pub queue_max_delay_ns: Option<u64>,
+    /// Whether the stations that did not send in a collision wait EIFS (their PHY began to
+    /// receive a frame that failed) or DIFS (it saw only a busy medium).
+    pub eifs_after_collision: bool,
 }
 
 /// Which retry counter a failed transmission counts against (IEEE 802.11-2020 §10.3.4.4).
@@ -157,7 +183,7 @@ struct Mac {
     short_retries: u32,
     long_retries: u32,
     /// Absolute idle-slot count at which the backoff expires.
-    expiry: Option<u64>,
+    expiry: Option<SlotCount>,
     generation: u64,
     rng: Stream,
     /// The sequence number of the next MSDU (modulo 4096 on the air).
@@ -167,34 +193,47 @@ struct Mac {
 #[derive(Debug)]
 enum Outcome {
     /// `delivered` frames of `queue` went through (more than one in a TXOP or aggregate);
-    /// if `failed_after`, the next frame of a TXOP burst was corrupted and stays queued.
+    /// `failed_after`: the next frame of a TXOP burst, which failed and stays queued.
     Success {
         mac: u32,
         queue: usize,
         delivered: usize,
-        failed_after: bool,
+        failed_after: Option<FailedFrame>,
     },
     /// Each failed MAC frame.
     Failure(Vec<FailedFrame>),
 }
 
-/// A MAC frame that failed: its sender, the queue and frame count it carried, and the retry
-/// counter the failure counts against.
+/// A MAC frame that failed: its sender, the queue and frame count it carried, the retry
+/// counter the failure counts against, and when its sender resumes counting (ns after the
+/// busy period: DIFS after its AckTimeout or CTSTimeout, `Phy::sender_resume_ns`).
 #[derive(Clone, Copy, Debug)]
 struct FailedFrame {
     mac: u32,
     queue: usize,
     count: usize,
     counter: RetryCounter,
+    resume_ns: u64,
 }
+
+/// An absolute count of idle slots. Signed: after a failure the stations that did not send
+/// may resume later than the senders, and the count then starts a few slots before theirs
+/// (`on_busy_end`).
+type SlotCount = i64;
 
 #[derive(Debug)]
 enum Medium {
-    /// Idle slots count from `origin`, where the count is `base`.
-    Idle { origin: Instant, base: u64 },
+    /// Idle slots count from `origin`, where the count is `base`; a station that did not send
+    /// in the last busy period may not access before slot `others_from` (its DIFS or EIFS).
+    Idle {
+        origin: Instant,
+        base: SlotCount,
+        others_from: SlotCount,
+    },
+    /// The stations that did not send resume `others_ifs_ns` after the busy period.
     Busy {
-        ifs_ns: u64,
-        next_base: u64,
+        others_ifs_ns: u64,
+        next_base: SlotCount,
         outcome: Outcome,
     },
 }
@@ -220,7 +259,7 @@ pub struct Bss {
     channel_rng: Stream,
     macs: Vec<Mac>,
     medium: Medium,
-    expiries: BinaryHeap<Reverse<(u64, u32, u64)>>,
+    expiries: BinaryHeap<Reverse<(SlotCount, u32, u64)>>,
     access_generation: u64,
     scheduled_access: Option<Instant>,
     holding: usize,
@@ -269,6 +308,7 @@ impl Bss {
         let counters = MacCounters {
             contenders: vec![0; macs.len() + 1],
             station_lifetime_drops: vec![0; macs.len() - 1],
+            station_queue_delay_drops: vec![0; macs.len() - 1],
             ..MacCounters::default()
         };
         let mut bss = Bss {
@@ -285,6 +325,7 @@ impl Bss {
             medium: Medium::Idle {
                 origin: Instant::ZERO,
                 base: 0,
+                others_from: 0,
             },
             expiries: BinaryHeap::new(),
             access_generation: 0,
@@ -399,17 +440,24 @@ impl Bss {
         self.ap_plan
     }
 
-    /// The slot count at which a station that may access at once would transmit.
-    fn immediate_slot(&self, now: Instant) -> u64 {
+    /// The slot count at which a station that did not send in the last busy period, and may
+    /// access at once, would transmit.
+    fn immediate_slot(&self, now: Instant) -> SlotCount {
         match &self.medium {
-            Medium::Idle { origin, base } => {
-                if now <= *origin {
+            Medium::Idle {
+                origin,
+                base,
+                others_from,
+            } => {
+                let next = if now <= *origin {
                     *base
                 } else {
                     base + (now - *origin)
                         .as_nanos()
-                        .div_ceil(u128::from(self.phy.slot_ns)) as u64
-                }
+                        .div_ceil(u128::from(self.phy.slot_ns))
+                        as SlotCount
+                };
+                next.max(*others_from)
             }
             Medium::Busy { next_base, .. } => *next_base,
         }
@@ -429,6 +477,7 @@ impl Bss {
                 packet,
                 to,
                 queued_at: now,
+                first_attempt: None,
                 sequence: 0, // numbered when queued again
                 transmitted: false,
             };
@@ -448,6 +497,7 @@ impl Bss {
             packet,
             to,
             queued_at: now,
+            first_attempt: None,
             sequence: station.next_sequence,
             transmitted: false,
         };
@@ -501,7 +551,7 @@ impl Bss {
 
     /// Expiry for a frame arriving at a MAC with no backoff pending: access at once if the
     /// medium is idle, otherwise defer and back off.
-    fn fresh_expiry(&mut self, now: Instant, mac: u32) -> u64 {
+    fn fresh_expiry(&mut self, now: Instant, mac: u32) -> SlotCount {
         match &self.medium {
             Medium::Idle { .. } => self.immediate_slot(now),
             Medium::Busy { next_base, .. } => *next_base + self.random_slots(mac),
@@ -509,9 +559,9 @@ impl Bss {
     }
 
     /// A backoff drawn uniformly in [0, CW].
-    fn random_slots(&mut self, mac: u32) -> u64 {
+    fn random_slots(&mut self, mac: u32) -> SlotCount {
         let station = &mut self.macs[mac as usize];
-        u64::from(station.rng.random_range(0..=station.cw))
+        SlotCount::from(station.rng.random_range(0..=station.cw))
     }
 
     /// Whether `mac` is one of the transmitters of the current busy period.
@@ -529,7 +579,7 @@ impl Bss {
         }
     }
 
-    fn set_expiry(&mut self, mac: u32, expiry: u64, zero_backoff: bool) {
+    fn set_expiry(&mut self, mac: u32, expiry: SlotCount, zero_backoff: bool) {
         let station = &mut self.macs[mac as usize];
         station.generation += 1;
         station.expiry = Some(expiry);
@@ -539,7 +589,7 @@ impl Bss {
     }
 
     /// Draws a fresh backoff in [0, CW] counted from `base`, or 0 if the AP's plan says so.
-    fn draw_backoff(&mut self, now: Instant, mac: u32, base: u64) {
+    fn draw_backoff(&mut self, now: Instant, mac: u32, base: SlotCount) {
         if mac == 0 && self.plans_access && self.queue_len(0) > 0 && self.replan(now).zero_backoff {
             self.set_expiry(0, base, true);
             return;
@@ -548,13 +598,13 @@ impl Bss {
         self.set_expiry(mac, base + slots, false);
     }
 
-    fn is_current(&self, expiry: u64, mac: u32, generation: u64) -> bool {
+    fn is_current(&self, expiry: SlotCount, mac: u32, generation: u64) -> bool {
         let station = &self.macs[mac as usize];
         station.generation == generation && station.expiry == Some(expiry)
     }
 
     /// Drops stale heap entries and returns the earliest live expiry.
-    fn earliest_expiry(&mut self) -> Option<u64> {
+    fn earliest_expiry(&mut self) -> Option<SlotCount> {
         while let Some(&Reverse((expiry, mac, generation))) = self.expiries.peek() {
             if self.is_current(expiry, mac, generation) {
                 return Some(expiry);
@@ -565,13 +615,14 @@ impl Bss {
     }
 
     fn schedule_access(&mut self, actions: &mut Actions) {
-        let Medium::Idle { origin, base } = self.medium else {
+        let Medium::Idle { origin, base, .. } = self.medium else {
             return;
         };
         let Some(expiry) = self.earliest_expiry() else {
             return;
         };
-        let at = origin + Duration::from_nanos((expiry.saturating_sub(base)) * self.phy.slot_ns);
+        let idle_slots = (expiry - base).max(0) as u64;
+        let at = origin + Duration::from_nanos(idle_slots * self.phy.slot_ns);
         if self
             .scheduled_access
             .is_some_and(|scheduled| scheduled <= at)
@@ -589,10 +640,11 @@ impl Bss {
             return;
         }
         self.scheduled_access = None;
-        let Medium::Idle { origin, base } = self.medium else {
+        let Medium::Idle { origin, base, .. } = self.medium else {
             return;
         };
-        let current = base + (now - origin).as_nanos() as u64 / self.phy.slot_ns;
+        let current =
+            base + ((now - origin).as_nanos() / u128::from(self.phy.slot_ns)) as SlotCount;
         let mut transmitters = Vec::new();
         while let Some(expiry) = self.earliest_expiry() {
             if expiry > current {
@@ -600,8 +652,8 @@ impl Bss {
             }
             let Reverse((_, mac, _)) = self.expiries.pop().expect("peeked");
             self.macs[mac as usize].expiry = None;
-            // Dequeue: an MSDU past its lifetime is discarded instead of sent, also before
-            // a retry.
+            // Dequeue: an MSDU past its lifetime (or its queue's sojourn limit) is discarded
+            // instead of sent, also before a retry.
             if self.discard_expired(now, mac) && mac == 0 && self.queue_len(0) > 0 {
                 self.replan(now);
             }
@@ -616,7 +668,7 @@ impl Bss {
         }
         let others_only = !transmitters.contains(&0);
         if let Some(planner) = self.planner() {
-            planner.on_channel(now, ChannelEvent::IdleSlots(current - base));
+            planner.on_channel(now, ChannelEvent::IdleSlots((current - base) as u64));
             if others_only {
                 planner.on_channel(
                     now,
@@ -666,7 +718,7 @@ impl Bss {
     fn start_transmission(
         &mut self,
         now: Instant,
-        slot: u64,
+        slot: SlotCount,
         transmitters: Vec<u32>,
         actions: &mut Actions,
     ) {
@@ -674,6 +726,10 @@ impl Bss {
         self.counters.attempts += transmitters.len() as u64;
         if transmitters.contains(&0) {
             self.count_ap_access();
+        }
+        for &mac in &transmitters {
+            let (queue, count) = self.selection(mac);
+            self.mark_attempted(now, mac, queue, 0..count);
         }
         let phy = &self.phy;
         let delta = phy.propagation_ns;
@@ -691,24 +747,32 @@ impl Bss {
         };
         let exchange_tail = delta + phy.sifs_ns + phy.ack_airtime_ns() + delta;
         let sifs = Duration::from_nanos(phy.sifs_ns);
-        let (busy_ns, ifs_ns, outcome) = if let [mac] = transmitters[..] {
+        let (busy_ns, others_ifs_ns, outcome) = if let [mac] = transmitters[..] {
             let (queue, count) = self.selection(mac);
             let payload = self.payload_bytes(mac, queue, 0, count);
             let rts = self.uses_rts(payload);
             let receiver = self.macs[mac as usize].queues[queue][0].to;
             if self.is_absent(receiver) {
-                // Nobody answers: no CTS to the RTS, or no ACK to the frame.
+                // Nobody answers: no CTS to the RTS, or no ACK to the frame. The others
+                // decoded it and wait out the NAV it set.
                 self.counters.absent_receiver_failures += 1;
-                let airtime = self.unanswered_attempt(now, mac, (queue, count), payload, actions);
+                let (airtime, _) =
+                    self.unanswered_attempt(now, mac, (queue, count), payload, actions);
+                let busy = airtime + delta;
+                let others = if rts {
+                    self.phy.rts_nav_reset_resume_ns()
+                } else {
+                    self.phy.ack_nav_resume_ns()
+                };
                 let failed = FailedFrame {
                     mac,
                     queue,
                     count,
                     counter: RetryCounter::Short,
+                    resume_ns: self.phy.sender_resume_ns(airtime, busy),
                 };
                 let outcome = Outcome::Failure(vec![failed]);
-                let eifs = self.phy.eifs_ns();
-                self.go_busy(now, slot, (airtime + delta, eifs, outcome), actions);
+                self.go_busy(now, slot, (busy, others, outcome), actions);
                 return;
             }
             let data_at = now + Duration::from_nanos(handshake(rts));
@@ -732,15 +796,18 @@ impl Bss {
                 } else {
                     RetryCounter::Short
                 };
+                let busy = data_end + delta;
+                let failed = FailedFrame {
+                    mac,
+                    queue,
+                    count,
+                    counter,
+                    resume_ns: self.phy.sender_resume_ns(data_end, busy),
+                };
                 (
-                    data_end + delta,
-                    self.phy.eifs_ns(),
-                    Outcome::Failure(vec![FailedFrame {
-                        mac,
-                        queue,
-                        count,
-                        counter,
-                    }]),
+                    busy,
+                    self.phy.eifs_ns(self.phy.data_rate_bps),
+                    Outcome::Failure(vec![failed]),
                 )
             } else {
                 let delivered_at = now + Duration::from_nanos(data_end + delta);
@@ -751,7 +818,8 @@ impl Bss {
                 self.deliver(mac, queue, 0, count, delivered_at, actions);
                 let mut busy = data_end + exchange_tail;
                 let mut delivered = count;
-                let mut failed_after = false;
+                let mut others_ifs = self.phy.difs_ns();
+                let mut failed_after = None;
                 if let Some(txop) = (mac == 0 && count == 1)
                     .then_some(self.ap_plan.txop_ns)
                     .flatten()
@@ -767,25 +835,42 @@ impl Bss {
                         }
                         let frame_bytes = self.phy.mac_overhead_bytes + next;
                         let next_at = now + Duration::from_nanos(busy) + sifs;
+                        let carried = delivered..delivered + 1;
+                        self.mark_attempted(next_at, 0, queue, carried.clone());
                         let unanswered = self.is_absent(next_frame.to);
                         if unanswered || self.errors.corrupts(frame_bytes, &mut self.channel_rng) {
-                            if unanswered {
+                            others_ifs = if unanswered {
                                 self.counters.absent_receiver_failures += 1;
+                                self.phy.ack_nav_resume_ns()
                             } else {
                                 self.counters.channel_errors += 1;
-                            }
-                            let carried = delivered..delivered + 1;
+                                self.phy.eifs_ns(self.phy.data_rate_bps)
+                            };
                             self.on_air(actions, |b| {
                                 b.data_frame(next_at, 0, queue, carried, true)
                             });
                             self.mark_transmitted(0, queue, delivered);
-                            busy += self.phy.sifs_ns + self.phy.data_airtime_ns(next) + delta;
-                            failed_after = true;
+                            let frame_end =
+                                busy + self.phy.sifs_ns + self.phy.data_airtime_ns(next);
+                            busy = frame_end + delta;
+                            // Sent alone, without RTS: a frame longer than the threshold
+                            // counts against the long retry limit all the same.
+                            let counter = if self.uses_rts(next) {
+                                RetryCounter::Long
+                            } else {
+                                RetryCounter::Short
+                            };
+                            failed_after = Some(FailedFrame {
+                                mac: 0,
+                                queue,
+                                count: 1,
+                                counter,
+                                resume_ns: self.phy.sender_resume_ns(frame_end, busy),
+                            });
                             break;
                         }
                         let at =
                             next_at + Duration::from_nanos(self.phy.data_airtime_ns(next) + delta);
-                        let carried = delivered..delivered + 1;
                         self.on_air(actions, |b| b.data_frame(next_at, 0, queue, carried, false));
                         self.on_air(actions, |b| b.ack_frame(at + sifs, 0));
                         self.deliver(0, queue, delivered, 1, at, actions);
@@ -798,14 +883,9 @@ impl Bss {
                         self.counters.max_txop_ns = self.counters.max_txop_ns.max(busy);
                     }
                 }
-                let ifs = if failed_after {
-                    self.phy.eifs_ns()
-                } else {
-                    self.phy.difs_ns()
-                };
                 (
                     busy,
-                    ifs,
+                    others_ifs,
                     Outcome::Success {
                         mac,
                         queue,
@@ -816,41 +896,53 @@ impl Bss {
             }
         } else {
             self.counters.collisions += 1;
-            let mut failed = Vec::with_capacity(transmitters.len());
-            let mut longest = 0;
+            let mut attempts = Vec::with_capacity(transmitters.len());
+            // The longest frame ends the busy period; the others' PHYs began to receive it.
+            let (mut longest, mut longest_rate) = (0, 0);
             for &mac in &transmitters {
                 let (queue, count) = self.selection(mac);
                 let payload = self.payload_bytes(mac, queue, 0, count);
-                let airtime = self.unanswered_attempt(now, mac, (queue, count), payload, actions);
-                longest = longest.max(airtime);
-                // A failed RTS, or a frame short enough to go without one: the short count.
-                failed.push(FailedFrame {
+                let (airtime, rate) =
+                    self.unanswered_attempt(now, mac, (queue, count), payload, actions);
+                if airtime > longest {
+                    (longest, longest_rate) = (airtime, rate);
+                }
+                attempts.push((mac, queue, count, airtime));
+            }
+            let busy = longest + delta;
+            let failed = attempts
+                .into_iter()
+                .map(|(mac, queue, count, airtime)| FailedFrame {
                     mac,
                     queue,
                     count,
+                    // A failed RTS, or a frame short enough to go without one: the short count.
                     counter: RetryCounter::Short,
-                });
-            }
-            (
-                longest + delta,
-                self.phy.eifs_ns(),
-                Outcome::Failure(failed),
-            )
+                    resume_ns: self.phy.sender_resume_ns(airtime, busy),
+                })
+                .collect();
+            let others = if self.params.eifs_after_collision {
+                self.phy.eifs_ns(longest_rate)
+            } else {
+                self.phy.difs_ns()
+            };
+            (busy, others, Outcome::Failure(failed))
         };
-        self.go_busy(now, slot, (busy_ns, ifs_ns, outcome), actions);
+        self.go_busy(now, slot, (busy_ns, others_ifs_ns, outcome), actions);
     }
 
-    /// The medium is busy for `busy_ns` from `now`, then idle after `ifs_ns`, with this
-    /// outcome to settle; counting resumes from idle slot `slot`.
+    /// The medium is busy for `busy_ns` from `now`, then the stations that did not send
+    /// resume after `others_ifs_ns` (those that did, as `outcome` says); counting resumes
+    /// from idle slot `slot`.
     fn go_busy(
         &mut self,
         now: Instant,
-        slot: u64,
-        (busy_ns, ifs_ns, outcome): (u64, u64, Outcome),
+        slot: SlotCount,
+        (busy_ns, others_ifs_ns, outcome): (u64, u64, Outcome),
         actions: &mut Actions,
     ) {
         self.medium = Medium::Busy {
-            ifs_ns,
+            others_ifs_ns,
             next_base: slot,
             outcome,
         };
@@ -858,7 +950,8 @@ impl Bss {
     }
 
     /// An attempt nobody answers (it collides, or its receiver has left): an RTS, or the
-    /// data frame of `count` frames of `queue` when it goes without one; its airtime.
+    /// data frame of `count` frames of `queue` when it goes without one; its airtime and
+    /// rate.
     fn unanswered_attempt(
         &mut self,
         now: Instant,
@@ -866,14 +959,14 @@ impl Bss {
         (queue, count): (usize, usize),
         payload: u32,
         actions: &mut Actions,
-    ) -> u64 {
+    ) -> (u64, u64) {
         if self.uses_rts(payload) {
             self.on_air(actions, |b| b.rts_frame(now, mac, queue, payload, true));
-            self.phy.rts_airtime_ns()
+            (self.phy.rts_airtime_ns(), self.phy.basic_rate_bps)
         } else {
             self.on_air(actions, |b| b.data_frame(now, mac, queue, 0..count, true));
             self.mark_transmitted(mac, queue, 0);
-            self.phy.data_airtime_ns(payload)
+            (self.phy.data_airtime_ns(payload), self.phy.data_rate_bps)
         }
     }
 
@@ -910,10 +1003,13 @@ impl Bss {
         }
     }
 
-    /// The busy period ended: settle the outcome, then resume counting after DIFS or EIFS.
+    /// The busy period ended: settle the outcome, then resume counting. Counting resumes at
+    /// the earliest resumption; the stations that did not send, and each sender, join the
+    /// count as many slots later as they resume later (rounded to the nearest slot, so that
+    /// one count serves them all: `slots_between`).
     pub fn on_busy_end(&mut self, now: Instant, actions: &mut Actions) {
         let Medium::Busy {
-            ifs_ns,
+            others_ifs_ns,
             next_base,
             outcome,
         } = std::mem::replace(
@@ -921,14 +1017,28 @@ impl Bss {
             Medium::Idle {
                 origin: now,
                 base: 0,
+                others_from: 0,
             },
         )
         else {
             return;
         };
+        let failed: &[FailedFrame] = match &outcome {
+            Outcome::Success { failed_after, .. } => failed_after.as_slice(),
+            Outcome::Failure(failed) => failed,
+        };
+        let earliest = failed
+            .iter()
+            .map(|f| f.resume_ns)
+            .fold(others_ifs_ns, u64::min);
+        let slot_ns = self.phy.slot_ns;
+        let later = |ifs_ns: u64| slots_between(ifs_ns, earliest, slot_ns) as SlotCount;
+        let base = next_base - later(others_ifs_ns);
+        let sender_base = |f: &FailedFrame| base + later(f.resume_ns);
         self.medium = Medium::Idle {
-            origin: now + Duration::from_nanos(ifs_ns),
-            base: next_base,
+            origin: now + Duration::from_nanos(earliest),
+            base,
+            others_from: next_base,
         };
         match outcome {
             Outcome::Success {
@@ -943,30 +1053,20 @@ impl Bss {
                     self.counters.delivered_msdus += 1;
                     self.counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
                 }
-                if failed_after {
-                    // The frame that ended the TXOP: sent alone, without RTS.
-                    let head = self.macs[mac as usize].queues[queue][0].msdu_bytes();
-                    let counter = if self.uses_rts(head) {
-                        RetryCounter::Long
-                    } else {
-                        RetryCounter::Short
-                    };
-                    self.settle_failure(FailedFrame {
-                        mac,
-                        queue,
-                        count: 1,
-                        counter,
-                    });
+                let from = failed_after.as_ref().map_or(next_base, sender_base);
+                if let Some(frame) = failed_after {
+                    self.settle_failure(frame);
                 }
                 if !self.is_absent(mac) {
-                    self.draw_backoff(now, mac, next_base);
+                    self.draw_backoff(now, mac, from);
                 }
             }
             Outcome::Failure(failed) => {
                 for frame in failed {
+                    let from = sender_base(&frame);
                     self.settle_failure(frame);
                     if !self.is_absent(frame.mac) {
-                        self.draw_backoff(now, frame.mac, next_base);
+                        self.draw_backoff(now, frame.mac, from);
                     }
                 }
             }
@@ -1004,28 +1104,52 @@ impl Bss {
         }
     }
 
-    /// Discards the MSDUs at the heads of `mac`'s queues that have waited longer than the
-    /// MSDU lifetime (queues are FIFO, so the expired ones are a prefix); whether any was.
+    /// Discards the MSDUs at the heads of `mac`'s queues whose MSDU lifetime has passed since
+    /// their first attempt, or that have waited longer than the queue's sojourn limit (queues
+    /// are FIFO, so both are a prefix); whether any was.
     fn discard_expired(&mut self, now: Instant, mac: u32) -> bool {
-        let Some(lifetime) = self.params.msdu_lifetime_ns else {
+        let (lifetime, max_delay) = (self.params.msdu_lifetime_ns, self.params.queue_max_delay_ns);
+        if lifetime.is_none() && max_delay.is_none() {
             return false;
+        }
+        let older = |since: Instant, limit: Option<u64>| {
+            limit.is_some_and(|limit| (now - since).as_nanos() > u128::from(limit))
         };
         let mut discarded = false;
         for queue in 0..2 {
-            while self.macs[mac as usize].queues[queue]
-                .front()
-                .is_some_and(|frame| (now - frame.queued_at).as_nanos() > u128::from(lifetime))
-            {
-                self.pop_head(mac, queue);
-                self.counters.lifetime_drops += 1;
-                match mac {
-                    0 => self.counters.ap_lifetime_drops += 1,
-                    station => self.counters.station_lifetime_drops[station as usize - 1] += 1,
+            while let Some(frame) = self.macs[mac as usize].queues[queue].front() {
+                let c = &mut self.counters;
+                let station = (mac as usize).checked_sub(1);
+                if frame.first_attempt.is_some_and(|at| older(at, lifetime)) {
+                    c.lifetime_drops += 1;
+                    match station {
+                        None => c.ap_lifetime_drops += 1,
+                        Some(s) => c.station_lifetime_drops[s] += 1,
+                    }
+                } else if older(frame.queued_at, max_delay) {
+                    c.queue_delay_drops += 1;
+                    match station {
+                        None => c.ap_queue_delay_drops += 1,
+                        Some(s) => c.station_queue_delay_drops[s] += 1,
+                    }
+                } else {
+                    break;
                 }
+                self.pop_head(mac, queue);
                 discarded = true;
             }
         }
         discarded
+    }
+
+    /// A transmission attempt of the frames `carried` of a queue (an RTS, or the data frame)
+    /// began at `at`: their MSDU lifetime runs from their first (dot11MaxTransmitMSDULifetime,
+    /// IEEE 802.11-2020 Annex C: "the elapsed time in TU, after the initial transmission of
+    /// an MSDU, after which further attempts to transmit the MSDU are terminated").
+    fn mark_attempted(&mut self, at: Instant, mac: u32, queue: usize, carried: Range<usize>) {
+        for frame in self.macs[mac as usize].queues[queue].range_mut(carried) {
+            frame.first_attempt.get_or_insert(at);
+        }
     }
 
     /// Removes the head frame of a queue after success or drop; the contention window resets.

@@ -2,6 +2,8 @@
 //! post-backoff, driven on a BSS alone; what a capture of its channel shows in `capture`.
 
 mod capture;
+mod ifs;
+mod lifetime;
 
 use super::*;
 use crate::packet::tests::udp_packet;
@@ -70,11 +72,26 @@ pub(super) fn params(rts_threshold: Option<u32>, short: u32, long: u32, queue: u
         queue_packets: queue,
         ack_queue_packets: None,
         msdu_lifetime_ns: None,
+        queue_max_delay_ns: None,
+        eifs_after_collision: true,
     }
 }
 
 /// An 802.11b BSS of `macs` MACs (MAC 0 the AP), node i for MAC i, streams from `seed`.
 pub(super) fn bss_of(
+    macs: usize,
+    params: MacParams,
+    loss: f64,
+    agent: Option<&str>,
+    seed: u64,
+) -> Bss {
+    let phy = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
+    bss_on(phy, macs, params, loss, agent, seed)
+}
+
+/// `bss_of` on another PHY.
+pub(super) fn bss_on(
+    phy: Phy,
     macs: usize,
     params: MacParams,
     loss: f64,
@@ -90,7 +107,7 @@ pub(super) fn bss_of(
         ..AgentSettings::DEFAULT
     };
     Bss::new(
-        Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap(),
+        phy,
         params,
         ErrorModel { loss, ber: 0.0 },
         stream(seed, StreamId::WlanChannel { bss: 0 }),
@@ -114,7 +131,7 @@ pub(super) fn bss_of(
 
 /// Drives a BSS alone until nothing is left to happen (or `until`); returns when each
 /// transmission (busy period) started. `arrivals` are (time, MAC, (packet, receiver MAC)).
-fn drive(
+pub(super) fn drive(
     bss: &mut Bss,
     arrivals: Vec<(Instant, u32, (Packet, u32))>,
     until: Instant,
@@ -264,7 +281,7 @@ fn a_failed_frame_inside_a_txop_counts_as_a_failure_and_doubles_cw() {
             outcome:
                 Outcome::Success {
                     delivered,
-                    failed_after: true,
+                    failed_after: Some(_),
                     ..
                 },
             ..
@@ -334,113 +351,4 @@ fn a_frame_arriving_after_the_post_backoff_ended_goes_at_once() {
     assert_eq!(starts.len(), 2);
     let waited = starts[1].as_nanos() - later.as_nanos();
     assert!(waited < 20_000, "waited {waited} ns");
-}
-
-fn with_lifetime(mut params: MacParams, lifetime_ms: u64) -> MacParams {
-    params.msdu_lifetime_ns = Some(lifetime_ms * 1_000_000);
-    params
-}
-
-/// `count` frames to `to` from MAC `mac`, queued at `start + k * spacing_ms`.
-fn frames_at(mac: u32, to: u32, count: u64, spacing_ms: u64) -> Vec<(Instant, u32, (Packet, u32))> {
-    (0..count)
-        .map(|k| {
-            (
-                Instant::from_nanos(k * spacing_ms * 1_000_000),
-                mac,
-                (udp_packet(1000), to),
-            )
-        })
-        .collect()
-}
-
-const SECOND: Instant = Instant::from_nanos(1_000_000_000);
-
-#[test]
-fn msdus_past_their_lifetime_are_discarded_at_dequeue_and_never_sent() {
-    // 30 frames queued at once; each exchange takes about 1.3-1.6 ms, so only those
-    // dequeued within 10 ms go out and the rest are discarded.
-    let mut bss = bss_of(2, with_lifetime(params(None, 7, 4, 100), 10), 0.0, None, 1);
-    let starts = drive(&mut bss, frames_at(1, 0, 30, 0), SECOND);
-    let c = &bss.counters;
-    assert!(
-        starts.iter().all(|s| s.as_nanos() <= 10_000_000),
-        "{starts:?}"
-    );
-    assert_eq!(c.successes as usize, starts.len());
-    assert_eq!(c.successes + c.lifetime_drops, 30, "{c:?}");
-    assert!(c.lifetime_drops >= 20, "{c:?}");
-    assert_eq!(c.station_lifetime_drops, vec![c.lifetime_drops]);
-    assert_eq!(c.ap_lifetime_drops, 0);
-    // Without a lifetime every frame is sent.
-    let mut bss = bss_of(2, params(None, 7, 4, 100), 0.0, None, 1);
-    drive(&mut bss, frames_at(1, 0, 30, 0), SECOND);
-    assert_eq!(
-        (bss.counters.successes, bss.counters.lifetime_drops),
-        (30, 0)
-    );
-}
-
-#[test]
-fn msdus_that_wait_less_than_their_lifetime_are_never_discarded() {
-    // One frame every 3 ms: none waits anywhere near 10 ms.
-    let mut bss = bss_of(2, with_lifetime(params(None, 7, 4, 100), 10), 0.0, None, 2);
-    drive(&mut bss, frames_at(1, 0, 100, 3), SECOND);
-    assert_eq!(
-        (bss.counters.successes, bss.counters.lifetime_drops),
-        (100, 0)
-    );
-}
-
-#[test]
-fn a_retry_after_the_lifetime_discards_the_msdu() {
-    // Every frame is corrupted and retries are almost unlimited: the frame is retried with
-    // growing backoffs until an attempt would start after its 20 ms lifetime.
-    let mut bss = bss_of(
-        2,
-        with_lifetime(params(None, 1000, 1000, 10), 20),
-        1.0,
-        None,
-        3,
-    );
-    let starts = drive(&mut bss, frames_at(1, 0, 1, 0), SECOND);
-    let c = &bss.counters;
-    assert!(starts.len() >= 3, "{starts:?}");
-    assert!(
-        starts.iter().all(|s| s.as_nanos() <= 20_000_000),
-        "{starts:?}"
-    );
-    assert_eq!(
-        (c.lifetime_drops, c.retry_drops, c.successes),
-        (1, 0, 0),
-        "{c:?}"
-    );
-}
-
-#[test]
-fn the_aps_queues_discard_expired_msdus_and_it_plans_again() {
-    // 40 pure ACKs at an AP with ACK priority: its ACK queue drains for longer than the
-    // 5 ms lifetime; the AP's drops are its own, and once its ACK queue is empty it plans
-    // again and sends its data frame.
-    let mut bss = bss_of(
-        2,
-        with_lifetime(params(None, 7, 4, 100), 5),
-        0.0,
-        Some("ack_priority"),
-        4,
-    );
-    let mut arrivals: Vec<_> = (0..40)
-        .map(|_| (Instant::ZERO, 0, (pure_ack(), 1)))
-        .collect();
-    // A data frame still young when the ACK queue's expired frames go.
-    arrivals.push((Instant::from_nanos(4_000_000), 0, (udp_packet(1000), 1)));
-    drive(&mut bss, arrivals, SECOND);
-    let c = &bss.counters;
-    assert!(c.ap_lifetime_drops > 0, "{c:?}");
-    assert_eq!(c.lifetime_drops, c.ap_lifetime_drops);
-    assert_eq!(c.station_lifetime_drops, vec![0]);
-    assert_eq!(c.successes + c.lifetime_drops, 41, "{c:?}");
-    // The ACKs that went out carry fewer bytes than the data frame.
-    let data_bytes = u64::from(LLC_SNAP_BYTES + udp_packet(1000).len());
-    assert!(c.delivered_msdu_bytes > data_bytes, "{c:?}");
 }
