@@ -4,6 +4,7 @@ import json
 import math
 
 import airtcp
+from airtcp import _core
 import pandas as pd
 import pytest
 from airtcp.scenario import ScenarioError, parse
@@ -301,10 +302,35 @@ def test_congestion_params_reach_the_controller():
     assert effective["congestion_params"] == {"veno_beta": 1000}
 
 
+def test_congestion_params_merge_key_by_key():
+    """The scenario's cubic_c and a flow's cubic_beta both reach the flow (a shallow merge
+    ran it with C = 0.4); a Veno flow beside it does not get CUBIC's parameters."""
+    scenario = {
+        **CC_PARAMS_BASE,
+        "tcp": {"congestion_control": "cubic", "congestion_params": {"cubic_c": 0.8}},
+        "flows": [
+            {"name": "cubic", "src": "a", "dst": "b",
+             "tcp": {"congestion_params": {"cubic_beta": 0.8}}},
+            {"name": "veno", "src": "a", "dst": "b", "tcp": {"congestion_control": "veno"}},
+        ],
+    }  # fmt: skip
+    cubic, veno = (f["app"]["tcp"] for f in airtcp.prepare(scenario)["flows"])
+    assert cubic["congestion_params"] == {"cubic_c": 0.8, "cubic_beta": 0.8}
+    assert "congestion_params" not in veno
+    effective = json.loads(_core.effective_settings(json.dumps(airtcp.prepare(scenario))))
+    used = effective["flows"][0]["tcp"]["congestion_params"]
+    assert (used["cubic_c"], used["cubic_beta"]) == (0.8, 0.8)
+    # A flow's own parameter the flow's controller does not read is still an error.
+    scenario["flows"][1]["tcp"]["congestion_params"] = {"cubic_c": 0.5}
+    with pytest.raises(ScenarioError) as error:
+        airtcp.prepare(scenario)
+    assert error.value.key == "flows[1].tcp.congestion_params.cubic_c", error.value
+
+
 @pytest.mark.parametrize(
     ("params", "key", "message"),
     [
-        ({"cubic_c": 0.5}, "tcp.congestion_params.cubic_c", "applies to cubic"),
+        ({"cubic_c": 0.5}, "tcp.congestion_params.cubic_c", "which no flow uses"),
         ({"veno_beta": 0}, "tcp.congestion_params.veno_beta", "greater than or equal to 1"),
         ({"veno_gamma": 1}, "tcp.congestion_params.veno_gamma", ""),
     ],

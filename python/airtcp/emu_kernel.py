@@ -179,7 +179,12 @@ def plan(resolved: dict[str, Any], effective: dict[str, Any]) -> KernelPlan:
             ("initial_rto", f"{_ms(tcp['initial_rto']):g} ms", "kernel's own (1 s)"),
             ("max_rto", f"{_ms(tcp['max_rto']):g} ms", "kernel's own (120 s)"),
             ("rto_floor", tcp["rto_floor"], "kernel's own (min RTO on the variance term)"),
-            ("zero_window", tcp["zero_window"], "kernel's own (persist timer)"),
+            (
+                "zero_window",
+                tcp["zero_window"],
+                "kernel's own (retransmit, as tcp_retransmit_timer)",
+            ),
+            ("slow_start", tcp["slow_start"], "kernel's own (per segment, as tcp_slow_start)"),
             ("congestion_params", "", "kernel's own (module parameters are machine-wide)"),
         ]
         flows[flow["name"]] = FlowKernel(options, rows)

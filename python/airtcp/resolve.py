@@ -10,6 +10,7 @@ the resolved field at fault: ``wlans[0].phy.rate_bps``, ``flows[5].stop_ns``,
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -104,10 +105,19 @@ class Origins:
             return origin.key, note
         if rest == "congestion_control" or rest.startswith("tcp."):
             name = user_leaf(rest.removeprefix("tcp."))
-            if getattr(origin.flow.tcp, name, None) is not None:
+            if _is_set(origin.flow.tcp, name):
                 return f"{origin.key}.tcp.{name}", note
             return f"tcp.{name}", note
         return f"{origin.key}.{user_leaf(rest)}", note
+
+
+def _is_set(settings: object, dotted: str) -> bool:
+    """Whether a (nested) setting is given, e.g. ``congestion_params.cubic_c``."""
+    for part in dotted.split("."):
+        settings = getattr(settings, part, None)
+        if settings is None:
+            return False
+    return True
 
 
 def _wlan_field(rest: str) -> str:
@@ -212,6 +222,7 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
             name = expand(flow.name) if flow.name else f"flow{len(flows) + 1}"
             flows.append(_flow_json(scenario, flow, name, src_node, dst_node))
             origins.flows.append(_FlowOrigin(f"flows[{k}]", flow, i, name))
+    _check_scenario_params_are_read(scenario, flows)
     names = [f["name"] for f in flows]
     if len(set(names)) != len(names):
         duplicate = next(n for n in names if names.count(n) > 1)
@@ -247,14 +258,25 @@ def _flow_json(scenario: Scenario, flow: Flow, name: str, src: int, dst: int) ->
         "stop_ns": flow.stop,
     }
     if flow.kind == "tcp_bulk":
-        merged = {
-            **scenario.tcp.model_dump(exclude_none=True),
-            **flow.tcp.model_dump(exclude_none=True),
+        inherited = scenario.tcp.model_dump(exclude_none=True)
+        own = flow.tcp.model_dump(exclude_none=True)
+        merged = {**inherited, **own}
+        controller = merged.pop("congestion_control", "newreno")
+        # Key by key, as every other setting; the scenario's parameters reach only the flows
+        # whose controller reads them (`_unread_scenario_params` checks that some flow does).
+        params = {
+            name: value
+            for name, value in inherited.get("congestion_params", {}).items()
+            if controller in _param_readers()[name]
         }
+        params.update(own.get("congestion_params", {}))
+        merged.pop("congestion_params", None)
+        if params:
+            merged["congestion_params"] = params
         entry["app"] = {
             "kind": "tcp_bulk",
             "bytes": flow.bytes,
-            "congestion_control": merged.pop("congestion_control", "newreno"),
+            "congestion_control": controller,
             "tcp": {f"{k}_ns" if k in _TCP_DURATIONS else k: v for k, v in merged.items()},
         }
     elif flow.kind == "udp_cbr":
@@ -270,6 +292,26 @@ def _flow_json(scenario: Scenario, flow: Flow, name: str, src: int, dst: int) ->
             "one_way": bool(flow.one_way),
         }
     return entry
+
+
+@functools.cache
+def _param_readers() -> dict[str, list[str]]:
+    """The controllers that read each congestion parameter (declared in Rust)."""
+    return {spec["name"]: spec["controllers"] for spec in _core.congestion_params()}
+
+
+def _check_scenario_params_are_read(scenario: Scenario, flows: list[dict[str, Any]]) -> None:
+    """A parameter of the scenario's [tcp.congestion_params] that no TCP flow's controller
+    reads would do nothing: an error naming it."""
+    used = {f["app"]["congestion_control"] for f in flows if f["app"]["kind"] == "tcp_bulk"}
+    params = scenario.tcp.congestion_params
+    for name in params.model_dump(exclude_none=True) if params else {}:
+        readers = _param_readers()[name]
+        if not used.intersection(readers):
+            raise ValueError(
+                f"tcp.congestion_params.{name}",
+                f"applies to {' and '.join(readers)}, which no flow uses",
+            )
 
 
 def _wlan_json(w: Wlan, index: dict[str, int]) -> dict[str, Any]:

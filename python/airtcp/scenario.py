@@ -386,6 +386,7 @@ class Tcp(Strict):
     nagle: bool | None = None
     time_wait: Duration | None = None
     zero_window: Literal["persist", "retransmit", "hold"] | None = None
+    slow_start: Literal["per_ack", "per_segment"] | None = None
     congestion_params: CongestionParams | None = None  # type: ignore[valid-type]
 
 

@@ -5,8 +5,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Duration;
 
-use airtcp_proto::tcp::{cc, TcpConfig, TcpSocket, TcpState, ZeroWindow};
-use airtcp_proto::wire::TcpRepr;
+use airtcp_proto::tcp::{cc, SlowStart, TcpConfig, TcpProfile, TcpSocket, TcpState, ZeroWindow};
+use airtcp_proto::wire::{SackBlocks, TcpFlags, TcpRepr};
 use airtcp_proto::{Instant, SeqNumber};
 
 /// Direction of a segment on the wire.
@@ -1025,4 +1025,295 @@ fn paws_rejects_an_old_duplicate_that_a_stack_without_timestamps_takes() {
     assert_eq!((taken, stats.paws_rejected), (0, 1), "{stats:?}");
     let (taken, stats) = run(config(1000));
     assert_eq!((taken, stats.paws_rejected), (1000, 0));
+}
+
+/// The client's cwnd, in segments of `mss`, 50 ms into each of the first `rounds` round
+/// trips of data on a 1 Gbit/s path with a 100 ms RTT (data starts at 0.1 s, after the
+/// handshake; each round's ACKs arrive 0.1 s later).
+fn cwnd_per_round(config: TcpConfig, rounds: usize) -> Vec<u32> {
+    let mut pair = Pair::new(
+        config.clone(),
+        config,
+        Duration::from_millis(50),
+        1_000_000_000,
+    );
+    pair.client_to_send = 100_000_000;
+    (0..rounds)
+        .map(|k| {
+            pair.run_until(at(0.15 + 0.1 * k as f64));
+            pair.client.cwnd() / 1448
+        })
+        .collect()
+}
+
+#[test]
+fn the_linux_profile_doubles_its_window_each_round_trip_with_delayed_acks() {
+    // Linux's tcp_slow_start adds every segment an ACK covers: ten segments bring five
+    // ACKs of two and ten more, 10, 20, 40, 80, 160. RFC 5681's one SMSS per ACK (the rfc
+    // profile's rule, here on the linux profile) grows 1.5 times: 10, 15, 23, 34, 51 (a
+    // round's odd segment waits for the 40 ms delayed-ACK timer; from the third round its
+    // ACK comes after the sample).
+    let linux = TcpConfig::profile(TcpProfile::Linux);
+    assert_eq!(cwnd_per_round(linux.clone(), 5), [10, 20, 40, 80, 160]);
+    let per_ack = TcpConfig {
+        slow_start: SlowStart::PerAck,
+        ..linux
+    };
+    assert_eq!(cwnd_per_round(per_ack, 5), [10, 15, 23, 34, 51]);
+}
+
+#[test]
+fn per_segment_slow_start_stops_at_ssthresh_and_counts_the_rest() {
+    let mut window = cc::by_name(
+        "newreno",
+        &TcpConfig {
+            slow_start: SlowStart::PerSegment,
+            ..config(1000)
+        },
+    )
+    .unwrap();
+    let w = window.window_mut();
+    w.cwnd = 10_000;
+    w.ssthresh = 11_000;
+    let left = w.grow_in_slow_start(w.slow_start_increase(3000));
+    assert_eq!((w.cwnd, left), (11_000, 2000), "up to ssthresh, 2000 left");
+}
+
+#[test]
+fn timestamps_take_their_twelve_bytes_from_the_payload() {
+    // RFC 6691 section 2: the MSS option (1460) counts the fixed headers only; with
+    // timestamps every segment carries 12 more bytes, so 1448 of payload fill a 1500-byte
+    // IP packet (Linux's tcp_current_mss), and no packet is larger.
+    for (timestamps, payload) in [(true, 1448), (false, 1460)] {
+        let config = TcpConfig {
+            sack: true,
+            timestamps,
+            ..TcpConfig::profile(TcpProfile::Linux)
+        };
+        let mut pair = Pair::new(
+            config.clone(),
+            config,
+            Duration::from_millis(5),
+            100_000_000,
+        );
+        pair.client_to_send = 1_000_000;
+        pair.client_closes = false;
+        pair.run_until(at(10.0));
+        assert_eq!(pair.server.stats().bytes_received, 1_000_000);
+        let largest = pair
+            .log
+            .iter()
+            .map(|(_, _, s)| s.payload_len)
+            .max()
+            .unwrap();
+        assert_eq!(largest, payload, "timestamps {timestamps}");
+        assert!(pair
+            .log
+            .iter()
+            .all(|(_, _, s)| 20 + s.header_len() + s.payload_len <= 1500));
+    }
+}
+
+#[test]
+fn a_receiver_sends_four_sack_blocks_without_timestamps_and_three_with_them() {
+    for (timestamps, blocks) in [(false, 4), (true, 3)] {
+        let config = TcpConfig {
+            sack: true,
+            timestamps,
+            initial_window: Some(20),
+            ..config(1000)
+        };
+        let mut pair = Pair::new(
+            config.clone(),
+            config,
+            Duration::from_millis(5),
+            100_000_000,
+        );
+        pair.client_to_send = 40_000;
+        pair.client_closes = false;
+        let mut count = 0;
+        pair.drop = Box::new(move |_, dir, seg| {
+            if dir == Dir::ClientToServer && seg.payload_len > 0 {
+                count += 1;
+                return count <= 12 && count % 2 == 1;
+            }
+            false
+        });
+        pair.run_until(at(10.0));
+        assert_eq!(pair.server.stats().bytes_received, 40_000);
+        let most = pair
+            .log
+            .iter()
+            .filter(|(_, d, _)| *d == Dir::ServerToClient)
+            .map(|(_, _, s)| s.sack.as_slice().len())
+            .max();
+        assert_eq!(most, Some(blocks), "timestamps {timestamps}");
+    }
+}
+
+#[test]
+fn a_cumulative_ack_that_sacks_new_data_counts_toward_dup_thresh() {
+    // RFC 6675 section 5: "If the incoming ACK is a duplicate acknowledgment per the
+    // definition in Section 2 (regardless of its status as a cumulative acknowledgment)".
+    let config = TcpConfig {
+        sack: true,
+        initial_window: Some(10),
+        ..config(1000)
+    };
+    let mut pair = Pair::new(
+        config.clone(),
+        config,
+        Duration::from_millis(10),
+        100_000_000,
+    );
+    pair.client_to_send = 100_000;
+    pair.client_closes = false;
+    pair.drop = Box::new(|now, dir, _| dir == Dir::ServerToClient && now > at(0.02));
+    pair.run_until(at(0.021));
+    assert_eq!(pair.client.bytes_in_flight(), 10_000, "ten segments out");
+    let syn_ack = pair
+        .log
+        .iter()
+        .find(|(_, d, _)| *d == Dir::ServerToClient)
+        .unwrap()
+        .2;
+    let first = pair
+        .data_segments(Dir::ClientToServer)
+        .next()
+        .unwrap()
+        .2
+        .seq;
+    let ack = |cumulative: u32, sacked: &[(u32, u32)]| TcpRepr {
+        seq: syn_ack.seq + 1,
+        ack: first + cumulative,
+        flags: TcpFlags {
+            ack: true,
+            ..TcpFlags::default()
+        },
+        mss: None,
+        window_scale: None,
+        sack_permitted: false,
+        sack: SackBlocks::new(sacked.iter().map(|&(a, b)| (first + a, first + b))),
+        ..syn_ack
+    };
+    let now = at(0.03);
+    pair.client.handle_segment(now, &ack(1000, &[(2000, 3000)]));
+    assert_eq!(pair.client.stats().duplicate_acks, 1, "new data SACKed");
+    pair.client.handle_segment(now, &ack(1000, &[(2000, 3000)]));
+    assert_eq!(pair.client.stats().duplicate_acks, 1, "nothing new");
+    pair.client
+        .handle_segment(now, &ack(1000, &[(4000, 5000), (2000, 3000)]));
+    pair.client
+        .handle_segment(now, &ack(1000, &[(6000, 6500), (4000, 5000), (2000, 3000)]));
+    assert_eq!(
+        pair.client.stats().fast_retransmits,
+        1,
+        "the third one starts recovery"
+    );
+}
+
+#[test]
+fn a_linux_sender_keeps_probing_a_closed_window_while_the_peer_answers() {
+    // tcp_retransmit_timer: with the window closed under data in flight the retransmissions
+    // are probes; a peer that answers them keeps the connection, however many time out.
+    // One that stays silent for 2·TCP_RTO_MAX loses it.
+    let sender = TcpConfig {
+        zero_window: ZeroWindow::Retransmit,
+        max_rto: Duration::from_secs(120),
+        ..config(512)
+    };
+    for answers in [true, false] {
+        let mut pair = Pair::new(
+            sender.clone(),
+            config(512),
+            Duration::from_millis(10),
+            1_500_000,
+        );
+        pair.client_to_send = 2_000_000;
+        pair.run_until(at(2.0));
+        let mut zero = pair
+            .log
+            .iter()
+            .rev()
+            .find(|(_, d, s)| *d == Dir::ServerToClient && s.flags.ack)
+            .map(|(_, _, s)| *s)
+            .unwrap();
+        zero.window = 0;
+        let mut client = pair.client;
+        let mut now = at(2.0);
+        client.handle_segment(now, &zero);
+        assert!(client.bytes_in_flight() > 0);
+        let mut answer_at = None;
+        while now < at(3000.0) && client.state() != TcpState::Closed {
+            now = [client.poll_timeout(), answer_at]
+                .into_iter()
+                .flatten()
+                .min()
+                .unwrap();
+            if answer_at.is_some_and(|t| t <= now) {
+                answer_at = None;
+                client.handle_segment(now, &zero);
+            }
+            if client.poll_timeout().is_some_and(|t| t <= now) {
+                client.handle_timeout(now);
+            }
+            while client.poll_transmit(now).is_some() {
+                if answers {
+                    answer_at = Some(now + Duration::from_millis(20));
+                }
+            }
+        }
+        let stats = client.stats();
+        if answers {
+            assert!(stats.timeouts > 16 && !stats.aborted, "{stats:?}");
+        } else {
+            assert!(stats.aborted, "{stats:?}");
+            assert!(now > at(2.0 + 240.0), "after 2·TCP_RTO_MAX: {now:?}");
+        }
+    }
+}
+
+#[test]
+fn after_a_timeout_sacked_data_does_not_take_room_in_the_window() {
+    // Ten holes among twenty segments, their first retransmissions lost too: a timeout. Then
+    // the holes are resent between SACKed segments, and only the resent holes count as in
+    // flight (the SACKed data has arrived): cwnd 1, 2, 4, 8 repairs the ten holes in four
+    // round trips. Counting the SACKed segments as in flight took five.
+    let config = TcpConfig {
+        sack: true,
+        initial_window: Some(20),
+        ..config(1000)
+    };
+    let mut pair = Pair::new(
+        config.clone(),
+        config,
+        Duration::from_millis(25),
+        100_000_000,
+    );
+    pair.client_to_send = 20_000;
+    pair.client_closes = false;
+    let (mut count, mut sent) = (0, std::collections::HashSet::new());
+    pair.drop = Box::new(move |now, dir, seg| {
+        if dir != Dir::ClientToServer || seg.payload_len == 0 {
+            return false;
+        }
+        count += 1;
+        let again = !sent.insert(seg.seq);
+        // Every retransmission before the timeout (at about 1.05 s) is lost too.
+        (count <= 20 && count % 2 == 0) || (again && now < at(0.9))
+    });
+    pair.run_until(at(30.0));
+    assert_eq!(pair.server.stats().bytes_received, 20_000);
+    assert_eq!(pair.client.stats().timeouts, 1, "{:?}", pair.client.stats());
+    let times: Vec<Instant> = pair
+        .data_segments(Dir::ClientToServer)
+        .map(|(t, _, _)| *t)
+        .collect();
+    let rto_at = times[times.len() - 10..][0];
+    let last = *times.last().unwrap();
+    let round_trips = (last - rto_at).as_secs_f64() / 0.05;
+    assert!(
+        round_trips < 3.5,
+        "holes resent over {round_trips:.2} round trips: {times:?}"
+    );
 }

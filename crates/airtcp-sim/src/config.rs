@@ -7,7 +7,7 @@ use std::fmt;
 use std::time::Duration;
 
 use airtcp_proto::tcp::cc::CongestionParams;
-use airtcp_proto::tcp::{RtoFloor, TcpConfig, TcpProfile, ZeroWindow};
+use airtcp_proto::tcp::{RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow};
 use airtcp_proto::wifi::{Phy, PhyError, Preamble};
 use serde::Deserialize;
 
@@ -415,6 +415,7 @@ pub struct TcpOverrides {
     pub nagle: Option<bool>,
     pub time_wait_ns: Option<u64>,
     pub zero_window: Option<ZeroWindow>,
+    pub slow_start: Option<SlowStart>,
     pub congestion_params: Option<CongestionParams>,
 }
 
@@ -472,6 +473,9 @@ impl TcpOverrides {
         }
         if let Some(v) = self.zero_window {
             c.zero_window = v;
+        }
+        if let Some(v) = self.slow_start {
+            c.slow_start = v;
         }
         if let Some(v) = &self.congestion_params {
             c.congestion_params = v.clone();

@@ -45,6 +45,9 @@ pub struct FlowSummary {
     /// Duplicate ACKs the sender received.
     pub duplicate_acks: u64,
     pub timeouts: u64,
+    /// Packets the flow's source sent: UDP datagrams, echo requests, or the TCP sender's
+    /// segments (handshake, data and retransmissions; its ACKs are the receiver's
+    /// `acks_sent`).
     pub packets_sent: u64,
     /// TCP: segments the receiver sent (its ACKs, for a one-way transfer) and segments the
     /// sender received (the ACKs that reached it, regenerated ones included).

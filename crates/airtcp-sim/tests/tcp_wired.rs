@@ -283,3 +283,15 @@ fn a_16_kib_window_caps_throughput_near_window_over_rtt_for_every_controller() {
         );
     }
 }
+
+#[test]
+fn a_tcp_flow_counts_its_senders_segments_and_its_receivers_acks_apart() {
+    // 1000 segments of 1460 bytes without loss: the sender's packets are those, the SYN,
+    // the handshake's ACK and the ACK of the receiver's FIN; the receiver ACKs every
+    // second segment (and the SYN-ACK, the FIN's, and odd ones after the delayed-ACK timer).
+    let scenario = wired_tcp(10_000_000, 20, 1000, 0.0, Some(1_460_000), 1, 20);
+    let flow = &run(&scenario).summary.flows[0];
+    assert_eq!(flow.retransmissions, 0);
+    assert!((1000..=1003).contains(&flow.packets_sent), "{flow:?}");
+    assert!((500..=520).contains(&flow.acks_sent), "{flow:?}");
+}

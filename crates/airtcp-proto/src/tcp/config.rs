@@ -4,9 +4,11 @@
 //! 4380 B))), minimum RTO 1 s and initial RTO 1 s (RFC 6298 §2), delayed ACK every second
 //! full segment or after 200 ms (RFC 5681 §4.2 allows up to 500 ms), 64 KiB buffers.
 //! `linux` approximates a current Linux stack: initial window 10 segments (RFC 6928),
-//! minimum RTO 200 ms, delayed-ACK timer 40 ms, larger buffers (no autotuning is modelled),
-//! SACK and timestamps, and Linux's answer to a window that closes under data in flight
-//! (`ZeroWindow`). The `rfc` profile leaves SACK and timestamps off (RFC 5681 alone).
+//! minimum RTO 200 ms on the variance term and maximum RTO 120 s (`tcp_rtt_estimator`,
+//! TCP_RTO_MAX), delayed-ACK timer 40 ms, larger buffers (no autotuning is modelled), SACK
+//! and timestamps, slow start by the segments each ACK covers (`tcp_slow_start`), and
+//! Linux's answer to a window that closes under data in flight (`ZeroWindow`). The `rfc`
+//! profile leaves SACK and timestamps off (RFC 5681 alone).
 
 use core::time::Duration;
 
@@ -32,6 +34,20 @@ pub enum RtoFloor {
     /// Linux (`tcp_rtt_estimator`, `__tcp_set_rto`): RTO = SRTT + max(4·RTTVAR, min_rto), so
     /// on a long path the timer stays min_rto above the RTT instead of reaching down to it.
     Variance,
+}
+
+/// How much an ACK grows the congestion window in slow start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SlowStart {
+    /// RFC 5681 §3.1: cwnd += min(N, SMSS) per ACK (RFC 3465's limit L = 1 SMSS), so a
+    /// receiver that delays ACKs makes the window grow 1.5 times per round trip.
+    #[default]
+    PerAck,
+    /// Linux (`tcp_slow_start`): cwnd grows by every segment the ACK covers, up to ssthresh,
+    /// the rest counting toward congestion avoidance: twice per round trip also with delayed
+    /// ACKs.
+    PerSegment,
 }
 
 /// What a sender does when the peer's window closes to zero while data is in flight. The
@@ -82,6 +98,7 @@ pub struct TcpConfig {
     /// Nagle's algorithm (RFC 896): hold a short segment while data is unacknowledged.
     pub nagle: bool,
     pub dupack_threshold: u32,
+    pub slow_start: SlowStart,
     /// How long TIME-WAIT lasts (2·MSL).
     pub time_wait: Duration,
     /// The largest persist (zero-window probe) interval.
@@ -101,6 +118,8 @@ impl TcpConfig {
             TcpProfile::Linux => TcpConfig {
                 initial_window: Some(10),
                 min_rto: Duration::from_millis(200),
+                max_rto: Duration::from_secs(120),
+                slow_start: SlowStart::PerSegment,
                 rto_floor: RtoFloor::Variance,
                 delayed_ack_timeout: Duration::from_millis(40),
                 send_buffer: 4 << 20,
@@ -155,6 +174,7 @@ impl Default for TcpConfig {
             timestamps: false,
             nagle: true,
             dupack_threshold: 3,
+            slow_start: SlowStart::PerAck,
             time_wait: Duration::from_secs(60),
             max_persist: Duration::from_secs(60),
             zero_window: ZeroWindow::Persist,

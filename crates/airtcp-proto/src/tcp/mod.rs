@@ -15,7 +15,7 @@ mod scoreboard;
 mod socket;
 mod timestamps;
 
-pub use config::{RtoFloor, TcpConfig, TcpProfile, ZeroWindow};
+pub use config::{RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow};
 pub use reassembly::Reassembly;
 pub use rto::RtoEstimator;
 pub use socket::{TcpSocket, TcpState, TcpStats};

@@ -1,7 +1,7 @@
 //! The SACK blocks a receiver reports (RFC 2018 section 4): the first is the block holding
 //! the segment that arrived last out of order; the rest repeat the most recently reported
-//! first blocks, none a subset of one already included; at most three (what fits beside
-//! timestamps).
+//! first blocks, none a subset of one already included; at most four (the socket sends
+//! those that fit: three beside timestamps, as Linux).
 
 use std::collections::VecDeque;
 
@@ -53,27 +53,33 @@ mod tests {
     fn the_latest_block_first_then_the_recent_ones() {
         let mut held = Reassembly::default();
         let mut report = SackReport::default();
-        for (start, end) in [(2000, 3000), (5000, 6000), (8000, 9000), (11000, 12000)] {
+        for (start, end) in [
+            (2000, 3000),
+            (5000, 6000),
+            (8000, 9000),
+            (11000, 12000),
+            (14000, 15000),
+        ] {
             held.insert(start, end);
             report.on_out_of_order(start);
         }
         assert_eq!(
             report.blocks(&held),
-            [(11000, 12000), (8000, 9000), (5000, 6000)],
-            "three, newest first"
+            [(14000, 15000), (11000, 12000), (8000, 9000), (5000, 6000)],
+            "four, newest first"
         );
         // Data joining an older block brings it to the front, merged.
         held.insert(3000, 4000);
         report.on_out_of_order(3000);
         assert_eq!(
             report.blocks(&held),
-            [(2000, 4000), (11000, 12000), (8000, 9000)]
+            [(2000, 4000), (14000, 15000), (11000, 12000), (8000, 9000)]
         );
         // Once delivered in order, a block is no longer reported.
         held.take_contiguous(2000);
         assert_eq!(
             report.blocks(&held),
-            [(11000, 12000), (8000, 9000), (5000, 6000)]
+            [(14000, 15000), (11000, 12000), (8000, 9000), (5000, 6000)]
         );
     }
 }

@@ -1,6 +1,7 @@
 //! The SACK sender's scoreboard and loss recovery rules of RFC 6675: which bytes the receiver
-//! holds (SACKed), which are deemed lost (`IsLost`: more than (DupThresh − 1) · SMSS bytes
-//! SACKed above them), how much is in the network (`SetPipe`), and what to send next
+//! holds (SACKed), which are deemed lost (`IsLost`: DupThresh discontiguous SACKed ranges, or
+//! more than (DupThresh − 1) · SMSS bytes, SACKed above them), how much is in the network
+//! (`SetPipe`), and what to send next
 //! (`NextSeg`, rules 1 to 3; rule 4, resending data deemed not lost beyond the window, is
 //! not used). Offsets count sequence space from the connection's start (u64, never wrap).
 
@@ -71,18 +72,23 @@ impl Scoreboard {
             .map(|&(start, _)| start.max(offset))
     }
 
-    /// Every unSACKed byte below this offset is lost (IsLost): above it lie more than
-    /// (DupThresh − 1) · SMSS SACKed bytes.
+    /// Every unSACKed byte below this offset is lost (IsLost): above it lie DupThresh
+    /// discontiguous SACKed ranges, or more than (DupThresh − 1) · SMSS SACKed bytes.
     pub fn lost_below(&self, mss: u64, dup_threshold: u64) -> u64 {
         let threshold = (dup_threshold.saturating_sub(1)) * mss;
         let mut above = 0;
-        for &(start, end) in self.sacked.ranges().iter().rev() {
+        for (count, &(start, end)) in self.sacked.ranges().iter().rev().enumerate() {
             above += end - start;
-            if above > threshold {
+            if above > threshold || count as u64 + 1 >= dup_threshold {
                 return start;
             }
         }
         0
+    }
+
+    /// SACKed bytes in `[from, to)`.
+    pub fn sacked_between(&self, from: u64, to: u64) -> u64 {
+        to.saturating_sub(from) - self.unsacked(from, to)
     }
 
     pub fn is_lost(&self, offset: u64, mss: u64, dup_threshold: u64) -> bool {
@@ -182,6 +188,19 @@ mod tests {
         );
         one_block.on_sack(&[(5000, 5001)], 0, 10000);
         assert!(one_block.is_lost(2000, MSS, 3));
+    }
+
+    #[test]
+    fn dup_threshold_discontiguous_sacked_ranges_make_a_hole_lost() {
+        // Three 100-byte blocks above 1000: only 300 bytes SACKed (not > 2 · SMSS), but
+        // DupThresh discontiguous SACKed sequences (RFC 6675 IsLost, first clause).
+        let mut board = Scoreboard::default();
+        board.on_sack(&[(2000, 2100), (3000, 3100)], 0, 10000);
+        assert!(!board.is_lost(1000, MSS, 3), "two ranges");
+        board.on_sack(&[(4000, 4100)], 0, 10000);
+        assert!(board.is_lost(1000, MSS, 3), "three ranges");
+        assert!(!board.is_lost(2500, MSS, 3), "two ranges above");
+        assert_eq!(board.sacked_between(0, 3050), 150);
     }
 
     #[test]

@@ -186,8 +186,12 @@ pub struct TcpSocket {
     time_wait_deadline: Option<Instant>,
     /// A reset to send in answer to a segment for a closed connection (seq, ack, ACK flag).
     reset: Option<(SeqNumber, SeqNumber, bool)>,
-    /// Timeouts since the last acknowledgement of new data (RFC 1122 §4.2.3.5, R2).
+    /// Timeouts since the last acknowledgement of new data (RFC 1122 §4.2.3.5, R2), and
+    /// when the first of them fired.
     consecutive_timeouts: u32,
+    first_timeout_at: Option<Instant>,
+    /// When the last acceptable ACK arrived (Linux's rcv_tstamp).
+    last_ack_at: Instant,
     /// Our SYN or SYN-ACK timed out at least once.
     handshake_timed_out: bool,
 
@@ -263,6 +267,8 @@ impl TcpSocket {
             time_wait_deadline: None,
             reset: None,
             consecutive_timeouts: 0,
+            first_timeout_at: None,
+            last_ack_at: Instant::ZERO,
             handshake_timed_out: false,
             stats: TcpStats::default(),
         }
@@ -459,15 +465,36 @@ impl TcpSocket {
             _ => return,
         }
         self.stats.timeouts += 1;
-        self.consecutive_timeouts += 1;
-        if self.consecutive_timeouts > self.config.max_retransmissions {
-            self.stats.aborted = true;
-            self.enter_closed();
-            return;
+        let since = *self.first_timeout_at.get_or_insert(now);
+        if self.probing_a_closed_window() {
+            // Linux (`tcp_retransmit_timer`, `tcp_rtx_probe0_timed_out`): into a zero window
+            // the retransmissions are probes, and a peer that answers them is alive; the
+            // connection times out only after 2·TCP_RTO_MAX without an ACK and of
+            // retransmitting, whatever the count.
+            let limit = 2 * self.config.max_rto;
+            if now - self.last_ack_at > limit && now - since > limit {
+                self.stats.aborted = true;
+                self.enter_closed();
+                return;
+            }
+        } else {
+            self.consecutive_timeouts += 1;
+            if self.consecutive_timeouts > self.config.max_retransmissions {
+                self.stats.aborted = true;
+                self.enter_closed();
+                return;
+            }
         }
         self.timed = None;
         self.rto.back_off();
         self.rtx_deadline = Some(now + self.rto.rto());
+    }
+
+    /// A Linux sender's retransmissions into a window the peer closed with data in flight.
+    fn probing_a_closed_window(&self) -> bool {
+        self.config.zero_window == ZeroWindow::Retransmit
+            && self.snd_wnd == 0
+            && self.state.may_have_data_unacked()
     }
 
     pub fn handle_segment(&mut self, now: Instant, seg: &TcpRepr) {
@@ -514,7 +541,6 @@ impl TcpSocket {
         self.irs = seg.seq;
         self.rcv_nxt = seg.seq + 1;
         self.rcv_adv = self.rcv_nxt;
-        self.mss = self.config.mss.min(u32::from(seg.mss.unwrap_or(536)));
         match seg.window_scale {
             Some(shift) if self.config.window_scaling => {
                 self.snd_shift = shift.min(14);
@@ -530,6 +556,15 @@ impl TcpSocket {
         if let Some(seen) = seg.timestamps.filter(|_| self.timestamps_ok) {
             self.timestamps.on_syn(seen);
         }
+        // The MSS options count the fixed headers only; the options every segment carries
+        // come out of the payload (RFC 6691 §2, RFC 1122 §4.2.2.6): 1448 bytes with
+        // timestamps on a 1500-byte MTU, as Linux's tcp_current_mss.
+        let options = if self.timestamps_ok {
+            TcpRepr::TIMESTAMPS_OPTION_LEN
+        } else {
+            0
+        };
+        self.mss = self.config.mss.min(u32::from(seg.mss.unwrap_or(536))) - options;
         self.snd_wnd = u32::from(seg.window);
         self.max_snd_wnd = self.snd_wnd;
         self.snd_wl1 = seg.seq;
@@ -637,6 +672,7 @@ impl TcpSocket {
             self.ack_now = true;
             return false;
         }
+        self.last_ack_at = now;
         let old_window = self.snd_wnd;
         let seg_window = u32::from(seg.window) << self.snd_shift;
         if !seg.flags.syn
@@ -651,6 +687,11 @@ impl TcpSocket {
         let echo = seg.timestamps.filter(|_| self.timestamps_ok);
         if ack > self.snd_una {
             self.on_new_ack(now, ack, echo);
+            if newly_sacked > 0 && self.snd_una != self.snd_max && !self.in_recovery {
+                // RFC 6675 section 5: an ACK that SACKs new data is a duplicate "regardless
+                // of its status as a cumulative acknowledgment".
+                self.count_duplicate_ack(now);
+            }
         } else if ack == self.snd_una
             && self.snd_una != self.snd_max
             && seg.payload_len == 0
@@ -738,6 +779,7 @@ impl TcpSocket {
         let acked = ack - self.snd_una;
         self.cc.on_any_ack(now, acked);
         self.consecutive_timeouts = 0;
+        self.first_timeout_at = None;
         let flight_before = self.snd_max - self.snd_una;
         // Payload bytes exclude the SYN and FIN sequence numbers. Both tests compare numbers
         // within the window, never with the initial sequence number, which may be more than
@@ -820,6 +862,12 @@ impl TcpSocket {
 
     fn on_duplicate_ack(&mut self, now: Instant) {
         self.cc.on_any_ack(now, 0);
+        self.count_duplicate_ack(now);
+    }
+
+    /// DupAcks rises by one; loss recovery starts at DupThresh (or, with SACK, when the
+    /// first unacknowledged segment is deemed lost).
+    fn count_duplicate_ack(&mut self, now: Instant) {
         self.dupacks += 1;
         self.stats.duplicate_acks += 1;
         let threshold = self.config.dupack_threshold;
@@ -955,6 +1003,14 @@ impl TcpSocket {
             self.scoreboard
                 .pipe(self.una_offset, max, mss, threshold)
                 .min(u64::from(u32::MAX)) as u32
+        } else if self.sack_ok && self.recover.is_some() {
+            // After a timeout (until an ACK covers what was sent before it) the holes are
+            // resent between SACKed data, which is not in the network (as Linux's
+            // tcp_packets_in_flight): only the resent holes count.
+            let sacked = self
+                .scoreboard
+                .sacked_between(self.una_offset, self.send_offset(self.snd_nxt));
+            in_flight - sacked.min(u64::from(in_flight)) as u32
         } else {
             in_flight
         };
@@ -1310,7 +1366,7 @@ impl TcpSocket {
         if flags.ack {
             self.last_ack_sent = self.rcv_nxt;
         }
-        TcpRepr {
+        let mut seg = TcpRepr {
             src_port: self.local_port,
             dst_port: self.remote_port,
             seq,
@@ -1324,7 +1380,10 @@ impl TcpSocket {
             timestamps,
             compaction: None,
             payload_len,
-        }
+        };
+        // The blocks the option space holds: four, or three beside timestamps (as Linux).
+        seg.sack = SackBlocks::new(seg.sack_on_wire().iter().copied());
+        seg
     }
 
     /// The window field, applying receiver silly-window avoidance (RFC 1122 §4.2.3.3): the

@@ -509,12 +509,25 @@ mod tests {
             (SeqNumber(5000), SeqNumber(6000)),
             (SeqNumber(u32::MAX - 10), SeqNumber(20)),
             (SeqNumber(3000), SeqNumber(4000)),
-            (SeqNumber(1), SeqNumber(2)), // a fourth block does not fit beside timestamps
+            (SeqNumber(1), SeqNumber(2)),
+            (SeqNumber(8), SeqNumber(9)), // a fifth block is never kept
         ]);
-        assert_eq!(tcp.sack.as_slice().len(), 3);
+        assert_eq!(tcp.sack.as_slice().len(), 4);
+        // Beside timestamps only three fit (as Linux); without them four.
+        assert_eq!(tcp.sack_on_wire().len(), 3);
         assert_eq!(tcp.header_len(), 60);
         let bytes = ack.emit();
         assert_eq!(bytes.len() as u32, ack.ip_len());
+        let parsed = PacketRepr::parse(&bytes).unwrap();
+        assert_eq!(
+            parsed.tcp().unwrap().sack.as_slice(),
+            &ack.tcp().unwrap().sack.as_slice()[..3]
+        );
+        let tcp = ack.tcp_mut().unwrap();
+        tcp.timestamps = None;
+        assert_eq!(tcp.sack_on_wire().len(), 4);
+        assert_eq!(tcp.header_len(), 20 + 4 + 4 * 8);
+        let bytes = ack.emit();
         assert_eq!(PacketRepr::parse(&bytes).unwrap(), ack);
     }
 

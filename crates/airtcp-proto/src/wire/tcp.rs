@@ -75,7 +75,8 @@ impl Compaction {
 }
 
 /// SACK blocks (RFC 2018 section 3): left edge and right edge (one past the last byte) of
-/// each block of data received out of order, the most recent first; at most three.
+/// each block of data received out of order, the most recent first; at most four, what fits
+/// in the option space without timestamps (three beside them: `TcpRepr::sack_on_wire`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
     blocks: [(SeqNumber, SeqNumber); SackBlocks::MAX],
@@ -83,7 +84,7 @@ pub struct SackBlocks {
 }
 
 impl SackBlocks {
-    pub const MAX: usize = 3;
+    pub const MAX: usize = 4;
 
     /// The first [`SackBlocks::MAX`] of `blocks`.
     pub fn new(blocks: impl IntoIterator<Item = (SeqNumber, SeqNumber)>) -> Self {
@@ -138,6 +139,9 @@ impl TcpRepr {
 
     /// The most option bytes a header holds (RFC 9293 section 3.1).
     pub const MAX_OPTIONS_LEN: u32 = 40;
+    /// The timestamps option with its two NOPs: what every segment of a connection that
+    /// uses timestamps carries, and so what its payload must leave room for (RFC 6691 §2).
+    pub const TIMESTAMPS_OPTION_LEN: u32 = 12;
 
     /// Header length on the wire: options are padded to 32-bit words.
     pub fn header_len(&self) -> u32 {

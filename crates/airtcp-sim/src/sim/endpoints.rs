@@ -330,7 +330,10 @@ impl Simulation {
             Side::Receiver => (dst, src),
         };
         for segment in outgoing.drain(..) {
-            self.flows[flow].packets_sent += 1;
+            // The sender's segments; the receiver's are its `acks_sent`.
+            if side == Side::Sender {
+                self.flows[flow].packets_sent += 1;
+            }
             self.originate(from, between(from, to, TransportRepr::Tcp(segment)))?;
         }
         self.outgoing = outgoing;

@@ -110,7 +110,7 @@ impl Cubic {
     }
 
     fn slow_start(&mut self, ack: &AckEvent) {
-        let increase = ack.bytes_acked.min(self.window.mss);
+        let increase = self.window.slow_start_increase(ack.bytes_acked);
         let growth = match &mut self.hystart {
             Some(hystart) => {
                 let sent = self.acked - u64::from(ack.bytes_acked) + u64::from(ack.flight_size);
@@ -118,11 +118,18 @@ impl Cubic {
             }
             None => Growth::Grow(increase),
         };
-        let w = &mut self.window;
         match growth {
-            Growth::Grow(bytes) => w.cwnd = w.cwnd.saturating_add(bytes),
+            Growth::Grow(bytes) => {
+                let left = self.window.grow_in_slow_start(bytes);
+                if left > 0 {
+                    self.avoid(&AckEvent {
+                        bytes_acked: left,
+                        ..*ack
+                    });
+                }
+            }
             Growth::Exit => {
-                w.ssthresh = w.cwnd;
+                self.window.ssthresh = self.window.cwnd;
                 self.hystart = None;
             }
         }

@@ -5,8 +5,9 @@
 //!
 //! Rounds are counted in stream bytes: a round ends when the acknowledged bytes reach what
 //! had been sent when it began (`windowEnd = SND.NXT`, §4.2). Slow start's own growth is the
-//! sender's (RFC 5681's min(N, SMSS) per ACK) rather than the RFC's min(N, L·SMSS), so that
-//! HyStart++ changes only when slow start ends. Used for the initial slow start only (§4.3).
+//! sender's (`SlowStart`: RFC 5681's min(N, SMSS) per ACK, or Linux's every segment)
+//! rather than the RFC's min(N, L·SMSS), so that HyStart++ changes only when slow start
+//! ends. Used for the initial slow start only (§4.3).
 
 use core::time::Duration;
 

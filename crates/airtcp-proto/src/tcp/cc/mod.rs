@@ -30,6 +30,7 @@ pub use veno::Veno;
 pub use westwood::Westwood;
 pub use westwood_cubic::WestwoodCubic;
 
+use super::config::SlowStart;
 use super::TcpConfig;
 use crate::time::Instant;
 
@@ -41,6 +42,8 @@ pub struct Window {
     pub mss: u32,
     /// Bytes acknowledged in congestion avoidance since cwnd last grew (RFC 3465 §2.1).
     pub bytes_acked: u32,
+    /// How slow start grows the window (the connection's `TcpConfig::slow_start`).
+    pub slow_start: SlowStart,
 }
 
 impl Window {
@@ -50,6 +53,44 @@ impl Window {
             ssthresh: u32::MAX,
             mss,
             bytes_acked: 0,
+            slow_start: SlowStart::PerAck,
+        }
+    }
+
+    /// What slow start adds for an ACK of `bytes_acked`, before the cap at ssthresh.
+    pub fn slow_start_increase(&self, bytes_acked: u32) -> u32 {
+        match self.slow_start {
+            SlowStart::PerAck => bytes_acked.min(self.mss),
+            SlowStart::PerSegment => bytes_acked,
+        }
+    }
+
+    /// Grows cwnd by `increase` in slow start; returns the bytes left for congestion
+    /// avoidance: Linux stops at ssthresh and counts the rest (`tcp_slow_start`), RFC 5681
+    /// adds all of it.
+    pub fn grow_in_slow_start(&mut self, increase: u32) -> u32 {
+        let grown = self.cwnd.saturating_add(increase);
+        match self.slow_start {
+            SlowStart::PerAck => {
+                self.cwnd = grown;
+                0
+            }
+            SlowStart::PerSegment => {
+                let capped = grown.min(self.ssthresh.max(self.cwnd));
+                let left = increase - (capped - self.cwnd);
+                self.cwnd = capped;
+                left
+            }
+        }
+    }
+
+    /// Congestion avoidance by byte counting (RFC 3465, and in effect Linux's
+    /// tcp_cong_avoid_ai): one SMSS each time a cwnd's worth of bytes has been acknowledged.
+    pub fn grow_in_avoidance(&mut self, bytes_acked: u32) {
+        self.bytes_acked = self.bytes_acked.saturating_add(bytes_acked);
+        if self.bytes_acked >= self.cwnd {
+            self.bytes_acked -= self.cwnd;
+            self.cwnd = self.cwnd.saturating_add(self.mss);
         }
     }
 
@@ -94,22 +135,22 @@ pub trait CongestionControl: fmt::Debug + Send {
         Recovery::NewReno
     }
 
-    /// New data acknowledged in the open state. Slow start: cwnd += min(bytes acked, SMSS)
-    /// per ACK (RFC 5681 §3.1). Congestion avoidance: byte counting, the method RFC 5681 §3.1
-    /// recommends (RFC 3465, and in effect Linux's tcp_cong_avoid_ai): one SMSS each time a
-    /// cwnd's worth of bytes has been acknowledged, so one SMSS per RTT also with delayed
-    /// ACKs, where the per-ACK formula SMSS²/cwnd would give only half of that.
+    /// New data acknowledged in the open state. Slow start as `SlowStart` says (RFC 5681
+    /// §3.1's min(bytes acked, SMSS) per ACK, or Linux's every segment acknowledged).
+    /// Congestion avoidance: byte counting, the method RFC 5681 §3.1 recommends (RFC 3465,
+    /// and in effect Linux's tcp_cong_avoid_ai): one SMSS each time a cwnd's worth of bytes
+    /// has been acknowledged, so one SMSS per RTT also with delayed ACKs, where the per-ACK
+    /// formula SMSS²/cwnd would give only half of that.
     fn on_ack(&mut self, ack: &AckEvent) {
         let w = self.window_mut();
+        let mut bytes = ack.bytes_acked;
         if w.in_slow_start() {
-            w.cwnd = w.cwnd.saturating_add(ack.bytes_acked.min(w.mss));
-        } else {
-            w.bytes_acked = w.bytes_acked.saturating_add(ack.bytes_acked);
-            if w.bytes_acked >= w.cwnd {
-                w.bytes_acked -= w.cwnd;
-                w.cwnd = w.cwnd.saturating_add(w.mss);
+            bytes = w.grow_in_slow_start(w.slow_start_increase(bytes));
+            if bytes == 0 {
+                return;
             }
         }
+        w.grow_in_avoidance(bytes);
     }
 
     /// Every ACK, in any state, before the sender acts on it: `bytes_acked` new bytes
@@ -181,7 +222,7 @@ pub const VARIANTS: &[&str] = &[
 pub fn by_name(name: &str, config: &TcpConfig) -> Option<Box<dyn CongestionControl>> {
     let (initial_cwnd, mss) = (config.initial_cwnd(), config.mss);
     let params = &config.congestion_params;
-    Some(match name {
+    let mut controller: Box<dyn CongestionControl> = match name {
         "newreno" => Box::new(NewReno::new(initial_cwnd, mss)),
         "reno" => Box::new(Reno::new(initial_cwnd, mss)),
         "westwood" => Box::new(Westwood::new(initial_cwnd, mss)),
@@ -189,5 +230,7 @@ pub fn by_name(name: &str, config: &TcpConfig) -> Option<Box<dyn CongestionContr
         "cubic" => Box::new(Cubic::new(initial_cwnd, mss, params)),
         "westwood_cubic" => Box::new(WestwoodCubic::new(initial_cwnd, mss, params)),
         _ => return None,
-    })
+    };
+    controller.window_mut().slow_start = config.slow_start;
+    Some(controller)
 }

@@ -100,11 +100,14 @@ impl CongestionControl for Veno {
         self.estimate_backlog();
         let congestive = self.congestive();
         let w = &mut self.window;
+        let mut bytes = ack.bytes_acked;
         if w.in_slow_start() {
-            w.cwnd = w.cwnd.saturating_add(ack.bytes_acked.min(w.mss));
-            return;
+            bytes = w.grow_in_slow_start(w.slow_start_increase(bytes));
+            if bytes == 0 {
+                return;
+            }
         }
-        w.bytes_acked = w.bytes_acked.saturating_add(ack.bytes_acked);
+        w.bytes_acked = w.bytes_acked.saturating_add(bytes);
         if w.bytes_acked < w.cwnd {
             return;
         }
