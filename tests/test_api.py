@@ -4,9 +4,9 @@ import json
 import math
 
 import airtcp
-from airtcp import _core
 import pandas as pd
 import pytest
+from airtcp import _core
 from airtcp.scenario import ScenarioError, parse
 from airtcp.units import parse_duration, parse_rate, parse_size
 from conftest import SCENARIOS
