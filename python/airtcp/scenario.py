@@ -81,7 +81,9 @@ _UNIT = {"type": ["string", "number"]}
 Rate = Annotated[
     int,
     BeforeValidator(_positive(parse_rate)),
-    WithJsonSchema({**_UNIT, "description": 'bit/s, e.g. "11Mbps", "16kbps"'}),
+    WithJsonSchema(
+        {**_UNIT, "description": 'bit/s, e.g. "11Mbps", "16kbps"; bytes/s: "2MBps", "2MB/s"'}
+    ),
 ]
 Duration = Annotated[
     int,
@@ -96,7 +98,7 @@ PositiveDuration = Annotated[
 Size = Annotated[
     int,
     BeforeValidator(_positive(parse_size)),
-    WithJsonSchema({**_UNIT, "description": 'bytes, e.g. "64KiB", "10MB", 1500'}),
+    WithJsonSchema({**_UNIT, "description": 'bytes, e.g. "64KiB", "64kB", "10MB", 1500'}),
 ]
 Probability = Annotated[float, Field(ge=0.0, lt=1.0)]
 
