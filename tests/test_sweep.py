@@ -125,6 +125,9 @@ replications = 2
     ("change", "fragments"),
     [
         (('name = "fast"', 'name = "fast"\ncolour = 1'), ("experiment.colour", "unknown key")),
+        (('name = "fast"', 'name = "../fast"'), ("experiment.name", "plain name")),
+        (('name = "fast"', 'name = "/tmp/fast"'), ("experiment.name", "plain name")),
+        (('name = "fast"', 'name = ".."'), ("experiment.name", "not '.' or '..'")),
         (('["5ms", "10ms", "20ms"]', "{ start = 5, stop = 1 }"), ("grid", "empty range")),
         (('["5ms", "10ms", "20ms"]', "[]"), ("grid", "empty list")),
         (
@@ -174,6 +177,16 @@ def test_bad_experiment_files(experiment_file, change, fragments):
     assert not (path.parent / "out" / "runs").exists() or not list(
         (path.parent / "out" / "runs").iterdir()
     )
+
+
+def test_a_name_cannot_put_results_outside_the_results_directory(experiment_file, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    path = experiment_file(FAST.replace('name = "fast"', 'name = "../../escaped"'))
+    result = airtcp("sweep", str(path), "-q", cwd=work)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "experiment.name" in result.stderr and "Traceback" not in result.stderr
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["experiment.toml", "work"]
 
 
 def test_local_sweep_then_rerun_skips_everything(experiment_file, tmp_path):

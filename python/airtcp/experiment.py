@@ -95,9 +95,22 @@ def _timeout(value: object) -> float:
     return seconds
 
 
+def _directory_name(value: object) -> object:
+    """The name is the default output directory's (results/NAME): one plain path component,
+    so that no name writes outside results/."""
+    if isinstance(value, str) and (
+        value in ("", ".", "..") or "/" in value or "\\" in value or not value.isprintable()
+    ):
+        raise ValueError(
+            f"{value!r} names the output directory results/{value}: expected a plain name, "
+            "without '/', '\\' or control characters, and not '.' or '..'"
+        )
+    return value
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str = "experiment"
+    name: Annotated[str, BeforeValidator(_directory_name)] = "experiment"
     scenario: str
     replications: Annotated[int, Field(ge=1, le=100_000)] = 1
     seed: Annotated[int, Field(ge=0, lt=2**63)] = 1
