@@ -400,7 +400,7 @@ def test_kernel_settings_reach_the_hosts_namespaces():
 
 
 @needs_emulation
-def test_measure_and_mbt_run_on_the_kernel():
+def test_measure_and_mbt_run_on_the_kernel(tmp_path):
     result = airtcp(
         "measure", "wired-tcp", "--from", "client", "--to", "server", "--backend", "emu",
         "--rtt", "--count", "5", "--json",
@@ -413,13 +413,17 @@ def test_measure_and_mbt_run_on_the_kernel():
     assert configured - 0.05 <= rtt["min_ms"] and rtt["avg_ms"] - configured < 1.0, rtt
     # Paper 002's sweep on kernel TCP: 16 KiB of buffer caps a 20 ms path far below the
     # 802.11g link (16 KiB per RTT is 6.6 Mbit/s at most), 128 KiB does not.
-    result = airtcp(
+    sweep = [
         "mbt", "--backend", "emu", "--rtt", "5,20ms", "--buffers", "16KiB,128KiB",
         "--runs", "1", "--set", "simulation.duration=4s", "--set", "simulation.measure_from=1s",
-        "--quiet", "--json",
-    )  # fmt: skip
+        "--out", str(tmp_path / "mbt"), "--quiet", "--json",
+    ]  # fmt: skip
+    result = airtcp(*sweep)
     assert result.returncode == 0, result.stderr
     mbt = json.loads(result.stdout)
+    # Run again, it resumes: the path it probed is kept, though ping would measure anew.
+    again = airtcp(*sweep)
+    assert again.returncode == 0 and json.loads(again.stdout) == mbt, again.stderr
     assert mbt["backend"] == "emu"
     at_20ms = {cell["buffer_bytes"]: cell for cell in mbt["rtts"][1]["cells"]}
     small, large = at_20ms[16384]["mean_bps"], at_20ms[131072]["mean_bps"]

@@ -664,8 +664,9 @@ def mbt(
     buffer with the settings to apply. Re-run to resume."""
     from . import mbt as analysis
     from . import mbt_sweep
-    from .experiment import load as load_experiment
+    from .experiment import from_text as experiment_from_text
     from .progress import sweep_progress
+    from .results import load_results
     from .scenario import ScenarioError
     from .sweeper import SweepError, check_scheduler, run_experiment
     from .units import parse_duration, parse_rate
@@ -710,18 +711,24 @@ def mbt(
     progress, started, finished = sweep_progress(err, "mbt", quiet)
     try:
         output_dir(out_dir)
-        probed = mbt_sweep.probe_path(plan)
+        probed = mbt_sweep.probe_path(plan, out_dir)
         if sum(r <= probed.base_rtt_ns for r in rtts) > 1:
             raise fail(
                 f"--rtt: several RTTs at or below the path's own ({probed.base_rtt_ns / 1e6:.3f} "
                 "ms) would be the same runs"
             )
-        (out_dir / "experiment.toml").write_text(mbt_sweep.experiment_toml(plan, probed))
-        experiment = load_experiment(out_dir / "experiment.toml")
+        text = mbt_sweep.experiment_toml(plan, probed)
+        experiment = experiment_from_text(text, out_dir / "experiment.toml")
         if dask:
             check_scheduler(dask)
+
+        def sweep_started(total: int, skipped: int) -> None:
+            # The directory is the sweep's now: keep the path its delays came from.
+            mbt_sweep.record_probe(plan, probed, out_dir)
+            started(total, skipped)
+
         with progress:
-            outcome = run_experiment(experiment, out_dir, jobs, dask, on_start=started,
+            outcome = run_experiment(experiment, out_dir, jobs, dask, on_start=sweep_started,
                                      on_record=finished)  # fmt: skip
     except (ScenarioError, OutputError, ValueError, OSError) as error:
         raise fail(_plain(str(error))) from None
@@ -730,10 +737,7 @@ def mbt(
     if outcome.interrupted:
         raise _stopped(outcome.interrupted, "results so far", out_dir)
     try:
-        frame = mbt_sweep.frame_of(out_dir)
-        # Only this sweep's runs: the directory may hold another sweep's (other --set).
-        frame = frame[frame["run_id"].isin({task.run_id for task in experiment.tasks})]
-        result = mbt_sweep.analyse(frame, plan, probed, recommend_for)
+        result = mbt_sweep.analyse(load_results(out_dir), plan, probed, recommend_for)
     except ValueError as error:
         raise fail(_plain(str(error)), 1) from None
     (out_dir / "mbt.json").write_text(json.dumps(result, indent=1))

@@ -544,11 +544,17 @@ def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     source = str(path)
     try:
         text = path.read_text(encoding="utf-8")
-        return text, tomllib.loads(text)
     except FileNotFoundError:
         raise ScenarioError(source, "", "no such file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ScenarioError(source, "", f"cannot read: {error}") from None
+    return text, loads_toml(text, source)
+
+
+def loads_toml(text: str, source: str) -> dict[str, Any]:
+    """TOML text's contents; a ScenarioError naming ``source`` if it is not TOML."""
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ScenarioError(source, "", f"invalid TOML: {error}") from None
 
