@@ -3,6 +3,7 @@
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import struct
@@ -214,6 +215,24 @@ def test_finite_transfers_show_completion_time(write_scenario):
     assert flow["completed"] and 8.2 < flow["completion_time_s"] < 10
     table = airtcp("run", str(path)).stdout
     assert "completed in s" in table and f"{flow['completion_time_s']:.3f}" in table
+
+
+def test_ping_flows_show_round_trips_and_stay_out_of_goodput_and_fairness(write_scenario):
+    path = write_scenario(
+        (SCENARIOS / "wired-tcp.toml").read_text()
+        + '\n[[flows]]\nname = "probe"\nsrc = "client"\ndst = "server"\nkind = "ping"\n'
+        "count = 10\n"
+    )
+    summary = json.loads(airtcp("run", str(path), "--json").stdout)
+    bulk = summary["flows"][0]
+    assert summary["aggregate_goodput_bps"] == bulk["goodput_bps"] > 1e6
+    assert summary["jain_fairness"] == 1.0
+    lines = airtcp("run", str(path)).stdout.splitlines()
+    assert not any("probe" in line and "0.000" in line for line in lines), "no goodput of 0"
+    rtts = r"ping probe client → server: 10 sent, \d+ received, \d+% loss; min/avg/max/mdev = "
+    rtts += r"[\d.]+/[\d.]+/[\d.]+/[\d.]+ ms"
+    assert any(re.fullmatch(rtts, line) for line in lines), lines
+    assert any("Jain fairness 1.000" in line for line in lines)
 
 
 def test_validate_and_schema(tmp_path):

@@ -101,6 +101,40 @@ payload = 56
 
 
 @needs_emulation
+def test_a_ping_flow_is_left_out_of_goodput_and_fairness_and_shows_its_round_trips(tmp_path):
+    scenario = write(
+        tmp_path,
+        """
+[simulation]
+name = "bulk-and-ping"
+duration = "3s"
+[[links]]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "5ms"
+[[flows]]
+name = "bulk"
+src = "a"
+dst = "b"
+[[flows]]
+name = "probe"
+src = "a"
+dst = "b"
+kind = "ping"
+count = 5
+interval = "200ms"
+""",
+    )
+    summary = run_json(str(scenario))
+    bulk = summary["flows"][0]
+    assert summary["aggregate_goodput_bps"] == bulk["goodput_bps"] > 1e6
+    assert summary["jain_fairness"] == 1.0
+    shown = airtcp("emu", str(scenario)).stdout
+    assert "ping probe a → b: 5 sent, 5 received, 0% loss; min/avg/max/mdev = " in shown, shown
+
+
+@needs_emulation
 def test_kernel_cubic_gets_90_to_100_percent_of_a_ten_megabit_link():
     # wired-tcp: 10 Mbit/s, 20 ms, a bandwidth-delay product of queue; SACK and timestamps
     # as Linux has them (the linux profile).
