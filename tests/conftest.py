@@ -10,15 +10,24 @@ ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "python" / "airtcp" / "scenarios"
 
 
+# The processes airtcp() started, in order: an emulation's namespaces are named after the
+# process that made it (airtcp-<pid>-...), so a test tells its own from another's by these.
+STARTED: list[int] = []
+
+
 def airtcp(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Runs the CLI as a user would, in a subprocess."""
-    return subprocess.run(
-        [sys.executable, "-m", "airtcp.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-    )
+    command = [sys.executable, "-m", "airtcp.cli", *args]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd
+    ) as process:
+        STARTED.append(process.pid)
+        try:
+            stdout, stderr = process.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
 def figures_in_chromium(report: Path, tmp_path: Path) -> tuple[int, int]:

@@ -132,6 +132,87 @@ def test_units():
             parse_duration(bad)
 
 
+@pytest.mark.parametrize(
+    ("text", "parse", "expected"),
+    [
+        ("10MBps", parse_rate, 80_000_000),  # bytes per second, not bits
+        ("1GBps", parse_rate, 8_000_000_000),
+        ("2 MB/s", parse_rate, 16_000_000),
+        ("1 MiB/s", parse_rate, 8 * 2**20),
+        ("54 Mb/s", parse_rate, 54_000_000),
+        ("64kB", parse_size, 64_000),
+        ("64KiB", parse_size, 65_536),
+        ("5MS", parse_duration, 5_000_000),  # durations have no case to confuse
+    ],
+)
+def test_units_read_bytes_and_bits_as_everyone_writes_them(text, parse, expected):
+    assert parse(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "parse", "fragments"),
+    [
+        ("64kb", parse_size, ("is in bits", "kB (10^3 bytes) or KiB (2^10 bytes)")),
+        ("1Mbit", parse_size, ("is in bits", "MB", "MiB")),
+        ("64KB", parse_size, ("'KB'", "ambiguous", "kB (10^3 bytes) or KiB (2^10 bytes)")),
+        ("10mbps", parse_rate, ("'mbps'", "ambiguous", "Mbps (10^6 bit/s) or MBps (10^6 bytes/s)")),
+        ("1Kbps", parse_rate, ("ambiguous", "kbps", "kBps")),
+        ("5 MBPS", parse_rate, ("ambiguous", "Mbps", "MBps")),
+        ("1mb", parse_size, ("'mb'", "MB (10^6 bytes)")),
+    ],
+)
+def test_ambiguous_units_are_errors_saying_what_they_could_mean(text, parse, fragments):
+    with pytest.raises(ValueError) as error:
+        parse(text)
+    for fragment in fragments:
+        assert fragment in str(error.value), (fragment, str(error.value))
+
+
+PREFIXES = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30}
+BITS, BYTES = ("bps", "bit/s", "b/s"), ("Bps", "B/s")
+
+
+def meaning(unit: str, size: bool) -> int | None:
+    """What a unit means by the table in docs/scenarios.md (bytes, or bit/s), if anything."""
+    for prefix in sorted(PREFIXES, key=len, reverse=True):
+        if not unit.startswith(prefix):
+            continue
+        rest, binary = unit[len(prefix) :], prefix.endswith("i")
+        if size:
+            return PREFIXES[prefix] if rest == "B" else None
+        if rest in BITS and (not binary or rest == "bit/s"):
+            return PREFIXES[prefix]
+        if rest in BYTES and (not binary or rest == "B/s"):
+            return 8 * PREFIXES[prefix]
+        return None
+    return None
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.integers(0, 10**6),
+    st.sampled_from(sorted(PREFIXES)),
+    st.sampled_from([*BITS, *BYTES, "B"]),
+    st.lists(st.booleans(), min_size=8, max_size=8),
+    st.sampled_from(["", " "]),
+)
+def test_unit_strings_mean_one_thing_or_are_refused(number, prefix, form, flips, space):
+    """A unit string in any case: one the table has means its number times the prefix (8
+    bits a byte for rates); any other is a ValueError quoting it, never a guess."""
+    flipped = zip(prefix + form, flips, strict=False)
+    written = "".join(c.swapcase() if flip else c for c, flip in flipped)
+    size = form == "B"
+    text = f"{number}{space}{written}"
+    expected = meaning(written, size)
+    try:
+        value = (parse_size if size else parse_rate)(text)
+    except ValueError as error:
+        assert expected is None, (text, str(error))
+        assert repr(text) in str(error), str(error)
+        return
+    assert value == number * expected, text
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=20))
 def test_unit_parsers_fail_cleanly(text):

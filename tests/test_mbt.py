@@ -119,16 +119,38 @@ def test_bad_mbt_options_are_one_line_errors(tmp_path, args, message):
     assert "Traceback" not in result.stderr
 
 
-def test_a_sweep_with_other_settings_in_the_same_directory_is_not_mixed_in(tmp_path):
+def test_a_sweep_with_other_settings_is_refused_where_another_ran(tmp_path):
+    """Cells of one sweep never take runs of another (other --set, duration or backend):
+    the second sweep into the directory stops before any run, saying what to do."""
     from conftest import airtcp
 
     out = tmp_path / "mbt"
-    base = ["mbt", "--rtt", "1,20ms", "--buffers", "16KiB,64KiB", "--runs", "1",
-            "--out", str(out), "--json", "-q"]  # fmt: skip
-    lossy = airtcp(*base, "--set", "links.0.a_to_b.loss=0.01", "--set", "simulation.duration=10s")
-    clean = airtcp(*base, "--set", "simulation.duration=10s")
-    assert lossy.returncode == 0 and clean.returncode == 0, clean.stderr
+    sweep = ["mbt", "--rtt", "1,20ms", "--buffers", "16KiB,64KiB", "--runs", "1", "--json", "-q"]
+    lossy = airtcp(*sweep, "--out", str(out), "--set", "links.0.a_to_b.loss=0.01",
+                   "--set", "simulation.duration=10s")  # fmt: skip
+    assert lossy.returncode == 0, lossy.stderr
+    kept = {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    for other in ("simulation.duration=10s", "simulation.duration=8s"):
+        refused = airtcp(*sweep, "--out", str(out), "--set", other)
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+        assert f"{out}: holds the runs of another experiment" in refused.stderr
+        assert {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()} == kept
+    clean = airtcp(*sweep, "--out", str(tmp_path / "clean"), "--set", "simulation.duration=10s")
+    assert clean.returncode == 0, clean.stderr
     cells = [c for row in json.loads(clean.stdout)["rtts"] for c in row["cells"]]
     assert all(c["runs"] == 1 for c in cells)
-    lossy_cells = [c for row in json.loads(lossy.stdout)["rtts"] for c in row["cells"]]
-    assert cells != lossy_cells
+
+
+def test_a_resumed_sweep_keeps_the_path_it_probed(tmp_path):
+    """The delays come from the probed base RTT, which the kernel's ping measures a little
+    differently each time: the sweep takes the one it recorded, if probed the same way."""
+    from airtcp import mbt_sweep
+
+    plan = mbt_sweep.Plan(
+        "mun-mbt", [5_000_000], [16 * KIB], overrides={"simulation.duration": "10s"}
+    )
+    recorded = mbt_sweep.ProbedPath("sta1", "ap", 1_234_567, 2e7)
+    mbt_sweep.record_probe(plan, recorded, tmp_path)
+    assert mbt_sweep.probe_path(plan, tmp_path) == recorded
+    other = mbt_sweep.Plan("mun-mbt", [5_000_000], [16 * KIB], seed=2)
+    assert mbt_sweep.probe_path(other, tmp_path).base_rtt_ns != recorded.base_rtt_ns

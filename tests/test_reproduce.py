@@ -90,6 +90,21 @@ def test_a_bad_reproduction_setting_is_one_line(tmp_path):
         assert "wlan.msdu_lifetime" in result.stderr or bad == "nonsense"
 
 
+def test_a_reproduction_refuses_a_directory_of_another_experiment(tmp_path):
+    out = tmp_path / "out"
+    (out / "runs").mkdir(parents=True)
+    (out / "experiment.json").write_text('{"id": "another"}')
+    (out / "runs" / "r.json").write_text('{"experiment": "another", "row": {}, "summary": null}')
+    (out / "experiment.toml").write_text("# another experiment\n")
+    result = airtcp("reproduce", "mun-mbt", "--quick", "--out", str(out))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"{out}: holds the runs of another experiment" in result.stderr
+    assert (out / "experiment.toml").read_text() == "# another experiment\n"
+    assert sorted(p.name for p in out.rglob("*")) == [
+        "experiment.json", "experiment.toml", "r.json", "runs"
+    ]  # fmt: skip
+
+
 def test_quick_reproduction_of_paper_001_from_anywhere(tmp_path):
     out = tmp_path / "park"
     result = airtcp("reproduce", "park-local-ack", "--quick", "--out", str(out), "-q",

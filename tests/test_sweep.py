@@ -1,6 +1,7 @@
 """The experiment layer: expansion, bad files, executors, exactly-once under failures."""
 
 import contextlib
+import json
 import os
 import re
 import resource
@@ -14,6 +15,7 @@ import airtcp as api
 import pandas as pd
 import pytest
 from airtcp.experiment import load as load_experiment
+from airtcp.output import OutputError
 from airtcp.scenario import ScenarioError
 from airtcp.sweeper import run_experiment
 from conftest import SCENARIOS, airtcp, figures_in_chromium
@@ -125,6 +127,9 @@ replications = 2
     ("change", "fragments"),
     [
         (('name = "fast"', 'name = "fast"\ncolour = 1'), ("experiment.colour", "unknown key")),
+        (('name = "fast"', 'name = "../fast"'), ("experiment.name", "plain name")),
+        (('name = "fast"', 'name = "/tmp/fast"'), ("experiment.name", "plain name")),
+        (('name = "fast"', 'name = ".."'), ("experiment.name", "not '.' or '..'")),
         (('["5ms", "10ms", "20ms"]', "{ start = 5, stop = 1 }"), ("grid", "empty range")),
         (('["5ms", "10ms", "20ms"]', "[]"), ("grid", "empty list")),
         (
@@ -176,6 +181,16 @@ def test_bad_experiment_files(experiment_file, change, fragments):
     )
 
 
+def test_a_name_cannot_put_results_outside_the_results_directory(experiment_file, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    path = experiment_file(FAST.replace('name = "fast"', 'name = "../../escaped"'))
+    result = airtcp("sweep", str(path), "-q", cwd=work)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "experiment.name" in result.stderr and "Traceback" not in result.stderr
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["experiment.toml", "work"]
+
+
 def test_local_sweep_then_rerun_skips_everything(experiment_file, tmp_path):
     path = experiment_file(FAST)
     out = tmp_path / "out"
@@ -189,6 +204,81 @@ def test_local_sweep_then_rerun_skips_everything(experiment_file, tmp_path):
     second = airtcp("sweep", str(path), "--out", str(out), "-q")
     assert "6 of 6 runs done (0 now, 0 failed)" in second.stdout
     pd.testing.assert_frame_equal(assert_exactly_once(out, 6), frame)
+
+
+def test_a_changed_experiment_is_refused_where_another_ran_and_reports_hold_one(
+    experiment_file, tmp_path
+):
+    """Runs of an 8 s and a 6 s experiment never share a point: the second sweep into the
+    first's directory is refused before anything is written, with what to do."""
+    out = tmp_path / "out"
+    first = airtcp("sweep", str(experiment_file(FAST)), "--out", str(out), "-q")
+    assert first.returncode == 0, first.stderr
+    kept = {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    shorter = FAST.replace('"simulation.duration" = "8s"', '"simulation.duration" = "6s"')
+    for changed in (shorter, FAST.replace("replications = 2", "replications = 3")):
+        second = airtcp("sweep", str(experiment_file(changed)), "--out", str(out), "-q")
+        assert second.returncode == 2, second.stderr
+        assert second.stderr.count("\n") == 1 and "Traceback" not in second.stderr
+        assert f"{out}: holds the runs of another experiment" in second.stderr
+        assert f"another --out, or remove {out}" in second.stderr
+        assert {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()} == kept
+    rows = api.load_results(out)
+    assert len(rows) == 6 and set(rows["links.0.delay"]) == {"5ms", "10ms", "20ms"}
+    records = [json.loads(p.read_text()) for p in (out / "runs").glob("*.json")]
+    assert {r["experiment"] for r in records} == {load_experiment(experiment_file(FAST)).identity}
+    # What changes no result is the same experiment: it resumes.
+    cosmetic = FAST.replace('name = "fast"', '# renamed\nname = "quick"\ntimeout = "5min"')
+    again = airtcp("sweep", str(experiment_file(cosmetic)), "--out", str(out), "-q")
+    assert again.returncode == 0 and "6 of 6 runs done (0 now" in again.stdout, again.stderr
+    assert (out / "experiment.toml").read_text() == cosmetic
+
+
+def test_the_identity_is_what_defines_the_results(experiment_file):
+    def identity(text: str) -> str:
+        return load_experiment(experiment_file(text)).identity
+
+    same = [
+        FAST.replace('name = "fast"', 'name = "renamed"'),
+        FAST.replace("replications = 2", 'replications = 2\ntimeout = "1min"\ntimeseries = true'),
+        FAST.replace("[set]", "# a comment\n[set]"),
+        FAST.replace(
+            '"simulation.duration" = "8s"\n"links.0.loss" = 0.001',
+            '"links.0.loss" = 0.001\n"simulation.duration" = "8s"',
+        ),
+    ]
+    different = [
+        FAST.replace('"8s"', '"9s"'),
+        FAST.replace("replications = 2", "replications = 3"),
+        FAST.replace("replications = 2", "replications = 2\nseed = 2"),
+        FAST.replace("replications = 2", 'replications = 2\nseeds = "common"'),
+        FAST.replace("replications = 2", 'replications = 2\nbackend = "emu"'),
+        FAST.replace('"flows[0].retransmissions"', '"flows[0].timeouts"'),
+        FAST.replace('"5ms", "10ms", "20ms"', '"5ms", "10ms"'),
+        FAST.replace('"5ms"', '"5 ms"'),  # the same runs, but rows with another label
+    ]
+    base = identity(FAST)
+    assert {identity(text) for text in same} == {base}
+    assert len({identity(text) for text in different} | {base}) == len(different) + 1
+
+
+def test_runs_that_do_not_record_their_experiment_are_refused(experiment_file, tmp_path):
+    """Runs of an older airtcp could belong to any experiment: no sweep adds to them and no
+    report averages them."""
+    out = tmp_path / "out"
+    run_experiment(load_experiment(experiment_file(FAST)), out, jobs=2)
+    (out / "experiment.json").unlink()
+    for path in (out / "runs").glob("*.json"):
+        record = json.loads(path.read_text())
+        del record["experiment"]
+        path.write_text(json.dumps(record))
+    for command in (["sweep", str(experiment_file(FAST)), "--out", str(out)], ["report", str(out)]):
+        result = airtcp(*command)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert f"{out}: holds runs made by an older airtcp" in result.stderr
+    with pytest.raises(OutputError, match="older airtcp"):
+        api.load_results(out)
+    assert not (out / "report.html").exists()
 
 
 def test_failed_runs_are_recorded_and_the_sweep_goes_on(experiment_file, tmp_path):

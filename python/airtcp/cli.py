@@ -70,34 +70,43 @@ def _mbps(bps: float | None) -> str:
     return "" if bps is None else f"{bps / 1e6:.3f}"
 
 
-def print_summary(summary: dict) -> None:
-    finite = any(flow["completion_time_s"] is not None for flow in summary["flows"])
-    table = Table(title=f"{summary['scenario']} (seed {summary['seed']})", title_justify="left")
-    columns = ["flow", "src → dst", "goodput Mbit/s", "delivered B", "retx", "fast retx", "RTOs"]
-    if finite:
-        columns += ["completed in s", "transfer Mbit/s"]
-    for column in columns:
-        table.add_column(column, justify="left" if column in ("flow", "src → dst") else "right")
-    for flow in summary["flows"]:
-        row = [
-            flow["name"],
-            f"{flow['src']} → {flow['dst']}",
-            _mbps(flow["goodput_bps"]),
-            str(flow["bytes_delivered"]),
-            str(flow["retransmissions"]),
-            str(flow["fast_retransmits"]),
-            str(flow["timeouts"]),
-        ]
-        if finite:
-            done = flow["completion_time_s"]
-            row += ["" if done is None else f"{done:.3f}", _mbps(flow["transfer_goodput_bps"])]
-        table.add_row(*row)
-    out.print(table)
-    window = f"{summary['measure_from_s']:g}-{summary['duration_s']:g} s"
-    out.print(
-        f"aggregate goodput {_mbps(summary['aggregate_goodput_bps'])} Mbit/s over {window}, "
-        f"Jain fairness {summary['jain_fairness']:.3f}"
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _rtt_text(stats: dict) -> str:
+    """Round-trip statistics (`airtcp.measure.RttStats` as a dict) as ping prints them."""
+    values = "/".join(_ms(stats[k]) for k in ("min_ms", "avg_ms", "max_ms", "mdev_ms"))
+    return (
+        f"{stats['transmitted']} sent, {stats['received']} received, {stats['loss']:.0%} loss; "
+        f"min/avg/max/mdev = {values} ms"
     )
+
+
+def print_summary(summary: dict) -> None:
+    from dataclasses import asdict
+
+    from .measure import rtt_stats
+
+    title = f"{summary['scenario']} (seed {summary['seed']})"
+    # Ping flows carry no data: their round trips are shown instead of a goodput.
+    pings = [flow for flow in summary["flows"] if flow["kind"] == "ping"]
+    flows = [flow for flow in summary["flows"] if flow["kind"] != "ping"]
+    if flows:
+        _print_flows(title, flows)
+        window = f"{summary['measure_from_s']:g}-{summary['duration_s']:g} s"
+        out.print(
+            f"aggregate goodput {_mbps(summary['aggregate_goodput_bps'])} Mbit/s over {window}, "
+            f"Jain fairness {summary['jain_fairness']:.3f}"
+        )
+    else:
+        out.print(title, highlight=False)
+    for ping in pings:
+        stats = asdict(rtt_stats(ping["probes"]["sent_ns"], ping["probes"]["returned_ns"]))
+        out.print(
+            f"ping {ping['name']} {ping['src']} → {ping['dst']}: {_rtt_text(stats)}",
+            highlight=False,
+        )
     for wlan in summary["wlans"]:
         # Only where a mobile has left the BSS: attempts nobody answered, frames lost.
         absent = (
@@ -125,6 +134,32 @@ def print_summary(summary: dict) -> None:
         counters = ", ".join(f"{name} {value}" for name, value in agent["counters"].items())
         out.print(f"agent {agent['kind']} on {agent['node']} → {agent['interface']}: {counters}")
     out.print(f"{summary['events']} events in {summary['wall_time_s']:.3f} s wall time")
+
+
+def _print_flows(title: str, flows: list[dict]) -> None:
+    """The table of flows that carry data."""
+    finite = any(flow["completion_time_s"] is not None for flow in flows)
+    table = Table(title=title, title_justify="left")
+    columns = ["flow", "src → dst", "goodput Mbit/s", "delivered B", "retx", "fast retx", "RTOs"]
+    if finite:
+        columns += ["completed in s", "transfer Mbit/s"]
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("flow", "src → dst") else "right")
+    for flow in flows:
+        row = [
+            flow["name"],
+            f"{flow['src']} → {flow['dst']}",
+            _mbps(flow["goodput_bps"]),
+            str(flow["bytes_delivered"]),
+            str(flow["retransmissions"]),
+            str(flow["fast_retransmits"]),
+            str(flow["timeouts"]),
+        ]
+        if finite:
+            done = flow["completion_time_s"]
+            row += ["" if done is None else f"{done:.3f}", _mbps(flow["transfer_goodput_bps"])]
+        table.add_row(*row)
+    out.print(table)
 
 
 @app.command(cls=Command)
@@ -200,20 +235,10 @@ def run(
                 out.print(f"traces in {traces}")
 
 
-def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
 def print_measurement(result: dict) -> None:
     out.print(f"{result['scenario']}: {result['from']} → {result['to']}", highlight=False)
     if "rtt" in result:
-        r = result["rtt"]
-        out.print(
-            f"rtt: {r['transmitted']} sent, {r['received']} received, {r['loss']:.0%} loss; "
-            f"min/avg/max/mdev = {_ms(r['min_ms'])}/{_ms(r['avg_ms'])}/{_ms(r['max_ms'])}/"
-            f"{_ms(r['mdev_ms'])} ms",
-            highlight=False,
-        )
+        out.print(f"rtt: {_rtt_text(result['rtt'])}", highlight=False)
     if "capacity" in result:
         c = result["capacity"]
         estimates = c["estimates_bps"]
@@ -685,8 +710,9 @@ def mbt(
     buffer with the settings to apply. Re-run to resume."""
     from . import mbt as analysis
     from . import mbt_sweep
-    from .experiment import load as load_experiment
+    from .experiment import from_text as experiment_from_text
     from .progress import sweep_progress
+    from .results import load_results
     from .scenario import ScenarioError
     from .sweeper import SweepError, check_scheduler, run_experiment
     from .units import parse_duration, parse_rate
@@ -731,18 +757,24 @@ def mbt(
     progress, started, finished = sweep_progress(err, "mbt", quiet)
     try:
         output_dir(out_dir)
-        probed = mbt_sweep.probe_path(plan)
+        probed = mbt_sweep.probe_path(plan, out_dir)
         if sum(r <= probed.base_rtt_ns for r in rtts) > 1:
             raise fail(
                 f"--rtt: several RTTs at or below the path's own ({probed.base_rtt_ns / 1e6:.3f} "
                 "ms) would be the same runs"
             )
-        (out_dir / "experiment.toml").write_text(mbt_sweep.experiment_toml(plan, probed))
-        experiment = load_experiment(out_dir / "experiment.toml")
+        text = mbt_sweep.experiment_toml(plan, probed)
+        experiment = experiment_from_text(text, out_dir / "experiment.toml")
         if dask:
             check_scheduler(dask)
+
+        def sweep_started(total: int, skipped: int) -> None:
+            # The directory is the sweep's now: keep the path its delays came from.
+            mbt_sweep.record_probe(plan, probed, out_dir)
+            started(total, skipped)
+
         with progress:
-            outcome = run_experiment(experiment, out_dir, jobs, dask, on_start=started,
+            outcome = run_experiment(experiment, out_dir, jobs, dask, on_start=sweep_started,
                                      on_record=finished)  # fmt: skip
     except (ScenarioError, OutputError, ValueError, OSError) as error:
         raise fail(_plain(str(error))) from None
@@ -751,10 +783,7 @@ def mbt(
     if outcome.interrupted:
         raise _stopped(outcome.interrupted, "results so far", out_dir)
     try:
-        frame = mbt_sweep.frame_of(out_dir)
-        # Only this sweep's runs: the directory may hold another sweep's (other --set).
-        frame = frame[frame["run_id"].isin({task.run_id for task in experiment.tasks})]
-        result = mbt_sweep.analyse(frame, plan, probed, recommend_for)
+        result = mbt_sweep.analyse(load_results(out_dir), plan, probed, recommend_for)
     except ValueError as error:
         raise fail(_plain(str(error)), 1) from None
     (out_dir / "mbt.json").write_text(json.dumps(result, indent=1))

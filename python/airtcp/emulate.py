@@ -172,7 +172,8 @@ def _summary(
         # The kernel counts per namespace: a host's counters are its flows' together.
         flow["timeouts"] = sender.get("TCPTimeouts", 0)
         flow["fast_retransmits"] = sender.get("TCPFastRetrans", 0)
-    goodputs = [flow["goodput_bps"] for flow in summary["flows"]]
+    # As the simulator's summary: ping flows are probes, left out of goodput and fairness.
+    goodputs = [flow["goodput_bps"] for flow in summary["flows"] if flow["kind"] != "ping"]
     summary["aggregate_goodput_bps"] = sum(goodputs)
     summary["jain_fairness"] = _core.jain_index(goodputs)
     summary["backend"] = "emu"

@@ -23,6 +23,13 @@ timeseries = false                           # keep each run's per-flow time ser
 "links.0.rate" = ["8kbps", "16kbps", "24kbps"]
 "links.0.ber" = [0, 1e-7, 1e-6]
 ```
+
+An experiment's identity is a hash of everything that defines its results: each run's
+resolved scenario and seed (so the base scenario, ``set``, the grid, the zip, replications
+and seeds), the point and replication each run is and its parameters as written, the
+metrics, and the backend. The name, the timeout, ``timeseries``, comments and the order of
+keys are left out: they change no result. Each stored run records it, so that a results
+directory holds one experiment's runs (`airtcp.results`).
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ from .catalog import NotFound, locate
 from .metrics import MetricError, lookup
 from .overrides import set_key
 from .resolve import resolve_checked
-from .scenario import ScenarioError, find, parse, read_toml, validation_error
+from .scenario import ScenarioError, find, loads_toml, parse, read_toml, validation_error
 from .units import parse_duration
 
 # Kept when no metrics are named, each if the scenario's summary has it (a wired scenario
@@ -95,9 +102,22 @@ def _timeout(value: object) -> float:
     return seconds
 
 
+def _directory_name(value: object) -> object:
+    """The name is the default output directory's (results/NAME): one plain path component,
+    so that no name writes outside results/."""
+    if isinstance(value, str) and (
+        value in ("", ".", "..") or "/" in value or "\\" in value or not value.isprintable()
+    ):
+        raise ValueError(
+            f"{value!r} names the output directory results/{value}: expected a plain name, "
+            "without '/', '\\' or control characters, and not '.' or '..'"
+        )
+    return value
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str = "experiment"
+    name: Annotated[str, BeforeValidator(_directory_name)] = "experiment"
     scenario: str
     replications: Annotated[int, Field(ge=1, le=100_000)] = 1
     seed: Annotated[int, Field(ge=0, lt=2**63)] = 1
@@ -143,6 +163,8 @@ class Experiment:
     grid: dict[str, list[Any]]
     zipped: dict[str, list[Any]]
     tasks: list[Task] = field(default_factory=list)
+    # A hash of everything that defines the results (see the module's doc).
+    identity: str = ""
 
 
 def _derive_seed(*parts: object) -> int:
@@ -167,12 +189,35 @@ def points(grid: dict[str, list[Any]], zipped: dict[str, list[Any]]) -> list[dic
     return [{**g, **z} for g in grid_rows for z in zip_rows]
 
 
+def identity(tasks: list[Task]) -> str:
+    """The identity of the experiment these are the runs of."""
+    first = tasks[0]
+    defining = {
+        "backend": first.backend,
+        "metrics": first.metrics,
+        "runs": [(t.run_id, t.point, t.replication, t.params) for t in tasks],
+    }
+    canonical = json.dumps(defining, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:20]
+
+
 def load(path: str | Path) -> Experiment:
     """Reads and expands an experiment file (a path or a built-in name); every point is
     validated before anything runs."""
     path = find(path, "experiments")
-    source = str(path)
     text, data = read_toml(path)
+    return _expand(path, text, data)
+
+
+def from_text(text: str, path: Path) -> Experiment:
+    """Expands an experiment file's text as if it were at ``path`` (its scenario is found
+    from there), without writing it: a command that generates an experiment writes it with
+    the results, once the results directory has taken it."""
+    return _expand(path, text, loads_toml(text, str(path)))
+
+
+def _expand(path: Path, text: str, data: dict[str, Any]) -> Experiment:
+    source = str(path)
     try:
         parsed = ExperimentFile.model_validate(data)
     except ValidationError as error:
@@ -239,6 +284,7 @@ def load(path: str | Path) -> Experiment:
                     backend=settings.backend,
                 )
             )
+    experiment.identity = identity(experiment.tasks)
     return experiment
 
 

@@ -5,11 +5,15 @@ buffers (both ends, as iperf's -w) swept at each RTT, replicated, resumable, sim
 The RTT is set through one delay: ``delay_key`` (for the built-in mun-mbt, the netem delay on
 the host's egress, ``links.0.a_to_b.delay``) is set to the target RTT minus the path's base
 RTT, measured first with pings (the paper's 1 ms point is its WLAN with no netem delay; a
-target below the base RTT runs with no delay and is reported at the base RTT).
+target below the base RTT runs with no delay and is reported at the base RTT). The probed
+path is kept with the results (``probe.json``) and taken again by a sweep of the same
+scenario, settings and backend: the kernel's ping gives a slightly different base RTT each
+time, and the delays it sets must not change when an emulated sweep resumes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -17,11 +21,12 @@ from typing import Any
 
 from . import mbt
 from .measure import measure
-from .results import ResultStore
+from .output import atomic_write
 from .scenario import find, load
 
 METRIC = "flows[0].goodput_bps"
 MS = 1_000_000
+PROBE = "probe.json"
 
 
 @dataclass
@@ -52,8 +57,25 @@ class ProbedPath:
     capacity_bps: float | None
 
 
-def probe_path(plan: Plan) -> ProbedPath:
-    """The first flow's ends, the base RTT and the capacity of the path between them."""
+def _probe_inputs(plan: Plan) -> dict[str, Any]:
+    """What probing the path depends on."""
+    scenario = find(plan.scenario).resolve()
+    return {
+        "scenario": str(scenario),
+        "sha256": hashlib.sha256(scenario.read_bytes()).hexdigest(),
+        "overrides": plan.override_texts(),
+        "seed": plan.seed,
+        "backend": plan.backend,
+    }
+
+
+def probe_path(plan: Plan, out: Path | None = None) -> ProbedPath:
+    """The first flow's ends, the base RTT and the capacity of the path between them; the
+    path recorded in ``out`` if it was probed the same way."""
+    if out is not None and (out / PROBE).exists():
+        recorded = json.loads((out / PROBE).read_text())
+        if recorded["inputs"] == _probe_inputs(plan):
+            return ProbedPath(**recorded["path"])
     model = load(plan.scenario, plan.override_texts())
     if not model.flows:
         raise ValueError(f"{plan.scenario}: the scenario has no flow to sweep")
@@ -67,6 +89,13 @@ def probe_path(plan: Plan) -> ProbedPath:
     # Packet trains are simulator-only; the emulated network is the simulated one.
     capacity = probe(rtt=False)["capacity"]
     return ProbedPath(flow.src, flow.dst, round(rtt["min_ms"] * MS), capacity["bps"])
+
+
+def record_probe(plan: Plan, path: ProbedPath, out: Path) -> None:
+    """Keeps the path a sweep's delays came from with its results (once the results
+    directory is the sweep's)."""
+    record = {"inputs": _probe_inputs(plan), "path": asdict(path)}
+    atomic_write(out / PROBE, json.dumps(record).encode())
 
 
 def delays(plan: Plan, path: ProbedPath) -> dict[int, int]:
@@ -167,7 +196,3 @@ def analyse(frame: Any, plan: Plan, path: ProbedPath, rec_path: tuple[int, float
     if rec_path is not None:
         result["recommendation"] = asdict(mbt.recommend(rec_path[0] / MS, rec_path[1], extra))
     return result
-
-
-def frame_of(out: Path) -> Any:
-    return ResultStore(out).frame()

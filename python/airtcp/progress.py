@@ -4,8 +4,9 @@ drawn only on a terminal and vanish when done."""
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from rich.console import Console
@@ -20,8 +21,12 @@ from rich.progress import (
 
 def sweep_progress(
     console: Console, description: str, quiet: bool
-) -> tuple[Progress, Callable[[int, int], None], Callable[[dict[str, Any]], None]]:
-    """The bar, and the callbacks a sweep calls when it starts and as each run finishes."""
+) -> tuple[
+    contextlib.AbstractContextManager, Callable[[int, int], None], Callable[[dict[str, Any]], None]
+]:
+    """The bar's context, and the callbacks a sweep calls when it starts and as each run
+    finishes. The bar appears when the sweep starts, so an error before (a bad experiment,
+    an output directory that holds another's runs) stays one line."""
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -35,6 +40,7 @@ def sweep_progress(
     failed = 0
 
     def started(total: int, skipped: int) -> None:
+        progress.start()
         progress.update(bar, total=total, completed=skipped)
         if skipped and not quiet:
             console.print(f"resuming: {skipped} of {total} runs already done")
@@ -45,7 +51,15 @@ def sweep_progress(
             failed += 1
         progress.update(bar, advance=1, failed=failed)
 
-    return progress, started, finished
+    @contextlib.contextmanager
+    def shown() -> Iterator[None]:
+        try:
+            yield
+        finally:
+            if progress.live.is_started:
+                progress.stop()
+
+    return shown(), started, finished
 
 
 class RunProgress:

@@ -81,7 +81,9 @@ _UNIT = {"type": ["string", "number"]}
 Rate = Annotated[
     int,
     BeforeValidator(_positive(parse_rate)),
-    WithJsonSchema({**_UNIT, "description": 'bit/s, e.g. "11Mbps", "16kbps"'}),
+    WithJsonSchema(
+        {**_UNIT, "description": 'bit/s, e.g. "11Mbps", "16kbps"; bytes/s: "2MBps", "2MB/s"'}
+    ),
 ]
 Duration = Annotated[
     int,
@@ -96,7 +98,7 @@ PositiveDuration = Annotated[
 Size = Annotated[
     int,
     BeforeValidator(_positive(parse_size)),
-    WithJsonSchema({**_UNIT, "description": 'bytes, e.g. "64KiB", "10MB", 1500'}),
+    WithJsonSchema({**_UNIT, "description": 'bytes, e.g. "64KiB", "64kB", "10MB", 1500'}),
 ]
 Probability = Annotated[float, Field(ge=0.0, lt=1.0)]
 
@@ -547,11 +549,17 @@ def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     source = str(path)
     try:
         text = path.read_text(encoding="utf-8")
-        return text, tomllib.loads(text)
     except FileNotFoundError:
         raise ScenarioError(source, "", "no such file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ScenarioError(source, "", f"cannot read: {error}") from None
+    return text, loads_toml(text, source)
+
+
+def loads_toml(text: str, source: str) -> dict[str, Any]:
+    """TOML text's contents; a ScenarioError naming ``source`` if it is not TOML."""
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ScenarioError(source, "", f"invalid TOML: {error}") from None
 

@@ -3,7 +3,8 @@ Dask cluster, store each finished run at once, show progress, and stop cleanly o
 SIGTERM.
 
 Exactly-once: runs are keyed by a hash of their resolved scenario and seed, and only the
-driver writes results, once per key.
+driver writes results, once per key, into a directory that holds this experiment's runs
+only (`airtcp.results`).
 
 Always ends: a local worker that dies (killed, out of memory) breaks the process pool, and
 every run it held may be the culprit. Those runs are run again one at a time; a run whose
@@ -247,8 +248,10 @@ def run_experiment(
     on_start: Callable[[int, int], None] | None = None,
     on_record: Progress | None = None,
 ) -> SweepOutcome:
-    """Runs the experiment's missing runs into ``out``; safe to call again to resume."""
+    """Runs the experiment's missing runs into ``out``; safe to call again to resume. An
+    OutputError, before anything is written, if ``out`` holds another experiment's runs."""
     store = ResultStore(out)
+    store.claim(experiment.identity)
     atomic_write(store.out / "experiment.toml", experiment.text.encode())
     atomic_write(store.out / "scenario.toml", experiment.scenario_path.read_bytes())
     done = store.done(include_failed=not retry_failed)

@@ -11,8 +11,9 @@ pub struct Summary {
     pub duration_s: f64,
     pub measure_from_s: f64,
     pub flows: Vec<FlowSummary>,
+    /// The flows' goodput together, ping flows left out (they carry no application data).
     pub aggregate_goodput_bps: f64,
-    /// Jain's index over the flows' goodput: 1 is perfectly fair.
+    /// Jain's index over the same flows' goodput: 1 is perfectly fair.
     pub jain_fairness: f64,
     pub wlans: Vec<WlanSummary>,
     pub links: Vec<LinkSummary>,

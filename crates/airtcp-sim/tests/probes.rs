@@ -100,6 +100,18 @@ fn ping_flows_are_checked() {
     assert_eq!(error.key, "flows[0].app.interval_ns");
 }
 
+#[test]
+fn ping_flows_are_left_out_of_the_aggregate_goodput_and_fairness() {
+    let mut scenario = two_links(20, 1, 56);
+    let tcp = json!({"name": "bulk", "src": 0, "dst": 2, "app": {"kind": "tcp_bulk"}});
+    scenario["flows"].as_array_mut().unwrap().push(tcp);
+    let summary = run(&scenario).summary;
+    let bulk = &summary.flows[1];
+    assert!(bulk.goodput_bps > 5e6, "{bulk:?}");
+    assert_eq!(summary.aggregate_goodput_bps, bulk.goodput_bps);
+    assert_eq!(summary.jain_fairness, 1.0);
+}
+
 /// A mesh chain: m0 -> m1 -> ... -> m{hops}, each hop an 802.11g BSS on its own channel
 /// (the next node its AP), with static shortest-path routing.
 fn mesh_chain(hops: usize, app: Value) -> Value {

@@ -1,6 +1,6 @@
-"""What every reproduction does around its own sweep and report: writes its generated
-experiment file into the output directory, runs (or resumes) the runs, and writes the
-report unless interrupted. A reproduction module gives NAME, SCENARIO, the QUICK and FULL
+"""What every reproduction does around its own sweep and report: generates its experiment
+file, runs (or resumes) the runs into the output directory, which takes the file, and writes
+the report unless interrupted. A reproduction module gives NAME, SCENARIO, the QUICK and FULL
 plans, ``experiment_toml(plan, scenario, settings)`` and
 ``write_report(out, plan_name, settings)``."""
 
@@ -12,8 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..experiment import load as load_experiment
-from ..output import atomic_write
+from ..experiment import from_text as experiment_from_text
 from ..sweeper import SweepOutcome, run_experiment
 
 
@@ -30,11 +29,8 @@ def reproduce(
     """The sweep's outcome, the report's path and the claims (None, None if interrupted);
     ``settings`` change the scenario at every point (``--set`` of `airtcp reproduce`)."""
     plan = reproduction.QUICK if quick else reproduction.FULL
-    out.mkdir(parents=True, exist_ok=True)
-    experiment_path = out / "experiment.toml"
     text = reproduction.experiment_toml(plan, reproduction.SCENARIO, settings)
-    atomic_write(experiment_path, text.encode())
-    experiment = load_experiment(experiment_path)
+    experiment = experiment_from_text(text, out / "experiment.toml")
     outcome = run_experiment(experiment, out, jobs, dask, on_start=on_start, on_record=on_record)
     if outcome.interrupted:
         return outcome, None, None

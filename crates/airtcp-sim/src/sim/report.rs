@@ -122,7 +122,13 @@ impl Simulation {
                 }
             })
             .collect();
-        let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+        // Ping flows are probes, not traffic: their echoes carry no application bytes, and
+        // their zeros would only lower the aggregate's fairness.
+        let goodputs: Vec<f64> = flows
+            .iter()
+            .filter(|f| f.kind != "ping")
+            .map(|f| f.goodput_bps)
+            .collect();
         let wlans = self
             .bsses
             .iter()
