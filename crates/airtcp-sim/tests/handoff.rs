@@ -251,7 +251,7 @@ proptest! {
         gaps in proptest::collection::vec((100u64..3_000, proptest::option::of(1u64..3_000)), 1..4),
         buffer in any::<bool>(),
         kind in proptest::sample::select(
-            &["none", "snoop", "freeze", "snoop_freeze", "mtcp", "fast_retransmit"][..]),
+            &["none", "snoop", "freeze", "snoop_freeze", "itcp", "mtcp", "fast_retransmit"][..]),
         loss in proptest::sample::select(&[0.0, 0.02][..]),
         wlan in any::<bool>(),
     ) {

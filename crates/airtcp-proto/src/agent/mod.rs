@@ -2,8 +2,8 @@
 //! a router) and see every packet that crosses it, both ways. The papers' mechanisms are
 //! agents: paper 000's ACK policies at an 802.11 AP (`dcf`, `ack_priority`, `txop_burst`,
 //! `ack_aggregation`, and `adaptive`, its future work); paper 001's base-station agents
-//! (`snoop`, `freeze`, `snoop_freeze`) and its baselines (`mtcp` at the base station,
-//! `fast_retransmit` on the mobile); paper 003's ACK filter and regenerators at the two
+//! (`snoop`, `freeze`, `snoop_freeze`) and its baselines (`itcp` and `mtcp` at the base
+//! station, `fast_retransmit` on the mobile); paper 003's ACK filter and regenerators at the two
 //! ends of a slow uplink (`af`, `ar`, `acc`, `dar`).
 //!
 //! The driver (the simulator, later the emulator on real packets) calls, for an agent on an
@@ -17,6 +17,8 @@
 //! - [`Agent::poll_timeout`] / [`Agent::handle_timeout`] for the agent's own timers;
 //! - [`Agent::handle_signal`] for notices from outside the packet stream (a handoff's steps,
 //!   naming the mobile: [`Signal`]);
+//! - [`Agent::hand_over`] on the old base station's agent at a handoff's adjust, and
+//!   [`Agent::take_over`] on the new one's with what it handed over (I-TCP's connections);
 //! - and gives it its interface's queue ([`InterfaceQueue`]) to inspect and edit.
 //!
 //! On an 802.11 AP an agent may also plan the AP's channel accesses: the optional
@@ -36,6 +38,7 @@ mod dar;
 mod dcf;
 mod fast_retransmit;
 mod freeze;
+mod itcp;
 mod mtcp;
 mod none;
 pub mod regenerator;
@@ -43,6 +46,7 @@ pub mod sequence_list;
 mod snoop;
 mod txop_burst;
 
+use core::any::Any;
 use core::fmt;
 use core::time::Duration;
 
@@ -59,6 +63,7 @@ pub use dar::{Dar, DarStats, FastRecovery};
 pub use dcf::PlainDcf;
 pub use fast_retransmit::FastRetransmit;
 pub use freeze::Freeze;
+pub use itcp::{Itcp, ItcpStats};
 pub use mtcp::Mtcp;
 pub use none::NoAgent;
 pub use snoop::{Snoop, SnoopStats};
@@ -186,6 +191,17 @@ pub trait Agent: fmt::Debug + Send {
     ) {
     }
 
+    /// A handoff of the mobile at `mobile` is adjusted and this agent is on the old base
+    /// station's cell interface: what it hands to the agent on the new one's (`take_over`).
+    /// Most agents hand over nothing.
+    fn hand_over(&mut self, _now: Instant, _mobile: [u8; 4]) -> Option<Box<dyn Any + Send>> {
+        None
+    }
+
+    /// What the old base station's agent handed over for the mobile at `mobile`; an agent
+    /// ignores what it cannot use.
+    fn take_over(&mut self, _now: Instant, _mobile: [u8; 4], _state: Box<dyn Any + Send>) {}
+
     /// The 802.11 AP capability: queues for ACKs and a plan for each channel access.
     fn access_planner(&mut self) -> Option<&mut dyn AccessPlanner> {
         None
@@ -217,6 +233,7 @@ pub const AGENTS: &[&str] = &[
     "snoop",
     "freeze",
     "snoop_freeze",
+    "itcp",
     "mtcp",
     "fast_retransmit",
     "af",
@@ -287,6 +304,7 @@ pub fn by_name(name: &str, settings: AgentSettings) -> Option<Box<dyn Agent>> {
             "snoop_freeze",
             vec![Box::new(snoop(settings)), Box::new(Freeze::default())],
         )),
+        "itcp" => Box::new(Itcp::default()),
         "mtcp" => Box::new(Mtcp::new(Duration::from_nanos(settings.silence_ns))),
         "fast_retransmit" => Box::new(FastRetransmit::new(settings.duplicate_acks)),
         "af" => Box::new(AckFilter::default()),

@@ -198,6 +198,32 @@ impl Simulation {
         Ok(())
     }
 
+    /// At a handoff: what the agent on `from` hands over for the host at `address` goes to
+    /// the agent on `to` (I-TCP's connections); both are driven after. With no agent on `to`
+    /// it is lost.
+    pub(super) fn hand_over(
+        &mut self,
+        from: Interface,
+        to: Interface,
+        address: [u8; 4],
+    ) -> std::io::Result<()> {
+        let now = self.now();
+        let state = self
+            .with_agent(from, |slot, _| slot.agent.hand_over(now, address))
+            .flatten();
+        let Some(state) = state else {
+            return Ok(());
+        };
+        self.after_agent(from)?;
+        if self
+            .with_agent(to, |slot, _| slot.agent.take_over(now, address, state))
+            .is_some()
+        {
+            self.after_agent(to)?;
+        }
+        Ok(())
+    }
+
     /// Sends what the agent injected and re-arms its timer. An injected packet leaves by the
     /// node's route to its destination (past another interface's agent, not its own), or,
     /// injected inbound, is handled by the node as if it had arrived.

@@ -3,8 +3,9 @@
 //! `greeting` (the new one) and `inform` (the old one) when those messages arrive. At the
 //! adjust the routes switch to the new cell, whose link (if not yet up) holds what comes,
 //! the packets held on the old link are sent on by their senders, the old base station's
-//! agent hears `adjust` (send on what you keep), and the mobile's own agent moves with it to
-//! the new cell's interface. At the attach the new link comes up and the new base station's
+//! agent hands over what it keeps for the mobile to the new one's (I-TCP's connections) and
+//! hears `adjust` (send on what you keep), and the mobile's own agent moves with it to the
+//! new cell's interface. At the attach the new link comes up and the new base station's
 //! agent and the mobile's hear `attach`.
 
 use airtcp_proto::agent::Signal;
@@ -185,9 +186,12 @@ impl Simulation {
                             .expect("a mobile's agent plans no channel access");
                     }
                 }
+                // I-TCP's connections move between the base stations' agents.
+                let (old_station, new_station) = (old.base_station_side(), new.base_station_side());
+                self.hand_over(old_station, new_station, node_address(node))?;
                 // The old base station's agent hears first, so that it can tell what it keeps
                 // from what its interface holds (and will be sent on anyway).
-                self.signal(old.base_station_side(), about("adjust"))?;
+                self.signal(old_station, about("adjust"))?;
                 self.signal(new_side, about("adjust"))?;
                 let held = self.take_held(old);
                 self.mobiles[mobile as usize].forwarded += held.len() as u64;
