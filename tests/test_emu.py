@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from airtcp import _core, emulate
 from airtcp.api import prepare
@@ -568,3 +569,23 @@ def test_comparison_pairs_goodput_and_ping_round_trips():
     assert ping["difference"] == pytest.approx(0.1)
     assert paired["links"][0]["delivered"] == {"sim": 5, "emu": 5}
     assert [row["setting"] for row in paired["kernel_own_settings"]] == ["initial_rto"]
+
+
+@needs_emulation
+def test_paper_001_is_judged_on_the_kernel_too(tmp_path):
+    out = tmp_path / "park"
+    result = airtcp("reproduce", "park-local-ack", "--quick", "--kernel", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
+    kernel = claims[claims["claim"].str.contains("the kernel's Linux TCP")]
+    assert len(kernel) == 3 and len(claims) == 3 + 9 * 3
+    assert kernel["ours"].str.contains("TCPTimeouts|received").all()
+    assert "over the kernel" in (out / "report.html").read_text()
+
+
+def test_only_paper_001_runs_on_the_kernel(tmp_path):
+    result = airtcp("reproduce", "ryu-ack-priority", "--quick", "--kernel", "--out",
+                    str(tmp_path / "x"))  # fmt: skip
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "--kernel: ryu-ack-priority does not run on the kernel" in result.stderr
+    assert not (tmp_path / "x").exists()

@@ -9,19 +9,22 @@ MSS = 512
 HANDOFFS = [{"detach_s": 2.5, "attach_s": 3.5}, {"detach_s": 7.0, "attach_s": 8.0}]
 
 
-def trace(cwnd_in_handoff: float, acked_after: float, timeouts: int) -> Trace:
-    """10 s at 10 ms: cwnd 32 segments, ``cwnd_in_handoff`` from each detach to 0.2 s after
-    its attach; ACKs at 1 Mbit/s outside the handoffs, ``acked_after`` of that rate in the
-    0.5 s after each attach."""
+def trace(cwnd_in_handoff: float, acked_after: float, timeouts: int, cwnd: float = 32.0) -> Trace:
+    """10 s at 10 ms: ``cwnd`` segments under a 32-segment advertised window (0 in the
+    handoffs, as a freeze holds it), ``cwnd_in_handoff`` from each detach to 0.2 s after its
+    attach; ACKs at 1 Mbit/s outside the handoffs, ``acked_after`` of that rate in the 0.5 s
+    after each attach."""
     time = np.round(np.arange(0, 10.001, 0.01), 2)
-    cwnd = np.full(len(time), 32.0 * MSS)
+    window = np.full(len(time), 32.0 * MSS)
+    cwnd = np.full(len(time), cwnd * MSS)
     rate = np.full(len(time), 1.0)
     for h in HANDOFFS:
+        window[(time >= h["detach_s"]) & (time < h["attach_s"])] = 0.0
         cwnd[(time >= h["detach_s"]) & (time <= h["attach_s"] + 0.2)] = cwnd_in_handoff * MSS
         rate[(time >= h["detach_s"]) & (time < h["attach_s"])] = 0.0
         rate[(time >= h["attach_s"]) & (time < h["attach_s"] + 0.5)] = acked_after
     acked = np.concatenate([[0.0], np.cumsum(rate[1:] * 1e6 / 8 * 0.01)])
-    series = pd.DataFrame({"time_s": time, "cwnd_bytes": cwnd,
+    series = pd.DataFrame({"time_s": time, "cwnd_bytes": cwnd, "send_window_bytes": window,
                            "ssthresh_bytes": np.nan, "bytes_acked": acked})  # fmt: skip
     flow = {"timeouts": timeouts, "fast_retransmits": 0}
     return Trace(series, flow, HANDOFFS)
@@ -56,6 +59,12 @@ def test_fig3_and_4_rules_follow_the_traces():
     assert park_claims.fig3_proposed(traces(slow_start, frozen), MSS).verdict == "agrees"
     halved = trace(16, 0.95, timeouts=0)
     assert park_claims.fig3_proposed(traces(slow_start, halved), MSS).verdict == "partly"
+    # A cwnd above the advertised window is not the window in use: 65 segments that fall
+    # to 40 still leave the sender its 32.
+    above = trace(40, 0.95, timeouts=0, cwnd=65)
+    assert park_claims.fig3_proposed(traces(slow_start, above), MSS).verdict == "agrees"
+    below = trace(20, 0.95, timeouts=0, cwnd=65)
+    assert park_claims.fig3_proposed(traces(slow_start, below), MSS).verdict == "partly"
     assert park_claims.fig4(traces(slow_start, frozen)).verdict == "agrees"
     assert park_claims.fig4(traces(frozen, frozen)).verdict == "partly"
     assert park_claims.fig4(traces(slow_start, slow_start)).verdict == "differs"
@@ -94,3 +103,54 @@ def test_comparisons_need_every_duration_and_the_timeouts():
     frozen_out = table({"none": LINE, "snoop_freeze": better}, {"none": 2.0, "snoop_freeze": 1.0})
     assert park_claims.proposed_vs_standard(frozen_out, 1.0).verdict == "differs"
     assert park_claims.snoop_alone(frozen_out, 1.0).verdict == "differs"
+
+
+def kernel_summary(timeouts: int, goodput: float, after: float) -> dict:
+    """An emulated run's summary: the fixed host's counters, and the mobile receiving 1 Mbit/s
+    outside the handoffs, ``after`` of that in the 0.5 s after each attach."""
+    series = []
+    for k in range(100):
+        start = k / 10
+        inside = any(h["detach_s"] <= start < h["attach_s"] for h in HANDOFFS)
+        just_after = any(h["attach_s"] <= start < h["attach_s"] + 0.5 for h in HANDOFFS)
+        rate = 0.0 if inside else after if just_after else 1.0
+        series.append([start, start + 0.1, rate * 1e6 / 8 * 0.1])
+    return {
+        "flows": [{"goodput_bps": goodput}],
+        "mobiles": [{"handoffs": HANDOFFS}],
+        "emulation": {
+            "kernel_counters": {"fh": {"TCPTimeouts": timeouts, "RetransSegs": 3 * timeouts}},
+            "received_series": {"bulk": series},
+        },
+    }
+
+
+def test_kernel_rules_follow_the_emulated_runs():
+    standard = kernel_summary(timeouts=2, goodput=1.0e6, after=0.5)
+    frozen = kernel_summary(timeouts=0, goodput=1.05e6, after=0.9)
+    fig3, fig4, overall = park_claims.kernel_claims({"none": standard, "snoop_freeze": frozen})
+    assert (fig3.verdict, fig4.verdict, overall.verdict) == ("agrees", "agrees", "agrees")
+    assert all("kernel" in claim.claim for claim in (fig3, fig4, overall))
+    # The kernel's own RTO outlasts the handoff: no timeout without an agent either.
+    quiet = kernel_summary(timeouts=0, goodput=1.0e6, after=0.5)
+    fig3, _, overall = park_claims.kernel_claims({"none": quiet, "snoop_freeze": frozen})
+    assert (fig3.verdict, overall.verdict) == ("differs", "differs")
+    assert "variance term" in fig3.why
+    slow = kernel_summary(timeouts=0, goodput=1.05e6, after=0.6)
+    _, fig4, _ = park_claims.kernel_claims({"none": standard, "snoop_freeze": slow})
+    assert fig4.verdict == "differs"
+
+
+def test_each_sender_judges_every_claim_and_says_which():
+    from airtcp.reproductions.park_local_ack import SENDERS, sender_claims
+
+    slow_start = trace(1, 0.4, timeouts=2)
+    frozen = trace(32, 0.95, timeouts=0)
+    runs = {sender: traces(slow_start, frozen) for sender in SENDERS}
+    line = table({"none": LINE, "snoop_freeze": [g * 1.05 for g in LINE]},
+                 {"none": 2.0})  # fmt: skip
+    frames = pd.concat([line.assign(sender=s) for s in SENDERS], ignore_index=True)
+    found = sender_claims(runs, frames, MSS, 1.0)
+    assert len(found) == 9 * len(SENDERS)
+    for label in SENDERS.values():
+        assert sum(c.claim.endswith(f"(with the {label})") for c in found) == 9

@@ -556,6 +556,15 @@ def reproduce(
             "default output directory then names the settings.",
         ),
     ] = None,
+    kernel: Annotated[
+        bool,
+        typer.Option(
+            "--kernel",
+            help="park-local-ack and park-local-ack-wlan: also run the paper's 1-s handoffs "
+            "over Linux's own TCP through the emulator (root; airtcp emu --check) and judge "
+            "claims on it.",
+        ),
+    ] = False,
 ) -> None:
     """Reproduce a paper's experiment with one command; re-run to resume."""
     from .progress import sweep_progress
@@ -568,6 +577,15 @@ def reproduce(
     if module is None:
         raise fail(f"unknown reproduction {name!r}; expected one of {', '.join(REPRODUCTIONS)}")
     _check_workers(jobs, dask)
+    if kernel:
+        if not hasattr(module, "KERNEL_AGENTS"):
+            raise fail(f"--kernel: {name} does not run on the kernel (park-local-ack does)")
+        from .emulate import require
+
+        try:
+            require()
+        except OSError as error:
+            raise fail(f"--kernel: {error}") from None
     settings = _reproduction_settings(sets or [])
     suffix = "".join(f"-{k}={v}" for k, v in settings.items()).replace("/", "_")
     out_dir = out_dir or Path("results") / (name + ("-quick" if quick else "") + suffix)
@@ -578,7 +596,7 @@ def reproduce(
             check_scheduler(dask)
         with progress:
             outcome, report, claims = run_reproduction(
-                module, out_dir, quick, jobs, dask, started, finished, settings
+                module, out_dir, quick, jobs, dask, started, finished, settings, kernel
             )
     except (ScenarioError, OutputError) as error:
         raise fail(_plain(str(error))) from None
@@ -593,7 +611,8 @@ def reproduce(
               "beyond the paper": "blue", "not significant": "magenta"}  # fmt: skip
     for claim in claims.itertuples(index=False):
         style = styles.get(claim.verdict, "white")
-        table.add_row(claim.claim, claim.ours, f"[{style}]{claim.verdict}[/]", claim.rule)
+        texts = (_plain(claim.claim), _plain(claim.ours), _plain(claim.rule))
+        table.add_row(texts[0], texts[1], f"[{style}]{claim.verdict}[/]", texts[2])
     out.print(table)
     # The meaning of each verdict the table uses (the module holding them is imported by
     # the reproductions already).

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 COLUMNS = {
     "time_s": "<f8",
     "cwnd_bytes": "<u4",
+    "send_window_bytes": "<u4",
     "ssthresh_bytes": "<f8",
     "srtt_ms": "<f8",
     "bytes_acked": "<u8",

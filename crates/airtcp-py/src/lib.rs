@@ -215,10 +215,12 @@ fn series_columns(py: Python<'_>, series: TimeSeries) -> PyResult<Bound<'_, PyDi
     let out = PyDict::new(py);
     out.set_item("flow_names", series.flow_names)?;
     out.set_item("flow", column(py, series.flow, u32::to_le_bytes)?)?;
-    out.set_item(
-        "cwnd_bytes",
-        column(py, series.cwnd_bytes, u32::to_le_bytes)?,
-    )?;
+    for (name, values) in [
+        ("cwnd_bytes", series.cwnd_bytes),
+        ("send_window_bytes", series.send_window_bytes),
+    ] {
+        out.set_item(name, column(py, values, u32::to_le_bytes)?)?;
+    }
     for (name, values) in [
         ("time_s", series.time_s),
         ("ssthresh_bytes", series.ssthresh_bytes),

@@ -12,12 +12,12 @@ pub const MAX_NODES: usize = 65_536;
 /// Stations in one WLAN (with a server each, that is 20002 nodes).
 pub const MAX_STATIONS: usize = 10_000;
 
-/// Time-series samples a run may keep: one per TCP flow per sampling instant, 65 bytes each
-/// in memory, so about 1 GB.
+/// Time-series samples a run may keep: one per TCP flow per sampling instant, 69 bytes each
+/// in memory, so about 1.4 GB.
 pub const MAX_SERIES_SAMPLES: u64 = 20_000_000;
 
 /// Bytes a time-series sample takes in memory (see `crate::summary::TimeSeries`).
-pub const SERIES_SAMPLE_BYTES: u64 = 65;
+pub const SERIES_SAMPLE_BYTES: u64 = 69;
 
 /// The shortest sampling interval: 1 µs.
 pub const MIN_SAMPLE_INTERVAL_NS: u64 = 1_000;

@@ -134,7 +134,7 @@ pub struct HandoffSummary {
     pub completed: bool,
 }
 
-/// Column-wise per-flow samples, 65 bytes each (`crate::limits::SERIES_SAMPLE_BYTES`): the
+/// Column-wise per-flow samples, 69 bytes each (`crate::limits::SERIES_SAMPLE_BYTES`): the
 /// flow is an index into `flow_names`, and the columns go to Python as raw arrays.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct TimeSeries {
@@ -142,6 +142,9 @@ pub struct TimeSeries {
     pub flow: Vec<u32>,
     pub time_s: Vec<f64>,
     pub cwnd_bytes: Vec<u32>,
+    /// The window the receiver last advertised to the sender (scaled); the sender has
+    /// min(cwnd, this) in flight at most.
+    pub send_window_bytes: Vec<u32>,
     /// NaN while ssthresh is still "infinite".
     pub ssthresh_bytes: Vec<f64>,
     /// NaN before the first RTT sample.
@@ -162,6 +165,7 @@ pub struct Sample {
     pub flow: u32,
     pub time_s: f64,
     pub cwnd_bytes: u32,
+    pub send_window_bytes: u32,
     pub ssthresh_bytes: f64,
     pub srtt_ms: f64,
     pub bytes_acked: u64,
@@ -176,6 +180,7 @@ impl TimeSeries {
         self.flow.push(sample.flow);
         self.time_s.push(sample.time_s);
         self.cwnd_bytes.push(sample.cwnd_bytes);
+        self.send_window_bytes.push(sample.send_window_bytes);
         self.ssthresh_bytes.push(sample.ssthresh_bytes);
         self.srtt_ms.push(sample.srtt_ms);
         self.bytes_acked.push(sample.bytes_acked);
@@ -220,6 +225,7 @@ mod tests {
             flow,
             time_s,
             cwnd_bytes,
+            send_window_bytes,
             ssthresh_bytes,
             srtt_ms,
             bytes_acked,
@@ -232,6 +238,7 @@ mod tests {
             element(&flow),
             element(&time_s),
             element(&cwnd_bytes),
+            element(&send_window_bytes),
             element(&ssthresh_bytes),
             element(&srtt_ms),
             element(&bytes_acked),

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from . import park_local_ack as paper
-from .park_local_ack import FULL, QUICK, Plan, Variant
+from .park_local_ack import FULL, KERNEL_AGENTS, QUICK, Plan, Variant
 
 WLAN = Variant(
     "park-local-ack-wlan",
@@ -22,8 +22,8 @@ WLAN = Variant(
 NAME = WLAN.name
 SCENARIO = WLAN.scenario
 # What `runner.reproduce` and the CLI take from a reproduction.
-__all__ = ["FULL", "NAME", "QUICK", "SCENARIO", "effective_settings", "experiment_toml",
-           "write_report"]  # fmt: skip
+__all__ = ["FULL", "KERNEL_AGENTS", "NAME", "QUICK", "SCENARIO", "effective_settings",
+           "experiment_toml", "write_report"]  # fmt: skip
 
 
 def effective_settings(settings: dict[str, Any] | None = None) -> pd.DataFrame:
@@ -35,6 +35,6 @@ def experiment_toml(plan: Plan, scenario: str, settings: dict[str, Any] | None =
 
 
 def write_report(
-    out: Path, plan_name: str, settings: dict[str, Any] | None = None
+    out: Path, plan_name: str, settings: dict[str, Any] | None = None, kernel: bool = False
 ) -> tuple[Path, pd.DataFrame]:
-    return paper.write_report(out, plan_name, settings, WLAN)
+    return paper.write_report(out, plan_name, settings, WLAN, kernel)

@@ -25,14 +25,18 @@ def reproduce(
     on_start=None,
     on_record=None,
     settings: dict[str, Any] | None = None,
+    kernel: bool = False,
 ) -> tuple[SweepOutcome, Path | None, pd.DataFrame | None]:
     """The sweep's outcome, the report's path and the claims (None, None if interrupted);
-    ``settings`` change the scenario at every point (``--set`` of `airtcp reproduce`)."""
+    ``settings`` change the scenario at every point (``--set`` of `airtcp reproduce`);
+    ``kernel`` also runs a reproduction that can (``KERNEL_AGENTS``) over the kernel."""
     plan = reproduction.QUICK if quick else reproduction.FULL
     text = reproduction.experiment_toml(plan, reproduction.SCENARIO, settings)
     experiment = experiment_from_text(text, out / "experiment.toml")
     outcome = run_experiment(experiment, out, jobs, dask, on_start=on_start, on_record=on_record)
     if outcome.interrupted:
         return outcome, None, None
-    target, table = reproduction.write_report(out, "quick" if quick else "full", settings)
+    plan_name = "quick" if quick else "full"
+    extra = {"kernel": True} if kernel else {}
+    target, table = reproduction.write_report(out, plan_name, settings, **extra)
     return outcome, target, table

@@ -37,6 +37,7 @@ impl Simulation {
                 flow: index as u32,
                 time_s: now.as_secs_f64(),
                 cwnd_bytes: sender.cwnd(),
+                send_window_bytes: sender.send_window(),
                 ssthresh_bytes: if ssthresh == u32::MAX {
                     f64::NAN
                 } else {
