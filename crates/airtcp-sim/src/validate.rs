@@ -583,7 +583,7 @@ mod tests {
         assert_eq!(error.key, "simulation.sample_interval_ns");
         assert!(
             error.message.contains("100000000 time-series samples")
-                && error.message.contains("6.500 GB")
+                && error.message.contains("6.900 GB")
                 && error.message.contains("50 µs"),
             "{}",
             error.message
