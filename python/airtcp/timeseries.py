@@ -1,5 +1,5 @@
 """The per-flow time series, from the simulator's raw little-endian columns to a DataFrame
-without a per-value Python object (about 62 bytes a sample in pandas), or straight to
+without a per-value Python object (about 66 bytes a sample in pandas), or straight to
 Parquet through pyarrow (pandas is slow to import and not needed to write)."""
 
 from __future__ import annotations
