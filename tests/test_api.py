@@ -93,16 +93,20 @@ def test_python_overrides_are_values_not_text():
     assert text["wlans"][0]["agent"]["kind"] == "dcf"
 
 
-def test_msdu_lifetime_defaults_to_the_standards_and_can_be_off():
-    """The default comes from the simulator (512 TU from an MSDU's first attempt): under ten
-    uploads the AP's queue of ACKs waits far longer than that, but once attempted a frame
-    rarely takes it. ns-3's sojourn limit (queue_max_delay) drops hundreds, the AP's."""
+def test_msdu_lifetime_and_the_queues_sojourn_limit_are_off_unless_set():
+    """Both defaults come from the simulator, off: frames go until sent or dropped at the
+    retry limit. The standard's lifetime (512 TU from an MSDU's first attempt) drops a few
+    frames of stations that wait for the channel that long under ten uploads; ns-3's
+    sojourn limit (queue_max_delay) drops hundreds, the AP's queued ACKs."""
     overrides = {"wlan.stations": 10, "simulation.duration": "25s"}
     path = SCENARIOS / "ryu-upload.toml"
     resolved = airtcp.prepare(path, overrides=overrides)["wlans"][0]
     assert "msdu_lifetime_ns" not in resolved and "queue_max_delay_ns" not in resolved
-    on = airtcp.run(path, overrides=overrides, timeseries=False).summary["wlans"][0]
-    assert on["lifetime_drops"] < 20 and on["queue_delay_drops"] == 0
+    default = airtcp.run(path, overrides=overrides, timeseries=False).summary["wlans"][0]
+    assert (default["lifetime_drops"], default["queue_delay_drops"]) == (0, 0)
+    standard = {**overrides, "wlan.msdu_lifetime": "512TU"}
+    on = airtcp.run(path, overrides=standard, timeseries=False).summary["wlans"][0]
+    assert 0 < on["lifetime_drops"] < 20 and on["queue_delay_drops"] == 0
     assert on["lifetime_drops"] == on["ap_lifetime_drops"] + sum(on["station_lifetime_drops"])
     ns3 = {**overrides, "wlan.queue_max_delay": "512TU"}
     assert airtcp.prepare(path, overrides=ns3)["wlans"][0]["queue_max_delay_ns"] == 524_288_000

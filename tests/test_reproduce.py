@@ -55,7 +55,7 @@ def test_quick_reproduction_of_paper_000(tmp_path):
     assert (aggregates["runs"] == 5).all()
     assert int(re.search(r'data-figures="(\d+)"', html).group(1)) == 5
     settings = pd.read_csv(out / "settings.csv").set_index("setting")
-    assert settings.loc["wlan.msdu_lifetime", "value"] == "524.288 ms"
+    assert settings.loc["wlan.msdu_lifetime", "value"] == "off"
     assert settings.loc["tcp.mss", "value"] == "1024"
     assert settings["why"].str.len().min() > 10
     assert "MAC and TCP settings of every run" in html
@@ -70,15 +70,15 @@ def test_unknown_reproduction_is_one_line():
 
 
 def test_settings_change_every_point_of_a_reproduction(tmp_path):
-    off = {"wlan.msdu_lifetime": "off"}
+    standard = {"wlan.msdu_lifetime": "512TU"}
     path = tmp_path / "experiment.toml"
     plan = ryu_ack_priority.QUICK
-    path.write_text(ryu_ack_priority.experiment_toml(plan, ryu_ack_priority.SCENARIO, off))
+    path.write_text(ryu_ack_priority.experiment_toml(plan, ryu_ack_priority.SCENARIO, standard))
     tasks = load(path).tasks
     assert len(tasks) == 5 * len(plan.flows) * plan.replications
-    assert all(t.scenario["wlans"][0]["msdu_lifetime_ns"] is None for t in tasks)
-    shown = ryu_ack_priority.effective_settings(off).set_index("setting")
-    assert shown.loc["wlan.msdu_lifetime", "value"] == "off"
+    assert all(t.scenario["wlans"][0]["msdu_lifetime_ns"] == 524_288_000 for t in tasks)
+    shown = ryu_ack_priority.effective_settings(standard).set_index("setting")
+    assert shown.loc["wlan.msdu_lifetime", "value"] == "524.288 ms"
 
 
 def test_a_bad_reproduction_setting_is_one_line(tmp_path):

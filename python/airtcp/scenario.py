@@ -272,7 +272,8 @@ class Wlan(Strict):
     queue: Annotated[int, Field(gt=0)] = 100
     short_retry_limit: Annotated[int, Field(gt=0)] = 7
     long_retry_limit: Annotated[int, Field(gt=0)] = 4
-    # None: the simulator's default, the standard's 512 TU from an MSDU's first attempt.
+    # None: the simulator's default, off (the standard's MIB default is 512 TU, from an
+    # MSDU's first attempt).
     msdu_lifetime: PositiveDuration | Literal["off"] | None = None
     # ns-3's MAC queue MaxDelay (sojourn from arrival); None: the simulator's default, off.
     queue_max_delay: PositiveDuration | Literal["off"] | None = None

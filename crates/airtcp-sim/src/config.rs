@@ -192,9 +192,11 @@ pub struct WlanConfig {
     pub short_retry_limit: u32,
     #[serde(default = "default_long_retry")]
     pub long_retry_limit: u32,
-    /// dot11MaxTransmitMSDULifetime, from an MSDU's first transmission attempt; `null`
-    /// turns it off.
-    #[serde(default = "default_msdu_lifetime")]
+    /// dot11MaxTransmitMSDULifetime, from an MSDU's first transmission attempt; `null`,
+    /// the default, keeps a frame until it is sent or dropped at the retry limit, as real
+    /// stations do (Linux's iwlwifi gives its firmware an infinite lifetime for data frames;
+    /// mac80211 and ath9k have none) and ns-2; the standard's MIB default is 512 TU.
+    #[serde(default)]
     pub msdu_lifetime_ns: Option<u64>,
     /// The longest an MSDU may wait in a MAC queue from its arrival (ns-3's `WifiMacQueue`
     /// MaxDelay); `null`, the default, sets no limit.
@@ -341,10 +343,6 @@ fn default_short_retry() -> u32 {
 
 fn default_long_retry() -> u32 {
     4
-}
-
-fn default_msdu_lifetime() -> Option<u64> {
-    Some(crate::wlan::dcf::DEFAULT_MSDU_LIFETIME_NS)
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -67,9 +67,6 @@ use crate::rng::Stream;
 /// LLC/SNAP header carried in every MSDU before the IP packet.
 pub const LLC_SNAP_BYTES: u32 = 8;
 
-/// IEEE 802.11 dot11MaxTransmitMSDULifetime's default: 512 TU.
-pub const DEFAULT_MSDU_LIFETIME_NS: u64 = 512 * 1_024_000;
-
 /// A queued MSDU, the index of the MAC it is addressed to, when it entered the queue (for
 /// the queue's sojourn limit) and when its first transmission attempt began (for the MSDU
 /// lifetime); its sequence number and whether it has been on the air (its next transmission
