@@ -13,8 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+import airtcp as airtcp_api
 import pandas as pd
 import pytest
+from airtcp.catalog import built_ins
 from conftest import SCENARIOS, airtcp
 from pcap_check import checksums_verify, read_pcap
 
@@ -323,6 +325,21 @@ def test_bianchi_model_is_chosen():
     assert ns3["collision_time_us"] == pytest.approx(bianchi["collision_time_us"])
     bad = airtcp("bianchi", "--model", "eifs")
     assert bad.returncode == 2 and "--model: expected mac or bianchi" in bad.stderr
+
+
+@pytest.mark.parametrize("scenario", [b.name for b in built_ins()])
+def test_no_packet_exceeds_a_1500_byte_mtu_in_any_built_in_scenario(scenario, tmp_path):
+    """RFC 6691 §2: the options every segment carries (timestamps, in the linux profile)
+    come out of the payload, so a 1460-byte MSS fills a 1500-byte packet and no more; and
+    every node's trace, data and ACKs both ways, stays within it."""
+    traces = tmp_path / "pcap"
+    short = {"simulation.duration": "10s", "simulation.measure_from": "0s"}
+    airtcp_api.run(scenario, overrides=short, timeseries=False,
+                   pcap_dir=traces)  # fmt: skip
+    lengths = [origlen - 14 for path in traces.glob("*.pcap")
+               for _, origlen in read_pcap(path, whole=False)]  # fmt: skip
+    assert lengths, "the scenario sent packets"
+    assert max(lengths) <= 1500, (scenario, max(lengths))
 
 
 def test_wireshark_reads_the_traces(tmp_path):
