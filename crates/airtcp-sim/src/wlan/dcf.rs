@@ -446,14 +446,8 @@ impl Bss {
                 base,
                 others_from,
             } => {
-                let next = if now <= *origin {
-                    *base
-                } else {
-                    base + (now - *origin)
-                        .as_nanos()
-                        .div_ceil(u128::from(self.phy.slot_ns))
-                        as SlotCount
-                };
+                let elapsed_ns = now.as_nanos().saturating_sub(origin.as_nanos());
+                let next = base + elapsed_ns.div_ceil(self.phy.slot_ns) as SlotCount;
                 next.max(*others_from)
             }
             Medium::Busy { next_base, .. } => *next_base,
@@ -640,8 +634,9 @@ impl Bss {
         let Medium::Idle { origin, base, .. } = self.medium else {
             return;
         };
-        let current =
-            base + ((now - origin).as_nanos() / u128::from(self.phy.slot_ns)) as SlotCount;
+        // u64, not Duration's u128: this runs once per channel access.
+        let elapsed_ns = now.as_nanos().saturating_sub(origin.as_nanos());
+        let current = base + (elapsed_ns / self.phy.slot_ns) as SlotCount;
         let mut transmitters = Vec::new();
         while let Some(expiry) = self.earliest_expiry() {
             if expiry > current {
@@ -724,9 +719,11 @@ impl Bss {
         if transmitters.contains(&0) {
             self.count_ap_access();
         }
-        for &mac in &transmitters {
-            let (queue, count) = self.selection(mac);
-            self.mark_attempted(now, mac, queue, 0..count);
+        if self.params.msdu_lifetime_ns.is_some() {
+            for &mac in &transmitters {
+                let (queue, count) = self.selection(mac);
+                self.mark_attempted(now, mac, queue, 0..count);
+            }
         }
         let phy = &self.phy;
         let delta = phy.propagation_ns;
@@ -1029,7 +1026,14 @@ impl Bss {
             .map(|f| f.resume_ns)
             .fold(others_ifs_ns, u64::min);
         let slot_ns = self.phy.slot_ns;
-        let later = |ifs_ns: u64| slots_between(ifs_ns, earliest, slot_ns) as SlotCount;
+        // The common case, a success after which everyone resumes together, divides nothing.
+        let later = |ifs_ns: u64| {
+            if ifs_ns == earliest {
+                0
+            } else {
+                slots_between(ifs_ns, earliest, slot_ns) as SlotCount
+            }
+        };
         let base = next_base - later(others_ifs_ns);
         let sender_base = |f: &FailedFrame| base + later(f.resume_ns);
         self.medium = Medium::Idle {
@@ -1143,7 +1147,11 @@ impl Bss {
     /// began at `at`: their MSDU lifetime runs from their first (dot11MaxTransmitMSDULifetime,
     /// IEEE 802.11-2020 Annex C: "the elapsed time in TU, after the initial transmission of
     /// an MSDU, after which further attempts to transmit the MSDU are terminated").
+    /// Nothing to mark without a lifetime (the default): this is off the fast path.
     fn mark_attempted(&mut self, at: Instant, mac: u32, queue: usize, carried: Range<usize>) {
+        if self.params.msdu_lifetime_ns.is_none() {
+            return;
+        }
         for frame in self.macs[mac as usize].queues[queue].range_mut(carried) {
             frame.first_attempt.get_or_insert(at);
         }
