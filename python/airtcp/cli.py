@@ -552,7 +552,7 @@ def reproduce(
         typer.Option(
             "--set",
             metavar="KEY=VALUE",
-            help="Change the scenario at every point, e.g. wlan.msdu_lifetime=off; the "
+            help="Change the scenario at every point, e.g. wlan.msdu_lifetime=512TU; the "
             "default output directory then names the settings.",
         ),
     ] = None,
