@@ -2,8 +2,10 @@
 
 import json
 import math
+import re
 
 import airtcp
+import numpy as np
 import pandas as pd
 import pytest
 from airtcp import _core
@@ -428,3 +430,31 @@ def test_congestion_params_errors_name_the_key(params, key, message):
     with pytest.raises(ScenarioError) as error:
         airtcp.prepare(scenario)
     assert error.value.key == key and message in error.value.message, error.value
+
+
+def test_a_receivers_acks_read_from_its_trace_match_the_senders_count(tmp_path):
+    from airtcp.acks import ack_rate, acked_bytes
+
+    result = airtcp.run(
+        SCENARIOS / "wired-tcp.toml", overrides={"simulation.duration": "10s"}, pcap_dir=tmp_path
+    )
+    times, acked = acked_bytes(tmp_path / "server.pcap")
+    series = result.timeseries
+    # The sender's count at each sample is what the server had acknowledged one path delay
+    # (20 ms) earlier, give or take ACKs then on the wire: within a round trip's worth.
+    for at in (2.0, 5.0, 9.0):
+        sender = series.loc[series["time_s"] == at, "bytes_acked"].item()
+        before, after = (np.interp(t, times, acked) for t in (at - 0.02 - 0.045, at - 0.02 + 0.005))
+        assert before - 1 <= sender <= after + 1, (at, before, sender, after)
+    # The handshake's SYN is the first byte acknowledged; then the link's 10 Mbit/s.
+    rate = ack_rate(times, acked, 5.0, 10.0)
+    assert 9.0e6 < rate <= 10e6
+
+
+def test_a_trace_that_is_not_a_pcap_is_one_line_naming_it(tmp_path):
+    from airtcp.acks import acked_bytes
+
+    bad = tmp_path / "bad.pcap"
+    bad.write_text("not a capture")
+    with pytest.raises(ValueError, match=f"^{re.escape(str(bad))}: not a pcap"):
+        acked_bytes(bad)

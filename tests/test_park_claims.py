@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 from airtcp.reproductions import park_claims
+from airtcp.reproductions.park_claims import AckSeries
 from airtcp.reproductions.park_local_ack import AGENTS, Trace
 
 MSS = 512
@@ -105,40 +106,54 @@ def test_comparisons_need_every_duration_and_the_timeouts():
     assert park_claims.snoop_alone(frozen_out, 1.0).verdict == "differs"
 
 
-def kernel_summary(timeouts: int, goodput: float, after: float) -> dict:
-    """An emulated run's summary: the fixed host's counters, and the mobile receiving 1 Mbit/s
-    outside the handoffs, ``after`` of that in the 0.5 s after each attach."""
-    series = []
-    for k in range(100):
-        start = k / 10
-        inside = any(h["detach_s"] <= start < h["attach_s"] for h in HANDOFFS)
-        just_after = any(h["attach_s"] <= start < h["attach_s"] + 0.5 for h in HANDOFFS)
-        rate = 0.0 if inside else after if just_after else 1.0
-        series.append([start, start + 0.1, rate * 1e6 / 8 * 0.1])
-    return {
+def kernel_run(timeouts: int, goodput: float, after: float) -> tuple[dict, AckSeries]:
+    """An emulated run: its summary with the fixed host's counters, and the mobile's ACKs,
+    covering 1 Mbit/s outside the handoffs and ``after`` of that in the 0.5 s after each
+    attach, one every 10 ms."""
+    times = np.arange(1000) / 100
+    rate = np.ones_like(times)
+    for h in HANDOFFS:
+        rate[(times >= h["detach_s"]) & (times < h["attach_s"])] = 0.0
+        rate[(times >= h["attach_s"]) & (times < h["attach_s"] + 0.5)] = after
+    # The ACK at t covers what arrived before t.
+    acked = np.concatenate([[0], np.cumsum(rate * 1e6 / 8 * 0.01)[:-1]])
+    summary = {
         "flows": [{"goodput_bps": goodput}],
         "mobiles": [{"handoffs": HANDOFFS}],
         "emulation": {
             "kernel_counters": {"fh": {"TCPTimeouts": timeouts, "RetransSegs": 3 * timeouts}},
-            "received_series": {"bulk": series},
         },
     }
+    return summary, (times, acked)
+
+
+def kernel_claims(standard: tuple, frozen: tuple) -> list:
+    return park_claims.kernel_claims(
+        {"none": standard[0], "snoop_freeze": frozen[0]},
+        {"none": standard[1], "snoop_freeze": frozen[1]},
+    )
 
 
 def test_kernel_rules_follow_the_emulated_runs():
-    standard = kernel_summary(timeouts=2, goodput=1.0e6, after=0.5)
-    frozen = kernel_summary(timeouts=0, goodput=1.05e6, after=0.9)
-    fig3, fig4, overall = park_claims.kernel_claims({"none": standard, "snoop_freeze": frozen})
+    standard = kernel_run(timeouts=2, goodput=1.0e6, after=0.5)
+    frozen = kernel_run(timeouts=0, goodput=1.05e6, after=0.9)
+    fig3, fig4, overall = kernel_claims(standard, frozen)
     assert (fig3.verdict, fig4.verdict, overall.verdict) == ("agrees", "agrees", "agrees")
     assert all("kernel" in claim.claim for claim in (fig3, fig4, overall))
+    assert "snoop_freeze 90 %, 90 %; none 50 %, 50 %" in fig4.ours
     # The kernel's own RTO outlasts the handoff: no timeout without an agent either.
-    quiet = kernel_summary(timeouts=0, goodput=1.0e6, after=0.5)
-    fig3, _, overall = park_claims.kernel_claims({"none": quiet, "snoop_freeze": frozen})
+    quiet = kernel_run(timeouts=0, goodput=1.0e6, after=0.5)
+    fig3, _, overall = kernel_claims(quiet, frozen)
     assert (fig3.verdict, overall.verdict) == ("differs", "differs")
     assert "variance term" in fig3.why
-    slow = kernel_summary(timeouts=0, goodput=1.05e6, after=0.6)
-    _, fig4, _ = park_claims.kernel_claims({"none": standard, "snoop_freeze": slow})
+    slow = kernel_run(timeouts=0, goodput=1.05e6, after=0.6)
+    _, fig4, _ = kernel_claims(standard, slow)
     assert fig4.verdict == "differs"
+    assert "not traced" in fig4.why  # no retransmission: not the timer
+    as_fast = kernel_run(timeouts=0, goodput=1.0e6, after=0.9)
+    _, fig4, _ = kernel_claims(as_fast, frozen)
+    assert fig4.verdict == "partly"
+    assert "did not time out" in fig4.why
 
 
 def test_each_sender_judges_every_claim_and_says_which():

@@ -98,7 +98,11 @@ def tools(resolved: dict[str, Any], hosts: dict[str, dict], kernel_options) -> l
             client += ["-t", str(max(1, math.ceil(length_s)))]
         tool = Tool(flow, index, start_s, in_namespace(src["namespace"], *client))
         tool.server = subprocess.Popen(
-            in_namespace(dst["namespace"], "iperf3", "-s", "-1", "-J", "-p", port),
+            # The server's own interval: the client's -i does not set the intervals of the
+            # server output it fetches (iperf3 reports 1 s ones otherwise).
+            in_namespace(
+                dst["namespace"], "iperf3", "-s", "-1", "-J", "-p", port, "-i", f"{INTERVAL_S:g}"
+            ),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

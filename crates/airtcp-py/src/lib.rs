@@ -77,6 +77,31 @@ fn parse_delivery_trace(text: &str) -> PyResult<Vec<u64>> {
     airtcp_sim::delivery_trace::parse(text).map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
+/// The TCP segments of a node's pcap trace as columns (`airtcp_sim::pcap::tcp_records`):
+/// time_ns, src and dst (IPv4 as integers), ports, seq, ack (-1 without the ACK flag),
+/// payload_bytes, syn, fin. A ValueError names the file and what is wrong with it.
+#[pyfunction]
+fn tcp_records(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyDict>> {
+    let records = py
+        .detach(|| airtcp_sim::pcap::tcp_records(&path))
+        .map_err(PyValueError::new_err)?;
+    let columns = PyDict::new(py);
+    let column = |f: fn(&airtcp_sim::pcap::TcpRecord) -> i64| -> Vec<i64> {
+        records.iter().map(f).collect()
+    };
+    columns.set_item("time_ns", column(|r| r.time_ns as i64))?;
+    columns.set_item("src", column(|r| i64::from(r.src)))?;
+    columns.set_item("dst", column(|r| i64::from(r.dst)))?;
+    columns.set_item("src_port", column(|r| i64::from(r.src_port)))?;
+    columns.set_item("dst_port", column(|r| i64::from(r.dst_port)))?;
+    columns.set_item("seq", column(|r| i64::from(r.seq)))?;
+    columns.set_item("ack", column(|r| r.ack.map_or(-1, i64::from)))?;
+    columns.set_item("payload_bytes", column(|r| i64::from(r.payload_bytes)))?;
+    columns.set_item("syn", records.iter().map(|r| r.syn).collect::<Vec<_>>())?;
+    columns.set_item("fin", records.iter().map(|r| r.fin).collect::<Vec<_>>())?;
+    Ok(columns)
+}
+
 /// The agent kinds a scenario can name (`airtcp_proto::agent::AGENTS`).
 #[pyfunction]
 fn agent_kinds() -> Vec<&'static str> {
@@ -332,6 +357,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(summary_template, m)?)?;
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     m.add_function(wrap_pyfunction!(parse_delivery_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_records, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;
     m.add_class::<emu::Emulation>()?;
     m.add_function(wrap_pyfunction!(emu::emu_cleanup, m)?)?;

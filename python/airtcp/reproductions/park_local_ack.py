@@ -67,7 +67,7 @@ PROPOSED = "snoop_freeze"
 SENDERS = {
     "persist": "BSD sender (zero_window = persist)",
     "retransmit": "Linux sender (zero_window = retransmit)",
-    "hold": "the sender the paper assumes (zero_window = hold)",
+    "hold": "sender the paper assumes (zero_window = hold)",
 }
 # Each handoff starts up to this much after its time (a seeded draw): the paper's runs are
 # single and deterministic; replications need the handoff to fall at other points of the
@@ -393,18 +393,25 @@ def sender_claims(runs: dict[str, dict[str, Trace]], table: pd.DataFrame, mss: i
 KERNEL_AGENTS = ("none", PROPOSED)
 
 
-def kernel_runs(settings: dict[str, Any] | None, variant: Variant = LINKS) -> dict[str, dict]:
+def kernel_runs(
+    settings: dict[str, Any] | None, variant: Variant, traces_dir: Path
+) -> tuple[dict[str, dict], dict[str, park_claims.AckSeries]]:
     """The Fig 3/4 setting emulated over real kernels, once per agent of KERNEL_AGENTS: the
     fixed and mobile hosts are namespaces running Linux's own TCP (its sender's zero-window
-    behaviour is its own, whatever `tcp.zero_window` says)."""
+    behaviour is its own, whatever `tcp.zero_window` says). Each run's node traces go to
+    ``traces_dir/<agent>``; returns the summaries and the mobile's ACKs read from its trace."""
+    from ..acks import acked_bytes
     from ..api import prepare
     from ..emulate import emulate
 
-    return {
-        agent: emulate(prepare(variant.scenario,
-                               overrides={**(settings or {}), **placement(agent, variant)}))
-        for agent in KERNEL_AGENTS
-    }  # fmt: skip
+    summaries, acks = {}, {}
+    for agent in KERNEL_AGENTS:
+        resolved = prepare(variant.scenario,
+                           overrides={**(settings or {}), **placement(agent, variant)})  # fmt: skip
+        summaries[agent] = emulate(resolved, pcap_dir=traces_dir / agent)
+        mobile = summaries[agent]["flows"][0]["dst"]
+        acks[agent] = acked_bytes(traces_dir / agent / f"{mobile}.pcap")
+    return summaries, acks
 
 
 def write_report(
@@ -424,9 +431,11 @@ def write_report(
     mss = tcp["mss"]
     min_rto_s = tcp["min_rto"]["secs"] + tcp["min_rto"]["nanos"] / 1e9
     found = sender_claims(runs, table, mss, min_rto_s)
-    kernel_summaries = kernel_runs(settings, variant) if kernel else {}
+    kernel_summaries, kernel_acks = (
+        kernel_runs(settings, variant, out / "kernel") if kernel else ({}, {})
+    )
     if kernel_summaries:
-        found += park_claims.kernel_claims(kernel_summaries)
+        found += park_claims.kernel_claims(kernel_summaries, kernel_acks)
     claims = claims_table(found)
     figures = []
     for sender, label in SENDERS.items():
@@ -482,7 +491,8 @@ def write_report(
         ("Settings of every run", _table_html(used)),
         ("Fig 3 and 4 runs (1-s handoffs)", _table_html(summaries)),
         (
-            "Fig 3 and 4 setting over the kernel (fixed host's counters)",
+            "Fig 3 and 4 setting over the kernel (the fixed host's counters; every node's "
+            "trace in kernel/AGENT/)",
             _table_html(kernel_table)
             if kernel_summaries
             else "<p>Not run: <code>--kernel</code> runs it through the emulator (root).</p>",

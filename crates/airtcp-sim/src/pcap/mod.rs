@@ -1,15 +1,17 @@
 //! Packet traces in pcap format with nanosecond timestamps: per node, the IP packets it sends
 //! and receives (`node`); per BSS, the 802.11 frames on its channel with radiotap headers
-//! (`wlan`). Payloads are virtual (zeros), so by default records keep the headers only, as
+//! (`wlan`); a node's TCP headers read back (`read`). Payloads are virtual (zeros), so by default records keep the headers only, as
 //! `tcpdump -s` with a short snap length would: a record's original length is the whole
 //! frame, so Wireshark still sees every byte of sequence space. File names are built from node
 //! names, which validation keeps to safe characters (`crate::limits::is_safe_name`), so a
 //! trace cannot land outside its directory.
 
 mod node;
+mod read;
 mod wlan;
 
 pub use node::NodeTraces;
+pub use read::{tcp_records, TcpRecord};
 pub use wlan::WlanTraces;
 
 use std::fs::File;
