@@ -91,3 +91,11 @@ def test_claims_give_one_row_per_rtt_and_loss_setting():
     assert verdicts[(20, "no loss")] == "differs"
     assert verdicts[(5, "loss")] == "partly"
     assert verdicts[(10, "loss")] == "agrees"
+
+
+def test_a_plateau_at_every_rtt_agrees_without_a_reason_against_it():
+    paper_like = {loss: dict(PAPER_MBT_KB) for loss in LOSSES}
+    results = mun_mbt.analyse(sweep(paper_like, FULL), FULL, PATH)
+    plateau = mun_mbt.claims(results, FULL)[0]
+    assert plateau.claim.startswith("Past a buffer size")
+    assert (plateau.verdict, plateau.why) == ("agrees", "")

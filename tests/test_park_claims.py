@@ -10,7 +10,13 @@ MSS = 512
 HANDOFFS = [{"detach_s": 2.5, "attach_s": 3.5}, {"detach_s": 7.0, "attach_s": 8.0}]
 
 
-def trace(cwnd_in_handoff: float, acked_after: float, timeouts: int, cwnd: float = 32.0) -> Trace:
+def trace(
+    cwnd_in_handoff: float,
+    acked_after: float,
+    timeouts: int,
+    cwnd: float = 32.0,
+    fast_retransmits: int = 0,
+) -> Trace:
     """10 s at 10 ms: ``cwnd`` segments under a 32-segment advertised window (0 in the
     handoffs, as a freeze holds it), ``cwnd_in_handoff`` from each detach to 0.2 s after its
     attach; ACKs at 1 Mbit/s outside the handoffs, ``acked_after`` of that rate in the 0.5 s
@@ -27,7 +33,7 @@ def trace(cwnd_in_handoff: float, acked_after: float, timeouts: int, cwnd: float
     acked = np.concatenate([[0.0], np.cumsum(rate[1:] * 1e6 / 8 * 0.01)])
     series = pd.DataFrame({"time_s": time, "cwnd_bytes": cwnd, "send_window_bytes": window,
                            "ssthresh_bytes": np.nan, "bytes_acked": acked})  # fmt: skip
-    flow = {"timeouts": timeouts, "fast_retransmits": 0}
+    flow = {"timeouts": timeouts, "fast_retransmits": fast_retransmits}
     return Trace(series, flow, HANDOFFS)
 
 
@@ -57,18 +63,34 @@ def test_fig3_and_4_rules_follow_the_traces():
     frozen = trace(32, 0.95, timeouts=0)
     assert park_claims.fig3_standard(traces(slow_start, frozen), MSS).verdict == "agrees"
     assert park_claims.fig3_standard(traces(frozen, frozen), MSS).verdict == "differs"
-    assert park_claims.fig3_proposed(traces(slow_start, frozen), MSS).verdict == "agrees"
+    assert park_claims.fig3_proposed(traces(slow_start, frozen), MSS, "hold").verdict == "agrees"
     halved = trace(16, 0.95, timeouts=0)
-    assert park_claims.fig3_proposed(traces(slow_start, halved), MSS).verdict == "partly"
+    assert park_claims.fig3_proposed(traces(slow_start, halved), MSS, "hold").verdict == "partly"
     # A cwnd above the advertised window is not the window in use: 65 segments that fall
     # to 40 still leave the sender its 32.
     above = trace(40, 0.95, timeouts=0, cwnd=65)
-    assert park_claims.fig3_proposed(traces(slow_start, above), MSS).verdict == "agrees"
+    assert park_claims.fig3_proposed(traces(slow_start, above), MSS, "hold").verdict == "agrees"
     below = trace(20, 0.95, timeouts=0, cwnd=65)
-    assert park_claims.fig3_proposed(traces(slow_start, below), MSS).verdict == "partly"
-    assert park_claims.fig4(traces(slow_start, frozen)).verdict == "agrees"
-    assert park_claims.fig4(traces(frozen, frozen)).verdict == "partly"
-    assert park_claims.fig4(traces(slow_start, slow_start)).verdict == "differs"
+    assert park_claims.fig3_proposed(traces(slow_start, below), MSS, "hold").verdict == "partly"
+    assert park_claims.fig4(traces(slow_start, frozen), "hold").verdict == "agrees"
+    assert park_claims.fig4(traces(frozen, frozen), "hold").verdict == "partly"
+    assert park_claims.fig4(traces(slow_start, slow_start), "hold").verdict == "differs"
+
+
+def test_a_lost_window_is_explained_by_what_the_sender_did():
+    slow_start = trace(1, 0.4, timeouts=2)
+    timed_out = trace(1, 0.4, timeouts=2)
+    halved = trace(16, 0.6, timeouts=0, fast_retransmits=1)
+    why = {
+        (sender, name): park_claims.fig3_proposed(traces(slow_start, run), MSS, sender).why
+        for sender in ("persist", "retransmit", "hold")
+        for name, run in (("timed out", timed_out), ("halved", halved))
+    }
+    assert all(why[(s, "timed out")] == park_claims.TIMER_FIRES for s in ("persist", "hold"))
+    assert why[("persist", "halved")] == park_claims.REWINDS  # BSD rewinds
+    assert why[("hold", "halved")] == park_claims.COPIES  # no rewind: the copies the BS sent
+    assert why[("retransmit", "halved")] == park_claims.COPIES
+    assert park_claims.fig4(traces(slow_start, halved), "hold").why == park_claims.COPIES
 
 
 def test_fig5_rules_tell_steps_from_a_steady_fall():

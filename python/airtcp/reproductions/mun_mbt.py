@@ -242,8 +242,10 @@ def claims(results: dict[float, dict], plan: Plan) -> list[Claim]:
             verdict(all(plateau), sum(plateau) >= len(plateau) - 1),
             "agrees: at every RTT no buffer past the MBT is beaten by a larger one (5 %, Welch "
             "p < 0.05); partly: at all but one",
-            "A larger buffer past the MBT was clearly better at some RTT: the plateau was not "
-            "reached within the swept buffers there.",
+            ""
+            if all(plateau)
+            else "A larger buffer past the MBT was clearly better at some RTT: the plateau was "
+            "not reached within the swept buffers there.",
         )
     )
     for rtt in (r for r in PAPER_MBT_KB if r in plan.rtts_ms):

@@ -31,6 +31,25 @@ REWINDS = (
     "tcp_output) and sends again what the base station also sends on: the mobile answers "
     "the copies with duplicate ACKs, and the fast retransmit they cause halves the window."
 )
+COPIES = (
+    "This sender keeps its window and timer under the zero window, but after the attach the "
+    "mobile receives segments twice (the freeze's copies, sent on at the adjust, a round trip "
+    "stale) or out of order (what the old base station held overtakes what the new one "
+    "held): its duplicate ACKs reach the sender, and the fast retransmit they cause halves "
+    "the window."
+)
+
+
+def _window_lost(trace: Trace, sender: str) -> str:
+    """Why the proposed scheme's sender lost its window at a handoff, from what it did:
+    ``sender`` is its `tcp.zero_window` (persist rewinds, hold and retransmit do not)."""
+    if trace.flow["timeouts"]:
+        return TIMER_FIRES
+    if trace.flow["fast_retransmits"]:
+        return REWINDS if sender == "persist" else COPIES
+    return "The window fell without a timeout or a fast retransmit; not traced further."
+
+
 # The freeze keeps the sender's window closed until the mobile's first ACK through the new
 # cell, a round trip (about 25 ms) after the attach: the window in use is judged from then.
 REOPEN = 0.1
@@ -118,7 +137,7 @@ def fig3_standard(runs: dict[str, Trace], mss: int) -> Claim:
     )
 
 
-def fig3_proposed(runs: dict[str, Trace], mss: int) -> Claim:
+def fig3_proposed(runs: dict[str, Trace], mss: int, sender: str) -> Claim:
     def kept(trace: Trace) -> list[tuple[float, float, bool]]:
         """Per handoff: the window in use before the detach, its lowest from REOPEN after the
         attach to 1 s after it (a freeze holds it at 0 on purpose until the mobile's first ACK
@@ -158,11 +177,11 @@ def fig3_proposed(runs: dict[str, Trace], mss: int) -> Claim:
         f"value before the detach from {REOPEN:g} s to 1 s after the attach (the freeze keeps "
         "it closed until the mobile's first ACK, a round trip after the attach), with "
         "ssthresh unchanged; partly if only no timeout fires",
-        "" if timeouts == 0 and whole else TIMER_FIRES if timeouts else REWINDS,
+        "" if timeouts == 0 and whole else _window_lost(proposed, sender),
     )
 
 
-def fig4(runs: dict[str, Trace]) -> Claim:
+def fig4(runs: dict[str, Trace], sender: str) -> Claim:
     proposed, standard = _rate_after(runs[PROPOSED]), _rate_after(runs["none"])
     quick = all(r >= 0.8 for r in proposed)
     slow = all(r < 0.8 for r in standard)
@@ -182,9 +201,7 @@ def fig4(runs: dict[str, Trace]) -> Claim:
         else "Standard TCP regains its rate as fast: with a bandwidth-delay product of about "
         "12 segments, slow start takes only a few round trips."
         if quick
-        else TIMER_FIRES
-        if runs[PROPOSED].flow["timeouts"]
-        else REWINDS,
+        else _window_lost(runs[PROPOSED], sender),
     )
 
 
@@ -330,11 +347,14 @@ def baselines(table: pd.DataFrame) -> Claim:
     )
 
 
-def claims(runs: dict[str, Trace], table: pd.DataFrame, mss: int, min_rto_s: float) -> list[Claim]:
+def claims(
+    runs: dict[str, Trace], table: pd.DataFrame, mss: int, min_rto_s: float, sender: str
+) -> list[Claim]:
+    """Every claim on one sender's runs; ``sender`` is its `tcp.zero_window`."""
     return [
         fig3_standard(runs, mss),
-        fig3_proposed(runs, mss),
-        fig4(runs),
+        fig3_proposed(runs, mss, sender),
+        fig4(runs, sender),
         fig5_decreasing(table),
         fig5_steady(table),
         fig5_standard_irregular(table, min_rto_s),

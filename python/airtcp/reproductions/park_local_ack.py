@@ -384,7 +384,7 @@ def sender_claims(runs: dict[str, dict[str, Trace]], table: pd.DataFrame, mss: i
     out = []
     for sender, label in SENDERS.items():
         mine = table[table["sender"] == sender]
-        for claim in park_claims.claims(runs[sender], mine, mss, min_rto_s):
+        for claim in park_claims.claims(runs[sender], mine, mss, min_rto_s, sender):
             out.append(replace(claim, claim=f"{claim.claim} (with the {label})"))
     return out
 
