@@ -39,6 +39,11 @@ struct Pair {
 type SegKey = usize;
 
 impl Pair {
+    /// Both ends with `config`, 100 Mbit/s each way.
+    fn both(config: TcpConfig, delay: Duration) -> Pair {
+        Pair::new(config.clone(), config, delay, 100_000_000)
+    }
+
     fn new(
         client_config: TcpConfig,
         server_config: TcpConfig,
@@ -239,6 +244,15 @@ fn config(mss: u32) -> TcpConfig {
         mss,
         time_wait: Duration::from_secs(1),
         ..TcpConfig::default()
+    }
+}
+
+/// SACK on, 1000-byte segments, an initial window of `segments`.
+fn sack_with_window(segments: u32) -> TcpConfig {
+    TcpConfig {
+        sack: true,
+        initial_window: Some(segments),
+        ..config(1000)
     }
 }
 
@@ -913,12 +927,7 @@ proptest::proptest! {
 /// A 20 MB transfer over 100 Mbit/s and 20 ms in which every other data segment of a
 /// 400-segment stretch is lost: 200 holes in about one window.
 fn two_hundred_holes(config: TcpConfig) -> Pair {
-    let mut pair = Pair::new(
-        config.clone(),
-        config,
-        Duration::from_millis(20),
-        100_000_000,
-    );
+    let mut pair = Pair::both(config, Duration::from_millis(20));
     pair.client_to_send = 20_000_000;
     let mut count = 0u32;
     pair.drop = Box::new(move |_, dir, seg| {
@@ -1090,12 +1099,7 @@ fn timestamps_take_their_twelve_bytes_from_the_payload() {
             timestamps,
             ..TcpConfig::profile(TcpProfile::Linux)
         };
-        let mut pair = Pair::new(
-            config.clone(),
-            config,
-            Duration::from_millis(5),
-            100_000_000,
-        );
+        let mut pair = Pair::both(config, Duration::from_millis(5));
         pair.client_to_send = 1_000_000;
         pair.client_closes = false;
         pair.run_until(at(10.0));
@@ -1123,12 +1127,7 @@ fn a_receiver_sends_four_sack_blocks_without_timestamps_and_three_with_them() {
             initial_window: Some(20),
             ..config(1000)
         };
-        let mut pair = Pair::new(
-            config.clone(),
-            config,
-            Duration::from_millis(5),
-            100_000_000,
-        );
+        let mut pair = Pair::both(config, Duration::from_millis(5));
         pair.client_to_send = 40_000;
         pair.client_closes = false;
         let mut count = 0;
@@ -1155,17 +1154,8 @@ fn a_receiver_sends_four_sack_blocks_without_timestamps_and_three_with_them() {
 fn a_cumulative_ack_that_sacks_new_data_counts_toward_dup_thresh() {
     // RFC 6675 section 5: "If the incoming ACK is a duplicate acknowledgment per the
     // definition in Section 2 (regardless of its status as a cumulative acknowledgment)".
-    let config = TcpConfig {
-        sack: true,
-        initial_window: Some(10),
-        ..config(1000)
-    };
-    let mut pair = Pair::new(
-        config.clone(),
-        config,
-        Duration::from_millis(10),
-        100_000_000,
-    );
+    let config = sack_with_window(10);
+    let mut pair = Pair::both(config, Duration::from_millis(10));
     pair.client_to_send = 100_000;
     pair.client_closes = false;
     pair.drop = Box::new(|now, dir, _| dir == Dir::ServerToClient && now > at(0.02));
@@ -1279,17 +1269,8 @@ fn after_a_timeout_sacked_data_does_not_take_room_in_the_window() {
     // the holes are resent between SACKed segments, and only the resent holes count as in
     // flight (the SACKed data has arrived): cwnd 1, 2, 4, 8 repairs the ten holes in four
     // round trips. Counting the SACKed segments as in flight took five.
-    let config = TcpConfig {
-        sack: true,
-        initial_window: Some(20),
-        ..config(1000)
-    };
-    let mut pair = Pair::new(
-        config.clone(),
-        config,
-        Duration::from_millis(25),
-        100_000_000,
-    );
+    let config = sack_with_window(20);
+    let mut pair = Pair::both(config, Duration::from_millis(25));
     pair.client_to_send = 20_000;
     pair.client_closes = false;
     let (mut count, mut sent) = (0, std::collections::HashSet::new());
