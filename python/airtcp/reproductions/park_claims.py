@@ -59,28 +59,37 @@ REOPEN = 0.1
 TIE = 0.99
 
 
-def _at(trace: Trace, column: str, time_s: float) -> float:
+def window_in_use(samples: pd.DataFrame | pd.Series) -> pd.Series | float:
+    """The window the sender actually uses: min(cwnd, the window the receiver advertised)."""
+    return np.minimum(samples["cwnd_bytes"], samples["send_window_bytes"])
+
+
+def _sample(trace: Trace, time_s: float) -> pd.Series:
     """The sample at or just before ``time_s``."""
     series = trace.series
     i = max(int(np.searchsorted(series["time_s"].to_numpy(), time_s, side="right")) - 1, 0)
-    return float(series[column].iloc[i])
+    return series.iloc[i]
+
+
+def _at(trace: Trace, column: str, time_s: float) -> float:
+    return float(_sample(trace, time_s)[column])
+
+
+def _between(trace: Trace, start_s: float, end_s: float) -> pd.DataFrame:
+    s = trace.series
+    return s[(s["time_s"] >= start_s) & (s["time_s"] <= end_s)]
 
 
 def _lowest_cwnd(trace: Trace, start_s: float, end_s: float) -> float:
-    s = trace.series
-    inside = s[(s["time_s"] >= start_s) & (s["time_s"] <= end_s)]
-    return float(inside["cwnd_bytes"].min())
+    return float(_between(trace, start_s, end_s)["cwnd_bytes"].min())
 
 
 def _in_use(trace: Trace, time_s: float) -> float:
-    """The window the sender uses at ``time_s``: min(cwnd, the advertised window)."""
-    return min(_at(trace, "cwnd_bytes", time_s), _at(trace, "send_window_bytes", time_s))
+    return float(window_in_use(_sample(trace, time_s)))
 
 
 def _lowest_in_use(trace: Trace, start_s: float, end_s: float) -> float:
-    s = trace.series
-    inside = s[(s["time_s"] >= start_s) & (s["time_s"] <= end_s)]
-    return float(np.minimum(inside["cwnd_bytes"], inside["send_window_bytes"]).min())
+    return float(window_in_use(_between(trace, start_s, end_s)).min())
 
 
 def _ack_rate(trace: Trace, start_s: float, end_s: float) -> float:

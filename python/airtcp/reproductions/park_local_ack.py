@@ -321,17 +321,12 @@ def _shade_handoffs(axes, handoffs: list[dict[str, Any]]) -> None:
         axes.axvspan(h["detach_s"], h["attach_s"], color="grey", alpha=0.2, label=label)
 
 
-def window_in_use(series: pd.DataFrame) -> pd.Series:
-    """The window the sender actually uses: min(cwnd, the window the receiver advertised)."""
-    return np.minimum(series["cwnd_bytes"], series["send_window_bytes"])
-
-
 def _figure_3(runs: dict[str, Trace], mss: int, sender: str) -> str:
     figure, grid = plt.subplots(2, 4, figsize=(15, 6), sharex=True, sharey=True)
     # Seven agents, eight panels: the last stays empty.
     for axes, (agent, trace) in zip(grid.flat[: len(runs)], runs.items(), strict=True):
         s = trace.series
-        axes.plot(s["time_s"], window_in_use(s) / mss, label="window in use")
+        axes.plot(s["time_s"], park_claims.window_in_use(s) / mss, label="window in use")
         axes.plot(s["time_s"], s["cwnd_bytes"] / mss, linewidth=0.8, alpha=0.6, label="cwnd")
         ssthresh = np.where(np.isfinite(s["ssthresh_bytes"]), s["ssthresh_bytes"] / mss, np.nan)
         axes.plot(s["time_s"], ssthresh, linestyle=":", label="ssthresh")

@@ -75,11 +75,7 @@ impl Params {
             CollisionTiming::Mac {
                 eifs_after_collision,
             } => {
-                let (frame, rate) = if rts_cts {
-                    (phy.rts_airtime_ns(), phy.basic_rate_bps)
-                } else {
-                    (phy.data_airtime_ns(msdu_bytes), phy.data_rate_bps)
-                };
+                let (frame, rate) = phy.unanswered_frame(msdu_bytes, rts_cts);
                 let busy = frame + phy.propagation_ns;
                 let senders = phy.sender_resume_ns(frame, busy);
                 let others = if eifs_after_collision {

@@ -354,12 +354,18 @@ impl Phy {
 
     /// Bianchi's own collision time (JSAC 2000, eqs. 14 and 15): frame, DIFS, propagation.
     pub fn bianchi_collision_time_ns(&self, msdu_bytes: u32, rts_cts: bool) -> u64 {
-        let frame = if rts_cts {
-            self.rts_airtime_ns()
+        self.unanswered_frame(msdu_bytes, rts_cts).0 + self.difs_ns() + self.propagation_ns
+    }
+
+    /// The frame that opens an exchange, and is all of it when nobody answers: the RTS with
+    /// RTS/CTS (at the basic rate), otherwise the data frame carrying `msdu_bytes`; its
+    /// airtime and rate.
+    pub fn unanswered_frame(&self, msdu_bytes: u32, rts_cts: bool) -> (u64, u64) {
+        if rts_cts {
+            (self.rts_airtime_ns(), self.basic_rate_bps)
         } else {
-            self.data_airtime_ns(msdu_bytes)
-        };
-        frame + self.difs_ns() + self.propagation_ns
+            (self.data_airtime_ns(msdu_bytes), self.data_rate_bps)
+        }
     }
 }
 

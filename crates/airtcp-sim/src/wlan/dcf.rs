@@ -954,14 +954,14 @@ impl Bss {
         payload: u32,
         actions: &mut Actions,
     ) -> (u64, u64) {
-        if self.uses_rts(payload) {
+        let rts = self.uses_rts(payload);
+        if rts {
             self.on_air(actions, |b| b.rts_frame(now, mac, queue, payload, true));
-            (self.phy.rts_airtime_ns(), self.phy.basic_rate_bps)
         } else {
             self.on_air(actions, |b| b.data_frame(now, mac, queue, 0..count, true));
             self.mark_transmitted(mac, queue, 0);
-            (self.phy.data_airtime_ns(payload), self.phy.data_rate_bps)
         }
+        self.phy.unanswered_frame(payload, rts)
     }
 
     fn count_ap_access(&mut self) {
