@@ -118,6 +118,80 @@ payload = 56
     assert summary["emulator"]["unparsed"] == 0
 
 
+NEVER_EARLY = """
+[simulation]
+name = "never-early"
+duration = "30s"
+[[links]]
+a = "a"
+b = "b"
+rate = "10Gbps"
+delay = "5ms"
+queue = 20000
+[[flows]]
+name = "probe"
+src = "a"
+dst = "b"
+kind = "ping"
+count = 1
+"""
+
+
+@needs_emulation
+def test_no_packet_reaches_its_host_before_it_was_sent_plus_the_links_delay(tmp_path):
+    """By the kernels' own timestamps (one_way_probe.py): each probe's one-way delay, from
+    entering the sender's TUN device to reaching the receiver's stack, is at least the
+    link's delay and serialisation, while a UDP flood as fast as iperf3 can send keeps the
+    engine busier than it can keep up with and two busy loops load the machine (the old
+    engine injected what arrived during its work at the instant it had read before it,
+    which a review measured up to 1.4 ms early); the 10 Gbit/s link adds no queueing that
+    would hide an early packet."""
+    resolved = prepare(str(write(tmp_path, NEVER_EARLY)))
+    emulation = _core.Emulation(json.dumps(resolved), None, None, 120.0)
+    processes = []
+    try:
+        hosts = {host["name"]: host for host in json.loads(emulation.hosts())}
+        a, b, address = hosts["a"]["namespace"], hosts["b"]["namespace"], hosts["b"]["address"]
+        emulation.begin()
+        flood = ["iperf3", "-c", address, "-p", "5300", "-u", "-b", "0", "-l", "1400", "-t", "5"]
+        probe = [sys.executable, str(Path(__file__).with_name("one_way_probe.py"))]
+        processes.append(subprocess.Popen(in_ns(b, "iperf3", "-s", "-1", "-p", "5300"),
+                                          stdout=subprocess.DEVNULL))  # fmt: skip
+        receiver = subprocess.Popen(in_ns(b, *probe, "receive", "7100", "200"),
+                                    stdout=subprocess.PIPE, text=True)  # fmt: skip
+        processes.append(receiver)
+        time.sleep(0.5)
+        processes.append(subprocess.Popen(in_ns(a, *flood), stdout=subprocess.DEVNULL))
+        # And two busy loops: a loaded machine, where a thread can be preempted anywhere.
+        for _ in range(2):
+            processes.append(subprocess.Popen(["sh", "-c", "while :; do :; done"]))
+        time.sleep(0.5)
+        sender = subprocess.run(
+            in_ns(a, *probe, "send", address, "7100", "200", "0.01"),
+            capture_output=True, text=True, check=True, timeout=120,
+        )  # fmt: skip
+        received = json.loads(receiver.communicate(timeout=120)[0])
+        report = json.loads(emulation.stop())
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        emulation.close()
+    sent = json.loads(sender.stdout)
+    one_way_ns = [received[probe] - sent[probe] for probe in received if probe in sent]
+    # The flood overfills the sender's device: some probes are dropped there (and counted).
+    assert len(one_way_ns) >= 100, (len(sent), len(received))
+    configured_ns = 5_000_000 + 92 * 8 // 10  # 92 IP bytes at 10 Gbit/s: 73.6 ns
+    # CLOCK_REALTIME may be slewed by at most 500 ppm: 2.5 us over 5 ms.
+    assert min(one_way_ns) >= configured_ns - 2_500, sorted(one_way_ns)[:5]
+    assert report["lag"]["packets"] == report["summary"]["emulator"]["delivered"]
+
+
+def in_ns(namespace: str, *command: str) -> list[str]:
+    return ["ip", "netns", "exec", namespace, *command]
+
+
 @needs_emulation
 def test_a_ping_flow_is_left_out_of_goodput_and_fairness_and_shows_its_round_trips(tmp_path):
     scenario = write(
@@ -248,13 +322,48 @@ def test_ctrl_c_stops_the_run_and_removes_everything():
 @needs_emulation
 def test_cleanup_removes_what_a_killed_run_left():
     process, prefix = emulating_wired_tcp()
+    namespaces = {os.stat(f"/run/netns/{name}").st_ino for name in made_by({process.pid})}
+    assert processes_in(namespaces), "the run's iperf3 is under way"
     process.kill()  # no chance to clean up
     process.communicate()
+    # Its traffic dies with it (PR_SET_PDEATHSIG), not reparented to keep running. A
+    # watchdog, not a speed: the kernel signals them as the process exits.
+    deadline = time.monotonic() + 30
+    while processes_in(namespaces) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_in(namespaces) == [], "the killed run's traffic is still running"
     assert any(name.startswith(prefix) for name in ours())
     result = airtcp("emu", "cleanup")
     assert result.returncode == 0, result.stderr
     assert prefix in result.stdout
     assert not any(name.startswith(prefix) for name in ours())
+
+
+@needs_emulation
+def test_a_start_leaves_a_namespace_it_did_not_make_and_its_process_alone(tmp_path):
+    """A namespace named like airtcp's, without the marker airtcp puts on its own (the old
+    rule took any name not starting with a live process id for a dead run's)."""
+    foreign = f"airtcp-review-notmine-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", foreign], check=True)
+    process = subprocess.Popen(in_ns(foreign, "sleep", "120"))
+    try:
+        time.sleep(0.2)
+        inode = os.stat(f"/run/netns/{foreign}").st_ino
+        assert processes_in({inode}), "the foreign process runs"
+        every_start_cleans_up = (
+            "--set",
+            "simulation.duration=2s",
+            "--set",
+            "simulation.measure_from=1s",
+        )
+        run_json("wired-tcp", *every_start_cleans_up)
+        assert airtcp("emu", "cleanup").returncode == 0
+        assert foreign in ours()
+        assert process.poll() is None, "the foreign process was killed"
+    finally:
+        process.kill()
+        process.wait()
+        subprocess.run(["ip", "netns", "del", foreign], check=False)
 
 
 @needs_emulation
@@ -541,7 +650,9 @@ def test_an_emulated_sweep_without_what_it_needs_stops_before_any_run(monkeypatc
 def test_comparison_pairs_goodput_and_ping_round_trips():
     from airtcp.compare import comparison
 
-    def summary(goodput: float, returned: list[int | None], backend: str | None) -> dict:
+    def summary(
+        goodput: float, returned: list[int | None], backend: str | None, attempts: int
+    ) -> dict:
         flows = [
             {"name": "bulk", "kind": "tcp_bulk", "goodput_bps": goodput, "bytes_delivered": 1,
              "retransmissions": 0, "timeouts": 0},
@@ -550,11 +661,13 @@ def test_comparison_pairs_goodput_and_ping_round_trips():
         ]  # fmt: skip
         result = {"scenario": "s", "seed": 1, "duration_s": 2.0, "measure_from_s": 0.0,
                   "flows": flows, "aggregate_goodput_bps": goodput,
-                  "links": [{"from": "a", "to": "b", "delivered": 5}]}  # fmt: skip
+                  "links": [{"from": "a", "to": "b", "delivered": 5}],
+                  "wlans": [{"ap": "ap", "attempts": attempts, "collisions": 1}]}  # fmt: skip
         if backend:
             result["backend"] = backend
             result["emulation"] = {
                 "lag": {},
+                "warnings": [],
                 "kernel_settings": {"bulk": [
                     {"setting": "initial_rto", "scenario": "1000 ms", "kernel": "kernel's own"},
                     {"setting": "sack", "scenario": "true", "kernel": "net.ipv4.tcp_sack = 1"},
@@ -563,8 +676,8 @@ def test_comparison_pairs_goodput_and_ping_round_trips():
         return result
 
     paired = comparison(
-        summary(8e6, [20_000_000, 30_000_000], None),
-        summary(6e6, [22_000_000, None], "emu"),
+        summary(8e6, [20_000_000, 30_000_000], None, 100),
+        summary(6e6, [22_000_000, None], "emu", 120),
     )
     bulk, ping = paired["flows"]
     assert bulk["goodput_bps"] == {"sim": 8e6, "emu": 6e6}
@@ -572,6 +685,7 @@ def test_comparison_pairs_goodput_and_ping_round_trips():
     assert ping["mean_rtt_ms"] == {"sim": 20.0, "emu": 22.0}  # the lost probe left out
     assert ping["difference"] == pytest.approx(0.1)
     assert paired["links"][0]["delivered"] == {"sim": 5, "emu": 5}
+    assert paired["wlans"][0]["attempts"] == {"sim": 100, "emu": 120}
     assert [row["setting"] for row in paired["kernel_own_settings"]] == ["initial_rto"]
 
 

@@ -31,7 +31,7 @@ def _mbit(bps: float | None) -> str:
 
 def print_comparison(result: dict[str, Any]) -> None:
     from .cli import out
-    from .cli_emu import print_lag
+    from .cli_emu import print_lag, print_warnings
 
     table = Table(
         title=f"{result['scenario']} (seed {result['seed']}): simulated / emulated, "
@@ -61,7 +61,14 @@ def print_comparison(result: dict[str, Any]) -> None:
            for row in result["kernel_own_settings"]]  # fmt: skip
     if own:
         out.print("the kernel keeps its own: " + "; ".join(own), highlight=False)
+    for wlan in result["wlans"]:
+        pairs = ", ".join(
+            f"{field.replace('_', ' ')} {wlan[field]['sim']} / {wlan[field]['emu']}"
+            for field in ("attempts", "collisions", "retry_drops")
+        )
+        out.print(f"BSS {wlan['ap']}, 0-{result['duration_s']:g} s (sim / emu): {pairs}")
     print_lag(result["emulator_lag"])
+    print_warnings(result["emulator_warnings"])
     out.print("why they differ: docs/emulation.md, 'Simulated against emulated'", highlight=False)
 
 

@@ -38,6 +38,14 @@ def emu(
     force: Annotated[
         bool, typer.Option("--force", help="With cleanup: also remove live runs' namespaces.")
     ] = False,
+    no_realtime: Annotated[
+        bool,
+        typer.Option(
+            "--no-realtime",
+            help="Run the engine in the normal scheduling class, not SCHED_FIFO "
+            "(later under load; docs/emulation.md).",
+        ),
+    ] = False,
 ) -> None:
     """Run a scenario over real Linux TCP: hosts in network namespaces, the network emulated
     in real time by the simulator's own code, iperf3 and ping as the traffic (needs root)."""
@@ -72,7 +80,8 @@ def emu(
         pcap_dir = output_dir((out_dir or Path(".")) / "pcap", "--pcap") if pcap else None
     except (ScenarioError, OutputError) as error:
         raise fail(_plain(str(error))) from None
-    summary = emulated(resolved, pcap_dir, None if snaplen is None else snaplen or 65_535)
+    snaplen = None if snaplen is None else snaplen or 65_535
+    summary = emulated(resolved, pcap_dir, snaplen, realtime=not no_realtime)
     if out_dir is not None:
         atomic_write(out_dir / "summary.json", json.dumps(summary, indent=2).encode())
     if as_json:
@@ -80,12 +89,16 @@ def emu(
         return
     print_summary(summary)
     print_lag(summary["emulation"]["lag"])
+    print_warnings(summary["emulation"]["warnings"])
     if out_dir is not None:
         out.print(f"results in {out_dir}")
 
 
 def emulated(
-    resolved: dict[str, Any], pcap_dir: Path | None = None, snaplen: int | None = None
+    resolved: dict[str, Any],
+    pcap_dir: Path | None = None,
+    snaplen: int | None = None,
+    realtime: bool = True,
 ) -> dict[str, Any]:
     """The summary of a resolved scenario's emulation, with a progress bar; what stops it
     becomes a one-line error (2: the scenario, 1: the machine) or, on Ctrl-C, exit 130 once
@@ -97,7 +110,7 @@ def emulated(
 
     progress = RunProgress(err, label="emulated")
     try:
-        return emulate.emulate(resolved, pcap_dir, snaplen, progress)
+        return emulate.emulate(resolved, pcap_dir, snaplen, progress, realtime=realtime)
     except ScenarioError as error:
         raise fail(_plain(str(error))) from None
     except OSError as error:
@@ -114,9 +127,16 @@ def print_lag(lag: dict[str, Any]) -> None:
     from .cli import out
 
     out.print(
-        f"emulator lag p50 {lag['p50_us']:g} us, p99 {lag['p99_us']:g} us, "
-        f"max {lag['max_us']:.0f} us over {lag['samples']} wake-ups"
+        f"emulator lag (packet due to written) p50 {lag['p50_us']:g} us, p99 "
+        f"{lag['p99_us']:g} us, max {lag['max_us']:.0f} us over {lag['packets']} packets"
     )
+
+
+def print_warnings(warnings: list[str]) -> None:
+    from .cli import err
+
+    for warning in warnings:
+        err.print(f"warning: {warning}", markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:

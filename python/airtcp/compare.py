@@ -15,6 +15,7 @@ from .measure import rtt_stats
 
 FLOW_FIELDS = ("goodput_bps", "bytes_delivered", "retransmissions", "timeouts")
 LINK_FIELDS = ("delivered", "queue_drops", "lost")
+WLAN_FIELDS = ("attempts", "successes", "collisions", "retry_drops", "queue_drops")
 
 
 def difference(simulated: float | None, emulated: float | None) -> float | None:
@@ -59,6 +60,11 @@ def comparison(simulated: dict[str, Any], emulated: dict[str, Any]) -> dict[str,
         {"from": sim_link["from"], "to": sim_link["to"]} | _pair(sim_link, emu_link, LINK_FIELDS)
         for sim_link, emu_link in zip(simulated["links"], emulated["links"], strict=True)
     ]
+    # Both cover time 0 to the scenario's end (the emulator reads them there).
+    wlans = [
+        {"ap": sim_wlan["ap"]} | _pair(sim_wlan, emu_wlan, WLAN_FIELDS)
+        for sim_wlan, emu_wlan in zip(simulated["wlans"], emulated["wlans"], strict=True)
+    ]
     aggregate = {
         "sim": simulated["aggregate_goodput_bps"],
         "emu": emulated["aggregate_goodput_bps"],
@@ -72,8 +78,10 @@ def comparison(simulated: dict[str, Any], emulated: dict[str, Any]) -> dict[str,
         "flows": flows,
         "aggregate_goodput_bps": aggregate,
         "links": links,
+        "wlans": wlans,
         "kernel_own_settings": kernel_own_settings(emulated),
         "emulator_lag": emulated["emulation"]["lag"],
+        "emulator_warnings": emulated["emulation"]["warnings"],
         "simulated": simulated,
         "emulated": emulated,
     }

@@ -1,25 +1,48 @@
 """The traffic of an emulated run: iperf3 (JSON) for bulk TCP and constant-rate UDP flows,
 ping for ping flows, each run in its host's namespace with ``ip netns exec``; and what
-their output and the kernel's counters say, in the simulator's summary terms.
+their output, the emulated network and the kernel's counters say, in the simulator's
+summary terms.
 
-A flow's receiver-side iperf3 intervals (``--get-server-output``, 0.1 s) give its goodput
-in the scenario's measurement window, as the simulator measures it at the receiver.
+A flow's goodput is what the emulated network delivered to its receiver in the scenario's
+measurement window, on the scenario's clock (``received`` in the emulator's report: new
+bytes of the flow's data connection), as the simulator measures it; iperf3's own intervals
+are timed from its test's start, an instant the emulator does not see. iperf3 gives the
+sender's retransmissions and, for UDP, the receiver's loss count.
+
+Every process started here carries the run's marker in its environment (only such processes
+are killed when the run's namespaces go) and dies with the thread that started it
+(``PR_SET_PDEATHSIG``), so that a run killed outright leaves no traffic running.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import math
+import os
 import re
+import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 NS = 1e9
 FIRST_PORT = 5201
-INTERVAL_S = 0.1
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when the thread that started it ends."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def spawn(command: list[str], marker: tuple[str, str], **options: Any) -> subprocess.Popen:
+    """``command`` started with the run's ``marker`` (name, value) in its environment, to die
+    with this thread."""
+    environment = os.environ | {marker[0]: marker[1]}
+    return subprocess.Popen(command, env=environment, preexec_fn=_die_with_parent, **options)
 
 
 def in_namespace(namespace: str, *args: str) -> list[str]:
@@ -34,6 +57,7 @@ class Tool:
     index: int
     start_s: float
     command: list[str]
+    marker: tuple[str, str] = field(default=("", ""))
     server: subprocess.Popen | None = None
     process: subprocess.Popen | None = None
     started_at_s: float | None = None
@@ -57,8 +81,13 @@ def _seconds(ns: int) -> float:
     return ns / NS
 
 
-def tools(resolved: dict[str, Any], hosts: dict[str, dict], kernel_options) -> list[Tool]:
-    """Each flow's tool (and server), not yet started."""
+def tools(
+    resolved: dict[str, Any],
+    hosts: dict[str, dict],
+    kernel_options: dict[str, list[str]],
+    marker: tuple[str, str],
+) -> list[Tool]:
+    """Each flow's tool (and server), not yet started; their processes carry ``marker``."""
     nodes = resolved["nodes"]
     duration_ns = resolved["duration_ns"]
     made = []
@@ -82,27 +111,25 @@ def tools(resolved: dict[str, Any], hosts: dict[str, dict], kernel_options) -> l
                 "2",
                 dst["address"],
             )
-            made.append(Tool(flow, index, start_s, command))
+            made.append(Tool(flow, index, start_s, command, marker))
             continue
         port = str(FIRST_PORT + index)
-        client = ["iperf3", "-c", dst["address"], "-p", port, "-J", "--get-server-output"]
-        client += ["-i", f"{INTERVAL_S:g}"]
+        # No periodic reports: the network times the flow (``iperf_result``).
+        client = ["iperf3", "-c", dst["address"], "-p", port, "-J", "-i", "0"]
         if app["kind"] == "tcp_bulk":
             client += kernel_options[flow["name"]]
             if app.get("bytes"):
                 client += ["-n", str(app["bytes"])]
             else:
                 client += ["-t", str(max(1, math.ceil(length_s)))]
-        else:  # udp_cbr
+        else:  # udp_cbr; the receiver's loss count comes with the server's output
             client += ["-u", "-b", str(app["rate_bps"]), "-l", str(app["payload_bytes"])]
+            client += ["--get-server-output"]
             client += ["-t", str(max(1, math.ceil(length_s)))]
-        tool = Tool(flow, index, start_s, in_namespace(src["namespace"], *client))
-        tool.server = subprocess.Popen(
-            # The server's own interval: the client's -i does not set the intervals of the
-            # server output it fetches (iperf3 reports 1 s ones otherwise).
-            in_namespace(
-                dst["namespace"], "iperf3", "-s", "-1", "-J", "-p", port, "-i", f"{INTERVAL_S:g}"
-            ),
+        tool = Tool(flow, index, start_s, in_namespace(src["namespace"], *client), marker)
+        tool.server = spawn(
+            in_namespace(dst["namespace"], "iperf3", "-s", "-1", "-J", "-p", port, "-i", "0"),
+            marker,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -129,7 +156,7 @@ def start(tool: Tool, now_s: float) -> None:
     # Into a file, not a pipe: iperf3's JSON outgrows a pipe's buffer long before the end,
     # and nobody reads it until then.
     tool.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - closed by finish or stop
-    tool.process = subprocess.Popen(tool.command, stdout=tool.log, stderr=subprocess.STDOUT)
+    tool.process = spawn(tool.command, tool.marker, stdout=tool.log, stderr=subprocess.STDOUT)
     tool.started_at_s = now_s
 
 
@@ -144,11 +171,29 @@ def finish(tool: Tool) -> None:
         tool.server.wait()
 
 
-def iperf_result(tool: Tool, measure_from_s: float, end_s: float) -> dict[str, Any]:
-    """A flow's summary fields from its iperf3 client's JSON: bytes the receiver got over
-    the run, and per second in the window [measure_from_s, end_s] of scenario time (an
-    interval straddling an edge counts in proportion); and the receiver's 0.1 s intervals
-    as [start_s, end_s, bytes] in scenario time (``received_series``)."""
+def flow_received(tool: Tool, hosts: dict[str, dict], received: list[dict]) -> dict | None:
+    """What the emulated network delivered of the flow's data: the connection (UDP: port
+    pair) from its source to its destination's iperf3 port that carried the most."""
+    protocol = "udp" if tool.flow["app"]["kind"] == "udp_cbr" else "tcp"
+    src, dst = hosts[tool.flow["src"]]["address"], hosts[tool.flow["dst"]]["address"]
+    port = FIRST_PORT + tool.index
+    candidates = [
+        entry
+        for entry in received
+        if (entry["protocol"], entry["src"], entry["dst"], entry["dst_port"])
+        == (protocol, src, dst, port)
+    ]
+    return max(candidates, key=lambda entry: entry["bytes"], default=None)
+
+
+def iperf_result(
+    tool: Tool, delivered: dict | None, bin_s: float, window_s: float
+) -> dict[str, Any]:
+    """A flow's summary fields: from the emulated network's count of what reached its
+    receiver (``delivered``, see ``flow_received``), the bytes over the run and per second
+    of the measurement window (``window_s`` long), and per ``bin_s`` as [start_s, end_s,
+    bytes] in scenario time (``received_series``); from its iperf3 client's JSON, the
+    sender's retransmissions and, for UDP, the receiver's datagram count."""
     try:
         report = json.loads(tool.output)
     except json.JSONDecodeError:
@@ -157,23 +202,15 @@ def iperf_result(tool: Tool, measure_from_s: float, end_s: float) -> dict[str, A
         ) from None
     if report.get("error"):
         raise OSError(f"flow {tool.flow['name']}: iperf3: {report['error']}")
-    intervals = report.get("server_output_json", {}).get("intervals", [])
-    offset = tool.started_at_s if tool.started_at_s is not None else tool.start_s
-    delivered, measured = 0, 0.0
-    series = []
-    for interval in intervals:
-        total = interval["sum"]
-        delivered += total["bytes"]
-        start, end = total["start"] + offset, total["end"] + offset
-        series.append([round(start, 4), round(end, 4), total["bytes"]])
-        overlap = min(end, end_s) - max(start, measure_from_s)
-        if overlap > 0 and end > start:
-            measured += total["bytes"] * overlap / (end - start)
+    delivered = delivered or {"bytes": 0, "bytes_in_window": 0, "bins": []}
+    series = [
+        [round(i * bin_s, 4), round((i + 1) * bin_s, 4), count]
+        for i, count in enumerate(delivered["bins"])
+    ]
     sent = report["end"].get("sum_sent", {})
-    window_s = end_s - measure_from_s
     result = {
-        "goodput_bps": measured * 8 / window_s if window_s > 0 else 0.0,
-        "bytes_delivered": delivered,
+        "goodput_bps": delivered["bytes_in_window"] * 8 / window_s if window_s > 0 else 0.0,
+        "bytes_delivered": delivered["bytes"],
         "retransmissions": sent.get("retransmits", 0),
         "received_series": series,
     }

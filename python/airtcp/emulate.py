@@ -80,8 +80,10 @@ def emulate(
     pcap_dir: str | Path | None = None,
     snaplen: int | None = None,
     progress: Callable[[float, float], None] | None = None,
+    realtime: bool = True,
 ) -> dict[str, Any]:
-    """Runs a resolved scenario over real kernels and returns its summary."""
+    """Runs a resolved scenario over real kernels and returns its summary; the engine runs
+    under SCHED_FIFO where permitted unless not ``realtime``."""
     require()
     _unsupported(resolved)
     effective = json.loads(_core.effective_settings(json.dumps(resolved)))
@@ -93,6 +95,7 @@ def emulate(
             str(pcap_dir) if pcap_dir else None,
             snaplen,
             duration_s + GRACE_S,
+            realtime,
         )
     except _core.ScenarioError as error:
         key, message = error.args
@@ -102,7 +105,8 @@ def emulate(
         hosts = {host["name"]: host for host in json.loads(emulation.hosts())}
         _configure(emulation, hosts, kernel)
         kernel_options = {name: flow.iperf3_options for name, flow in kernel.flows.items()}
-        tools = emu_traffic.tools(resolved, hosts, kernel_options)
+        marker = tuple(emulation.process_marker())
+        tools = emu_traffic.tools(resolved, hosts, kernel_options, marker)
         emulation.begin()
         _drive(emulation, tools, duration_s, progress)
         counters = {
@@ -157,15 +161,16 @@ def _summary(
     hosts: dict[str, dict],
 ) -> dict[str, Any]:
     summary = report["summary"]
-    measure_from_s = resolved.get("measure_from_ns", 0) / 1e9
-    end_s = resolved["duration_ns"] / 1e9
+    window_s = (resolved["duration_ns"] - resolved.get("measure_from_ns", 0)) / 1e9
     received = {}
+    by_node = hosts_by_node(resolved, hosts)
     for tool in tools:
         flow = summary["flows"][tool.index]
         if tool.flow["app"]["kind"] == "ping":
             flow.update(emu_traffic.ping_result(tool))
             continue
-        result = emu_traffic.iperf_result(tool, measure_from_s, end_s)
+        delivered = emu_traffic.flow_received(tool, by_node, report["received"])
+        result = emu_traffic.iperf_result(tool, delivered, report["received_bin_s"], window_s)
         received[flow["name"]] = result.pop("received_series")
         flow.update(result)
         sender = counters.get(flow["src"], {})
@@ -177,9 +182,15 @@ def _summary(
     summary["aggregate_goodput_bps"] = sum(goodputs)
     summary["jain_fairness"] = _core.jain_index(goodputs)
     summary["backend"] = "emu"
+    device_drops = dict(zip(hosts, report["device_drops"], strict=True))
     summary["emulation"] = {
         "lag": report["lag"],
+        "scheduling": report["scheduling"],
         "hit_wall_limit": report["hit_wall_limit"],
+        # Packets lost between the hosts' kernels and the engine, outside the scenario.
+        "device_drops": device_drops,
+        "write_errors": report["write_errors"],
+        "warnings": warnings(report, device_drops),
         "hosts": {name: host["address"] for name, host in hosts.items()},
         "kernel_settings": {
             name: [
@@ -189,7 +200,39 @@ def _summary(
             for name, flow in kernel.flows.items()
         },
         "kernel_counters": counters,
-        # Per flow, what its receiver got in each 0.1 s: [start_s, end_s, bytes].
+        # Per flow, what reached its receiver in each 0.1 s: [start_s, end_s, bytes].
         "received_series": received,
     }
     return summary
+
+
+def hosts_by_node(resolved: dict[str, Any], hosts: dict[str, dict]) -> dict[int, dict]:
+    """The hosts by node index (flows name their ends by index)."""
+    return {resolved["nodes"].index(name): host for name, host in hosts.items()}
+
+
+def warnings(report: dict[str, Any], device_drops: dict[str, dict[str, int]]) -> list[str]:
+    """What makes an emulated run's numbers less than the scenario's: the emulator not
+    keeping real time, packets lost outside the emulated network, the run cut short."""
+    found = []
+    lag = report["lag"]
+    if not lag["within_bound"]:
+        found.append(
+            f"the emulator fell behind real time: packets reached the hosts {lag['p99_us']:g} us "
+            f"late at the 99th percentile (bound {lag['p99_bound_us']:g} us, max "
+            f"{lag['max_us']:.0f} us); a busy machine or a network too fast for one core"
+        )
+    for name, drops in device_drops.items():
+        if drops["tx_dropped"] or drops["rx_dropped"]:
+            found.append(
+                f"host {name}: its TUN device dropped {drops['tx_dropped']} packets it sent "
+                f"and {drops['rx_dropped']} it was handed, outside the emulated network"
+            )
+    if report["write_errors"]:
+        found.append(f"{report['write_errors']} packets could not be written to their host")
+    if report["hit_wall_limit"]:
+        found.append(
+            f"the engine stopped at its wall-clock limit ({GRACE_S:g} s after the scenario's "
+            "end): the traffic tools did not finish"
+        )
+    return found

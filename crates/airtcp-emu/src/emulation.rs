@@ -1,8 +1,8 @@
 //! A scenario emulated: each flow's end host a namespace on a TUN device, everything between
 //! them `airtcp-sim`'s `Simulation` (links, queues, the 802.11 MAC, routers, agents, handoffs)
-//! driven on the wall clock by one engine thread. A reader thread per device hands the
-//! host's packets to the engine; the engine handles what is due, injects them, writes what
-//! reached a host to its device, and sleeps until the next event or packet.
+//! driven on the wall clock by one engine thread (`engine`), which reads the hosts' devices,
+//! handles what is due, injects what they sent, writes what reached them, and sleeps until
+//! the next event or packet.
 //!
 //! Stopping (or dropping) ends the threads and removes every namespace, with its device and
 //! processes. Nothing here starts traffic: the caller runs ping or iperf3 in the namespaces.
@@ -13,33 +13,44 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant as WallInstant};
+use std::time::Duration;
 
 use airtcp_proto::Instant;
 use airtcp_sim::packet::node_address;
+use airtcp_sim::sim::{Received, RECEIVED_BIN_NS};
 use airtcp_sim::{ConfigError, RunOptions, Scenario, Simulation, Summary};
 use serde::Serialize;
-use tun_rs::{InterruptEvent, SyncDevice};
+use tun_rs::SyncDevice;
 
-use crate::host::{self, Host};
-use crate::lag::{LagHistogram, LagSummary};
+use crate::clock::WallClock;
+use crate::engine::{Engine, EngineOutcome, HostDevice};
+use crate::host::{self, DeviceDrops, Host};
+use crate::lag::LagSummary;
 use crate::netns;
-
-/// The longest the engine sleeps without looking at its stop flag.
-const IDLE_WAIT: Duration = Duration::from_millis(20);
-
-/// A thread woken from sleep runs 50-100 us late on a typical (virtual) machine: the
-/// engine sleeps until this long before an event is due, then polls for it.
-const SPIN_BEFORE_DUE: Duration = Duration::from_micros(150);
+use crate::realtime::Scheduling;
+use crate::wait::Stopper;
 
 /// Options of an emulated run besides the scenario.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct EmulationOptions {
     /// Write a pcap trace per node (the emulated network's view) into this directory.
     pub pcap_dir: Option<PathBuf>,
     pub pcap_snaplen: Option<u32>,
     /// The engine stops by itself this long after starting, whatever the caller does.
     pub wall_limit: Option<Duration>,
+    /// Run the engine under `SCHED_FIFO` where permitted (`realtime`).
+    pub realtime: bool,
+}
+
+impl Default for EmulationOptions {
+    fn default() -> Self {
+        EmulationOptions {
+            pcap_dir: None,
+            pcap_snaplen: None,
+            wall_limit: None,
+            realtime: true,
+        }
+    }
 }
 
 /// An emulated end host, for the caller's traffic tools.
@@ -51,14 +62,27 @@ pub struct HostInfo {
     pub address: Ipv4Addr,
 }
 
-/// A finished emulation: the simulator's summary of the emulated network and how late the
-/// engine was.
+/// A finished emulation: the simulator's summary of the emulated network, how late the
+/// engine was, and what was lost between the hosts and the engine.
 #[derive(Clone, Debug, Serialize)]
 pub struct EmulationReport {
+    /// The emulated network's summary at the scenario's end (its counters from time 0 to
+    /// there, as a simulated run's), or when the engine stopped if that was earlier.
     pub summary: Summary,
+    /// What reached the hosts, per connection, on the scenario's clock (`received`).
+    pub received: Vec<Received>,
+    pub received_bin_s: f64,
+    /// Per packet written to a host: from its due time to the write.
     pub lag: LagSummary,
+    pub scheduling: Option<Scheduling>,
     /// The engine stopped because `wall_limit` was reached.
     pub hit_wall_limit: bool,
+    /// Per host (in `hosts()`' order), the packets its device dropped before the engine
+    /// read them (`tx_dropped`: the device's queue was full) or after it wrote them
+    /// (`rx_dropped`), by the kernel's own counters.
+    pub device_drops: Vec<DeviceDrops>,
+    /// Writes to a host's device that failed (each packet lost).
+    pub write_errors: u64,
 }
 
 /// Why an emulation could not start.
@@ -87,23 +111,16 @@ impl std::fmt::Display for StartError {
 
 impl std::error::Error for StartError {}
 
-struct EngineOutcome {
-    simulation: Simulation,
-    lag: LagHistogram,
-    hit_wall_limit: bool,
-    error: Option<io::Error>,
-}
-
 pub struct Emulation {
     hosts: Vec<HostInfo>,
     stop: Arc<AtomicBool>,
-    interrupt: Arc<InterruptEvent>,
-    readers: Vec<JoinHandle<()>>,
+    stopper: Arc<Stopper>,
     engine: Option<JoinHandle<EngineOutcome>>,
     /// Sends time 0 to the engine (`begin`).
-    go: Option<mpsc::Sender<WallInstant>>,
-    started: Option<WallInstant>,
-    // Dropped last: the threads using the devices have ended by then. In `hosts`' order.
+    go: Option<mpsc::Sender<WallClock>>,
+    clock: Option<WallClock>,
+    // Dropped last, the devices before their namespaces: the engine has ended by then. In
+    // `hosts`' order.
     _devices: Vec<Arc<SyncDevice>>,
     namespaces: Vec<netns::Namespace>,
 }
@@ -121,14 +138,14 @@ impl Emulation {
         };
         let simulation =
             Simulation::new(scenario.clone(), &run_options).map_err(StartError::Config)?;
-        let prefix = netns::run_prefix();
+        let run = netns::Run::new()?;
         let mut infos = Vec::new();
         let mut devices = Vec::new();
         let mut namespaces = Vec::new();
         for node in simulation.external_hosts() {
             let name = &scenario.nodes[node];
             let address = Ipv4Addr::from(node_address(node));
-            let host = Host::create(&format!("{prefix}{name}"), address)?;
+            let host = Host::create(&run, name, address)?;
             infos.push(HostInfo {
                 node,
                 name: name.clone(),
@@ -138,45 +155,43 @@ impl Emulation {
             devices.push(Arc::new(host.device));
             namespaces.push(host.namespace);
         }
-        let stop = Arc::new(AtomicBool::new(false));
-        let interrupt = Arc::new(InterruptEvent::new()?);
-        let (to_engine, from_hosts) = mpsc::channel::<(usize, Vec<u8>)>();
-        let readers = infos
+        let engine_devices = infos
             .iter()
             .zip(&devices)
-            .map(|(info, device)| {
-                let (device, to_engine) = (Arc::clone(device), to_engine.clone());
-                let (interrupt, node) = (Arc::clone(&interrupt), info.node);
-                std::thread::spawn(move || read_host(&device, &interrupt, node, &to_engine))
+            .map(|(info, device)| HostDevice {
+                node: info.node,
+                device: Arc::clone(device),
             })
             .collect();
-        let mut by_node: Vec<Option<Arc<SyncDevice>>> = vec![None; scenario.nodes.len()];
-        for (info, device) in infos.iter().zip(&devices) {
-            by_node[info.node] = Some(Arc::clone(device));
-        }
-        let engine_stop = Arc::clone(&stop);
-        let wall_limit = options.wall_limit;
-        let (go, time_zero) = mpsc::channel::<WallInstant>();
-        let engine = std::thread::spawn(move || {
-            // Time 0 is when the caller says so (`begin`); stopped before that, nothing ran.
-            let started = time_zero.recv().ok();
-            run_engine(
-                simulation,
-                started,
-                wall_limit,
-                &engine_stop,
-                &from_hosts,
-                &by_node,
-            )
-        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopper = Arc::new(Stopper::new()?);
+        let (engine_stop, engine_stopper) = (Arc::clone(&stop), Arc::clone(&stopper));
+        let wall_limit = options
+            .wall_limit
+            .map(|limit| Instant::from_nanos(limit.as_nanos() as u64));
+        let realtime = options.realtime;
+        let end = Instant::from_nanos(scenario.duration_ns);
+        let engine = Engine::new(simulation, engine_devices, scenario.nodes.len(), end);
+        let (go, time_zero) = mpsc::channel::<WallClock>();
+        let engine = std::thread::Builder::new()
+            .name("airtcp-engine".to_string())
+            .spawn(move || {
+                // Time 0 is when the caller says so (`begin`); stopped before that,
+                // nothing ran.
+                match time_zero.recv() {
+                    Ok(clock) => {
+                        engine.run(clock, wall_limit, realtime, &engine_stop, &engine_stopper)
+                    }
+                    Err(_) => engine.unstarted(),
+                }
+            })?;
         Ok(Emulation {
             hosts: infos,
             stop,
-            interrupt,
-            readers,
+            stopper,
             engine: Some(engine),
             go: Some(go),
-            started: None,
+            clock: None,
             _devices: devices,
             namespaces,
         })
@@ -186,9 +201,9 @@ impl Emulation {
     /// set up in them) but nothing is carried.
     pub fn begin(&mut self) {
         if let Some(go) = self.go.take() {
-            let now = WallInstant::now();
-            if go.send(now).is_ok() {
-                self.started = Some(now);
+            let clock = WallClock::starting_now();
+            if go.send(clock).is_ok() {
+                self.clock = Some(clock);
             }
         }
     }
@@ -222,18 +237,25 @@ impl Emulation {
 
     /// Seconds since the scenario's time 0 (0 before `begin`).
     pub fn elapsed_s(&self) -> f64 {
-        self.started
-            .map_or(0.0, |started| started.elapsed().as_secs_f64())
+        self.clock
+            .map_or(0.0, |clock| clock.now().as_nanos() as f64 / 1e9)
+    }
+
+    /// The environment variable every process started in the hosts must carry: cleanup
+    /// kills a process in a namespace of this run only if it does (`netns`).
+    pub fn process_marker(&self) -> (&'static str, String) {
+        self.namespaces
+            .first()
+            .map_or((netns::RUN_VARIABLE, String::new()), |namespace| {
+                (netns::RUN_VARIABLE, namespace.run_id().to_string())
+            })
     }
 
     /// Stops the engine and the readers and reports; the hosts are removed when `self` goes.
     pub fn stop(&mut self) -> io::Result<EmulationReport> {
         self.stop.store(true, Ordering::Relaxed);
         self.go = None;
-        let _ = self.interrupt.trigger();
-        for reader in self.readers.drain(..) {
-            let _ = reader.join();
-        }
+        self.stopper.stop();
         let outcome = self
             .engine
             .take()
@@ -244,11 +266,24 @@ impl Emulation {
             return Err(error);
         }
         let wall_time_s = self.elapsed_s();
+        let device_drops = self
+            .namespaces
+            .iter()
+            .map(host::device_drops)
+            .collect::<io::Result<_>>()?;
+        let received = outcome.simulation.received();
         let result = outcome.simulation.finish(wall_time_s)?;
+        let mut summary = outcome.at_end.unwrap_or(result.summary);
+        summary.wall_time_s = wall_time_s;
         Ok(EmulationReport {
-            summary: result.summary,
+            summary,
+            received,
+            received_bin_s: RECEIVED_BIN_NS as f64 / 1e9,
             lag: outcome.lag.summary(),
+            scheduling: outcome.scheduling,
             hit_wall_limit: outcome.hit_wall_limit,
+            device_drops,
+            write_errors: outcome.write_errors,
         })
     }
 }
@@ -258,100 +293,5 @@ impl Drop for Emulation {
         if self.engine.is_some() {
             let _ = self.stop();
         }
-    }
-}
-
-/// Hands the host's packets to the engine until interrupted.
-fn read_host(
-    device: &SyncDevice,
-    interrupt: &InterruptEvent,
-    node: usize,
-    to_engine: &mpsc::Sender<(usize, Vec<u8>)>,
-) {
-    let mut buffer = vec![0u8; 65_536];
-    while let Ok(n) = device.recv_intr(&mut buffer, interrupt) {
-        if to_engine.send((node, buffer[..n].to_vec())).is_err() {
-            return;
-        }
-    }
-}
-
-/// The engine: the simulation on the wall clock until stopped.
-fn run_engine(
-    mut simulation: Simulation,
-    started: Option<WallInstant>,
-    wall_limit: Option<Duration>,
-    stop: &AtomicBool,
-    from_hosts: &mpsc::Receiver<(usize, Vec<u8>)>,
-    devices: &[Option<Arc<SyncDevice>>],
-) -> EngineOutcome {
-    // Linux lets a sleeping thread wake up to 50 us late by default, on each of the two
-    // waits a packet takes; the engine's waits should end on time. Best effort: without it
-    // the engine is later, not wrong.
-    let _ = std::fs::write("/proc/thread-self/timerslack_ns", "1");
-    let Some(started) = started else {
-        return EngineOutcome {
-            simulation,
-            lag: LagHistogram::default(),
-            hit_wall_limit: false,
-            error: None,
-        };
-    };
-    let now = || Instant::from_nanos(started.elapsed().as_nanos() as u64);
-    let mut lag = LagHistogram::default();
-    let mut hit_wall_limit = false;
-    let mut step = |simulation: &mut Simulation, arrived: Option<(usize, Vec<u8>)>| {
-        let t = now();
-        if let Some(due) = simulation.next_event_at().filter(|due| *due <= t) {
-            lag.record(t.as_nanos() - due.as_nanos());
-        }
-        simulation.run_until(t)?;
-        if let Some((node, bytes)) = arrived {
-            simulation.inject(node, &bytes)?;
-        }
-        while let Ok((node, bytes)) = from_hosts.try_recv() {
-            simulation.inject(node, &bytes)?;
-        }
-        simulation.drain_outgoing(|node, bytes| {
-            if let Some(device) = &devices[node] {
-                // A full device queue drops, as a NIC's would.
-                let _ = device.send(bytes);
-            }
-        });
-        io::Result::Ok(())
-    };
-    let mut error = None;
-    while !stop.load(Ordering::Relaxed) {
-        if wall_limit.is_some_and(|limit| started.elapsed() >= limit) {
-            hit_wall_limit = true;
-            break;
-        }
-        let wait = simulation.next_event_at().map_or(IDLE_WAIT, |due| {
-            Duration::from_nanos(due.as_nanos().saturating_sub(now().as_nanos())).min(IDLE_WAIT)
-        });
-        let received = if wait > SPIN_BEFORE_DUE {
-            from_hosts.recv_timeout(wait - SPIN_BEFORE_DUE)
-        } else {
-            std::thread::yield_now();
-            from_hosts.try_recv().map_err(|e| match e {
-                mpsc::TryRecvError::Empty => mpsc::RecvTimeoutError::Timeout,
-                mpsc::TryRecvError::Disconnected => mpsc::RecvTimeoutError::Disconnected,
-            })
-        };
-        let arrived = match received {
-            Ok(packet) => Some(packet),
-            Err(mpsc::RecvTimeoutError::Timeout) => None,
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        };
-        if let Err(e) = step(&mut simulation, arrived) {
-            error = Some(e);
-            break;
-        }
-    }
-    EngineOutcome {
-        simulation,
-        lag,
-        hit_wall_limit,
-        error,
     }
 }

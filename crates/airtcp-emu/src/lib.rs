@@ -5,12 +5,18 @@
 //! by `Simulation::run_until`/`inject`/`drain_outgoing`, so a scenario means the same in
 //! both.
 //!
-//! `netns` makes and removes namespaces (and cleans up after crashed runs), `host` puts a
-//! TUN-attached host in one, `emulation` runs the engine, `lag` measures how late it is.
+//! `netns` makes, marks and removes namespaces (and cleans up after crashed runs), `host`
+//! puts a TUN-attached host in one, `emulation` starts and stops a run, `engine` is its
+//! event loop on the wall clock (`clock`), sleeping in `wait`, scheduled by `realtime`, and
+//! `lag` measures how late it hands packets over.
 
+pub mod clock;
 pub mod emulation;
+pub mod engine;
 pub mod host;
 pub mod lag;
 pub mod netns;
+pub mod realtime;
+pub mod wait;
 
 pub use emulation::{Emulation, EmulationOptions, EmulationReport, HostInfo, StartError};

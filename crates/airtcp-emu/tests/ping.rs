@@ -55,6 +55,12 @@ fn ping_takes_the_configured_delay() {
             (40, 40),
             "{counters:?}"
         );
+        // One lag sample per packet written to a host.
+        assert_eq!(report.lag.packets, 40);
+        assert!(report
+            .device_drops
+            .iter()
+            .all(|drops| drops.tx_dropped == 0));
     }
     assert_nothing_left();
 }

@@ -26,19 +26,21 @@ fn os_error(error: impl std::fmt::Display) -> PyErr {
 #[pymethods]
 impl Emulation {
     #[new]
-    #[pyo3(signature = (scenario_json, pcap_dir=None, pcap_snaplen=None, wall_limit_s=None))]
+    #[pyo3(signature = (scenario_json, pcap_dir=None, pcap_snaplen=None, wall_limit_s=None, realtime=true))]
     fn new(
         py: Python<'_>,
         scenario_json: String,
         pcap_dir: Option<PathBuf>,
         pcap_snaplen: Option<u32>,
         wall_limit_s: Option<f64>,
+        realtime: bool,
     ) -> PyResult<Self> {
         let scenario = Scenario::from_json(&scenario_json).map_err(scenario_error)?;
         let options = EmulationOptions {
             pcap_dir,
             pcap_snaplen,
             wall_limit: wall_limit_s.map(|s| Duration::from_secs_f64(s.max(0.0))),
+            realtime,
         };
         let inner = py
             .detach(|| EmulationCore::start(scenario, &options))
@@ -53,6 +55,12 @@ impl Emulation {
     fn hosts(&self) -> PyResult<String> {
         let inner = self.running()?;
         serde_json::to_string(inner.hosts()).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// The (name, value) environment variable every process started in the hosts must
+    /// carry: removing a namespace kills only the processes that do.
+    fn process_marker(&self) -> PyResult<(&'static str, String)> {
+        Ok(self.running()?.process_marker())
     }
 
     /// Starts the scenario's clock: time 0 is now (until then nothing is carried).
@@ -89,7 +97,7 @@ impl Emulation {
     }
 
     /// Stops the engine, removes the hosts and returns the report as JSON: {summary, lag,
-    /// hit_wall_limit}.
+    /// scheduling, hit_wall_limit, device_drops, write_errors}.
     fn stop(&mut self, py: Python<'_>) -> PyResult<String> {
         let mut inner = self
             .inner
@@ -120,8 +128,8 @@ impl Emulation {
     }
 }
 
-/// Removes airtcp's namespaces starting with `prefix` whose process is gone (all of them
-/// with `force`), with their processes; returns their names.
+/// Removes airtcp's namespaces (marked as a run's) starting with `prefix` whose process is
+/// gone (all of them with `force`), with the run's processes; returns their names.
 #[pyfunction]
 #[pyo3(signature = (prefix=netns::NAME_PREFIX.to_string(), force=false))]
 pub fn emu_cleanup(py: Python<'_>, prefix: String, force: bool) -> PyResult<Vec<String>> {

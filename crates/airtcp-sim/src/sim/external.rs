@@ -13,12 +13,14 @@ use airtcp_proto::wire::PacketRepr;
 use airtcp_proto::Instant;
 use serde::Serialize;
 
+use super::received::{Received, ReceivedLog};
 use super::{RunResult, Simulation};
 use crate::config::{ConfigError, Scenario};
 use crate::engine::VirtualClock;
 use crate::packet::{node_address, Packet};
 use crate::payloads::{PayloadStore, DEFAULT_PAYLOAD_BUDGET};
 use crate::routing::Hop;
+use crate::summary::Summary;
 
 /// What passed between the hosts and the emulated network.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -40,7 +42,9 @@ pub struct ExternalCounters {
 pub(super) struct External {
     is_host: Vec<bool>,
     payloads: PayloadStore,
-    outgoing: Vec<(usize, Vec<u8>)>,
+    /// (host, when it reached the host, bytes).
+    outgoing: Vec<(usize, Instant, Vec<u8>)>,
+    received: ReceivedLog,
     pub(super) counters: ExternalCounters,
 }
 
@@ -75,6 +79,10 @@ impl External {
             is_host,
             payloads: PayloadStore::new(DEFAULT_PAYLOAD_BUDGET),
             outgoing: Vec::new(),
+            received: ReceivedLog::new(
+                Instant::from_nanos(scenario.measure_from_ns),
+                Instant::from_nanos(scenario.duration_ns),
+            ),
             counters: ExternalCounters::default(),
         })
     }
@@ -144,6 +152,7 @@ impl Simulation {
     /// A packet that reached the external host it is addressed to: queued as bytes for
     /// `drain_outgoing`.
     pub(super) fn deliver_external(&mut self, node: usize, packet: Packet) {
+        let now = self.now();
         let Some(external) = self.external.as_mut() else {
             return;
         };
@@ -153,16 +162,32 @@ impl Simulation {
         };
         let bytes = packet.repr.emit_with_payload(payload);
         external.counters.delivered += 1;
-        external.outgoing.push((node, bytes));
+        external.received.record(now, &packet.repr);
+        external.outgoing.push((node, now, bytes));
     }
 
-    /// Hands each packet waiting for a host to `write(node, bytes)`, oldest first.
-    pub fn drain_outgoing(&mut self, mut write: impl FnMut(usize, &[u8])) {
+    /// Hands each packet waiting for a host to `write(node, due, bytes)`, oldest first;
+    /// `due` is the instant it reached the host (the emulator is late by what follows).
+    pub fn drain_outgoing(&mut self, mut write: impl FnMut(usize, Instant, &[u8])) {
         if let Some(external) = self.external.as_mut() {
-            for (node, bytes) in external.outgoing.drain(..) {
-                write(node, &bytes);
+            for (node, due, bytes) in external.outgoing.drain(..) {
+                write(node, due, &bytes);
             }
         }
+    }
+
+    /// What reached the hosts, per connection (`received`).
+    pub fn received(&self) -> Vec<Received> {
+        self.external
+            .as_ref()
+            .map_or_else(Vec::new, |external| external.received.received())
+    }
+
+    /// The summary of the network so far (its counters cover time 0 to now), without
+    /// ending the run: the emulator's view at the scenario's end while the hosts' tools
+    /// finish.
+    pub fn summary_now(&self, wall_time_s: f64) -> Summary {
+        self.summarise(wall_time_s)
     }
 
     /// Ends an emulated run at the current time (`run_until`'s last instant) with its

@@ -13,6 +13,7 @@ mod build;
 mod endpoints;
 mod external;
 mod mobility;
+mod received;
 mod report;
 
 use std::path::PathBuf;
@@ -37,6 +38,7 @@ use endpoints::Flow;
 use external::External;
 pub use external::ExternalCounters;
 use mobility::{HandoffStep, Mobile};
+pub use received::{Received, RECEIVED_BIN_NS};
 
 #[derive(Clone, Copy, Debug)]
 enum Event {

@@ -1,0 +1,218 @@
+//! The engine: the emulated network (`airtcp-sim`'s `Simulation`) on the wall clock, in one
+//! thread that owns the hosts' TUN devices (non-blocking).
+//!
+//! Each packet a host sends is stamped with the wall clock when the engine reads it, the
+//! simulation is run to that stamp and the packet injected there: a packet enters the
+//! network no earlier than it left its host (the stamp is after the kernel queued it), and
+//! what is due is handled before it. The devices are read in turns, a packet each, so that
+//! no host waits behind another's burst. What reaches a host is written to its device
+//! once the simulation has passed its due time, and how late each such write was is the
+//! lag (`lag`). The network's counters are read at the scenario's end (`at_end`), as the
+//! simulator's run would end there, while the engine carries on for the tools to finish
+//! (iperf3 exchanges its results through the emulated network). Between events the engine sleeps on `wait` until the next one is due, less
+//! [`SPIN`], and polls the devices for the rest: a timer wake-up is 15-50 µs late on this
+//! kind of (virtual) machine. See `realtime` for how the thread is scheduled.
+
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use airtcp_proto::Instant;
+use airtcp_sim::{Simulation, Summary};
+use tun_rs::SyncDevice;
+
+use crate::clock::WallClock;
+use crate::lag::LagHistogram;
+use crate::realtime::{schedule_engine, Scheduling};
+use crate::wait::{Stopper, Waiter};
+
+/// How long before an event the engine stops sleeping and polls for it.
+const SPIN_NS: u64 = 25_000;
+
+/// The most packets read from one device before the others are looked at again and the
+/// engine checks its stop flag: a round of the devices reads one each.
+const ROUNDS_PER_BATCH: usize = 64;
+
+/// The largest packet a host's device hands over (its MTU is 1500; no offloads yet).
+const READ_BUFFER: usize = 65_536;
+
+/// A host's device and the node it attaches.
+pub struct HostDevice {
+    pub node: usize,
+    pub device: Arc<SyncDevice>,
+}
+
+pub struct EngineOutcome {
+    pub simulation: Simulation,
+    /// The network's summary at the scenario's end, if the run got there.
+    pub at_end: Option<Summary>,
+    pub lag: LagHistogram,
+    pub scheduling: Option<Scheduling>,
+    pub hit_wall_limit: bool,
+    /// Writes to a host's device that the kernel refused (the packet is lost).
+    pub write_errors: u64,
+    pub error: Option<io::Error>,
+}
+
+pub struct Engine {
+    simulation: Simulation,
+    devices: Vec<HostDevice>,
+    /// For each node, its index in `devices`.
+    device_of: Vec<Option<usize>>,
+    /// The scenario's end, and the summary there once passed.
+    end: Instant,
+    at_end: Option<Summary>,
+    lag: LagHistogram,
+    write_errors: u64,
+    buffer: Vec<u8>,
+}
+
+impl Engine {
+    pub fn new(
+        simulation: Simulation,
+        devices: Vec<HostDevice>,
+        nodes: usize,
+        end: Instant,
+    ) -> Engine {
+        let mut device_of = vec![None; nodes];
+        for (index, host) in devices.iter().enumerate() {
+            device_of[host.node] = Some(index);
+        }
+        Engine {
+            simulation,
+            devices,
+            device_of,
+            end,
+            at_end: None,
+            lag: LagHistogram::default(),
+            write_errors: 0,
+            buffer: vec![0; READ_BUFFER],
+        }
+    }
+
+    /// The outcome of an engine stopped before time 0: nothing ran.
+    pub fn unstarted(self) -> EngineOutcome {
+        EngineOutcome {
+            simulation: self.simulation,
+            at_end: None,
+            lag: LagHistogram::default(),
+            scheduling: None,
+            hit_wall_limit: false,
+            write_errors: 0,
+            error: None,
+        }
+    }
+
+    /// Runs from time 0 at `clock` until `stop` is set (and `stopper` woken), the
+    /// simulation fails, or `wall_limit` (scenario time) passes.
+    pub fn run(
+        mut self,
+        clock: WallClock,
+        wall_limit: Option<Instant>,
+        realtime: bool,
+        stop: &AtomicBool,
+        stopper: &Stopper,
+    ) -> EngineOutcome {
+        let scheduling = schedule_engine(realtime);
+        let mut hit_wall_limit = false;
+        let result = (|| {
+            let fds: Vec<_> = self.devices.iter().map(|h| h.device.as_ref()).collect();
+            let mut waiter = Waiter::new(&fds, stopper)?;
+            for host in &self.devices {
+                host.device.set_nonblocking(true)?;
+            }
+            while !stop.load(Ordering::Relaxed) {
+                let now = clock.now();
+                if wall_limit.is_some_and(|limit| now >= limit) {
+                    hit_wall_limit = true;
+                    break;
+                }
+                self.carry(&clock)?;
+                let next = match (self.simulation.next_event_at(), wall_limit) {
+                    (Some(due), Some(limit)) => Some(due.min(limit)),
+                    (due, limit) => due.or(limit),
+                };
+                let now = clock.now();
+                match next {
+                    Some(due) if due <= now => {}
+                    Some(due) if due.as_nanos() - now.as_nanos() <= SPIN_NS => {
+                        // Poll until due or a packet comes.
+                        while clock.now() < due && waiter.peek()? == Default::default() {
+                            std::hint::spin_loop();
+                        }
+                    }
+                    Some(due) => {
+                        let wake = Instant::from_nanos(due.as_nanos() - SPIN_NS);
+                        waiter.wait(Some(clock.deadline(wake)))?;
+                    }
+                    None => {
+                        waiter.wait(None)?;
+                    }
+                }
+            }
+            io::Result::Ok(())
+        })();
+        EngineOutcome {
+            simulation: self.simulation,
+            at_end: self.at_end,
+            lag: self.lag,
+            scheduling: Some(scheduling),
+            hit_wall_limit,
+            write_errors: self.write_errors,
+            error: result.err(),
+        }
+    }
+
+    /// Reads what the hosts sent, in turns, each packet injected at its stamp, and runs the
+    /// simulation to now.
+    fn carry(&mut self, clock: &WallClock) -> io::Result<()> {
+        for _ in 0..ROUNDS_PER_BATCH {
+            let mut read_any = false;
+            for index in 0..self.devices.len() {
+                let n = match self.devices[index].device.recv(&mut self.buffer) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                };
+                read_any = true;
+                let stamp = clock.now();
+                self.advance(clock, stamp)?;
+                let node = self.devices[index].node;
+                self.simulation.inject(node, &self.buffer[..n])?;
+            }
+            if !read_any {
+                break;
+            }
+        }
+        self.advance(clock, clock.now())
+    }
+
+    /// Handles what is due by `until` and writes what reached a host, reading the
+    /// network's summary on the way past the scenario's end.
+    fn advance(&mut self, clock: &WallClock, until: Instant) -> io::Result<()> {
+        if self.at_end.is_none() && until >= self.end {
+            self.run_and_write(clock, self.end)?;
+            self.at_end = Some(self.simulation.summary_now(0.0));
+        }
+        self.run_and_write(clock, until)
+    }
+
+    fn run_and_write(&mut self, clock: &WallClock, until: Instant) -> io::Result<()> {
+        self.simulation.run_until(until)?;
+        let (devices, device_of) = (&self.devices, &self.device_of);
+        let (lag, write_errors) = (&mut self.lag, &mut self.write_errors);
+        self.simulation.drain_outgoing(|node, due, bytes| {
+            let Some(index) = device_of[node] else {
+                return;
+            };
+            // A device whose host is not reading drops, as a NIC's ring would; the
+            // kernel counts it (`rx_dropped`).
+            if devices[index].device.send(bytes).is_err() {
+                *write_errors += 1;
+            }
+            lag.record(clock.now().as_nanos().saturating_sub(due.as_nanos()));
+        });
+        Ok(())
+    }
+}
