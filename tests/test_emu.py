@@ -710,3 +710,23 @@ def test_only_paper_001_runs_on_the_kernel(tmp_path):
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "--kernel: ryu-ack-priority does not run on the kernel" in result.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_a_senders_retransmissions_are_read_from_its_data_connection():
+    from airtcp.emu_traffic import parse_sender_retransmissions
+
+    # ss -Htin state established in a sender's namespace (iperf3's control connection
+    # carries little; the data connection the most).
+    shown = (
+        "0      0      10.0.0.1:45550 10.0.0.2:5201 \n"
+        "\t cubic wscale:7,7 rto:204 bytes_sent:300 bytes_acked:301 retrans:0/1\n"
+        "0      0      10.0.0.1:45552 10.0.0.2:5201 \n"
+        "\t cubic wscale:7,7 rto:208 mss:1448 bytes_sent:134518 bytes_retrans:34518 "
+        "bytes_acked:100001 segs_out:6 delivered:5 busy:44ms retrans:0/23 dsack_dups:1\n"
+        "0      0      10.0.0.1:45554 10.0.0.3:5201 \n"
+        "\t cubic bytes_acked:999999999 retrans:0/99\n"
+    )
+    assert parse_sender_retransmissions(shown, "10.0.0.2", 5201) == 23
+    assert parse_sender_retransmissions(shown, "10.0.0.2", 5202) == 0
+    # No retransmission: ss leaves the field out.
+    assert parse_sender_retransmissions(shown.replace(" retrans:0/23", ""), "10.0.0.2", 5201) == 0

@@ -9,6 +9,12 @@ bytes of the flow's data connection), as the simulator measures it; iperf3's own
 are timed from its test's start, an instant the emulator does not see. iperf3 gives the
 sender's retransmissions and, for UDP, the receiver's loss count.
 
+The run ends at the scenario's end, as a simulated one does: what has not finished by then
+is stopped (``stop_at_end``), a TCP sender's retransmissions read from its socket first
+(``ss``: the kernel's ``tcpi_total_retrans``), so that no result exchange through a
+congested network keeps the run going. UDP tools are waited for (their receiver's loss
+count comes with iperf3's results), ping prints its replies as they come.
+
 Every process started here carries the run's marker in its environment (only such processes
 are killed when the run's namespaces go) and dies with the thread that started it
 (``PR_SET_PDEATHSIG``), so that a run killed outright leaves no traffic running.
@@ -25,6 +31,8 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -63,10 +71,20 @@ class Tool:
     started_at_s: float | None = None
     output: str = ""
     log: IO[str] | None = None
+    # The sender's retransmissions read from its socket at the scenario's end (None: the
+    # tool finished before, its own report has them).
+    retransmissions_at_end: int | None = None
+    stopped_at_end: bool = False
 
     @property
     def done(self) -> bool:
         return self.process is not None and self.process.poll() is not None
+
+    @property
+    def waited_for(self) -> bool:
+        """Whether the run waits for this tool past the scenario's end (its results are
+        only in its own report)."""
+        return self.flow["app"]["kind"] == "udp_cbr"
 
     def stop(self) -> None:
         for process in (self.process, self.server):
@@ -121,7 +139,9 @@ def tools(
             if app.get("bytes"):
                 client += ["-n", str(app["bytes"])]
             else:
-                client += ["-t", str(max(1, math.ceil(length_s)))]
+                # A second more than the flow's time: its test starts after the
+                # connections are made, and the run stops it at the scenario's end.
+                client += ["-t", str(max(1, math.ceil(length_s)) + 1)]
         else:  # udp_cbr; the receiver's loss count comes with the server's output
             client += ["-u", "-b", str(app["rate_bps"]), "-l", str(app["payload_bytes"])]
             client += ["--get-server-output"]
@@ -160,6 +180,70 @@ def start(tool: Tool, now_s: float) -> None:
     tool.started_at_s = now_s
 
 
+def stop_at_end(tools: list[Tool], hosts: dict[int, dict]) -> None:
+    """At the scenario's end: the tools still running that the run does not wait for are
+    stopped, the TCP senders' retransmissions read first (in parallel: one ``ss`` per
+    sender namespace)."""
+    running = [t for t in tools if t.process is not None and not t.done and not t.waited_for]
+    senders = [t for t in running if t.flow["app"]["kind"] == "tcp_bulk"]
+
+    def read(tool: Tool) -> None:
+        src, dst = hosts[tool.flow["src"]], hosts[tool.flow["dst"]]
+        tool.retransmissions_at_end = sender_retransmissions(
+            src["namespace"], dst["address"], FIRST_PORT + tool.index
+        )
+
+    in_parallel(read, senders)
+    for tool in running:
+        _stop(tool)
+
+
+def in_parallel(work: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+    """``work`` on each item, a few at a time: the commands it runs wait on the kernel
+    (namespace switches), not the CPU."""
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return list(pool.map(work, items))
+
+
+def _stop(tool: Tool) -> None:
+    assert tool.process is not None
+    if tool.flow["app"]["kind"] == "ping":
+        # Its replies so far are its result: SIGINT makes it flush them and exit.
+        tool.process.send_signal(signal.SIGINT)
+        return
+    tool.process.kill()
+    tool.stopped_at_end = True
+
+
+_SS_PEER = re.compile(r"\s(\d+\.\d+\.\d+\.\d+):(\d+)\s*$")
+
+
+def sender_retransmissions(namespace: str, address: str, port: int) -> int:
+    """The retransmissions (``tcpi_total_retrans``) of the connection from ``namespace``
+    to ``address``:``port`` that carried the most (iperf3's data connection, not its control
+    connection), by ``ss -tin``; 0 if there is none."""
+    shown = subprocess.run(
+        in_namespace(namespace, "ss", "-Htin", "state", "established"),
+        capture_output=True,
+        text=True,
+    ).stdout
+    return parse_sender_retransmissions(shown, address, port)
+
+
+def parse_sender_retransmissions(shown: str, address: str, port: int) -> int:
+    best: tuple[int, int] = (-1, 0)  # (bytes_acked, retransmissions)
+    lines = shown.splitlines()
+    for connection, info in zip(lines[::2], lines[1::2], strict=False):
+        peer = _SS_PEER.search(connection)
+        if peer is None or (peer[1], int(peer[2])) != (address, port):
+            continue
+        acked = re.search(r"\bbytes_acked:(\d+)", info)
+        retrans = re.search(r"\bretrans:\d+/(\d+)", info)
+        candidate = (int(acked[1]) if acked else 0, int(retrans[1]) if retrans else 0)
+        best = max(best, candidate)
+    return best[1]
+
+
 def finish(tool: Tool) -> None:
     if tool.process is not None and tool.log is not None:
         tool.process.wait()
@@ -192,16 +276,20 @@ def iperf_result(
     """A flow's summary fields: from the emulated network's count of what reached its
     receiver (``delivered``, see ``flow_received``), the bytes over the run and per second
     of the measurement window (``window_s`` long), and per ``bin_s`` as [start_s, end_s,
-    bytes] in scenario time (``received_series``); from its iperf3 client's JSON, the
-    sender's retransmissions and, for UDP, the receiver's datagram count."""
-    try:
-        report = json.loads(tool.output)
-    except json.JSONDecodeError:
-        raise OSError(
-            f"flow {tool.flow['name']}: iperf3 printed no JSON: {tool.output[:200]}"
-        ) from None
-    if report.get("error"):
-        raise OSError(f"flow {tool.flow['name']}: iperf3: {report['error']}")
+    bytes] in scenario time (``received_series``); from its iperf3 client's JSON (or its
+    socket at the scenario's end, if the run stopped it there), the sender's retransmissions
+    and, for UDP, the receiver's datagram count."""
+    if tool.stopped_at_end:
+        report = {"end": {"sum_sent": {"retransmits": tool.retransmissions_at_end or 0}}}
+    else:
+        try:
+            report = json.loads(tool.output)
+        except json.JSONDecodeError:
+            raise OSError(
+                f"flow {tool.flow['name']}: iperf3 printed no JSON: {tool.output[:200]}"
+            ) from None
+        if report.get("error"):
+            raise OSError(f"flow {tool.flow['name']}: iperf3: {report['error']}")
     delivered = delivered or {"bytes": 0, "bytes_in_window": 0, "bins": []}
     series = [
         [round(i * bin_s, 4), round((i + 1) * bin_s, 4), count]
@@ -255,10 +343,12 @@ def ping_result(tool: Tool) -> dict[str, Any]:
 def kernel_counters(namespace: str) -> dict[str, int]:
     """The namespace's TCP counters (/proc/net/snmp Tcp, /proc/net/netstat TcpExt)."""
     counters: dict[str, int] = {}
-    for path, group in (("/proc/net/snmp", "Tcp:"), ("/proc/net/netstat", "TcpExt:")):
-        text = subprocess.run(
-            in_namespace(namespace, "cat", path), capture_output=True, text=True
-        ).stdout
+    text = subprocess.run(
+        in_namespace(namespace, "cat", "/proc/net/snmp", "/proc/net/netstat"),
+        capture_output=True,
+        text=True,
+    ).stdout
+    for group in ("Tcp:", "TcpExt:"):
         lines = [line.split() for line in text.splitlines() if line.startswith(group)]
         if len(lines) >= 2:
             for name, value in zip(lines[0][1:], lines[1][1:], strict=False):

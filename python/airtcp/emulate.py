@@ -108,10 +108,9 @@ def emulate(
         marker = tuple(emulation.process_marker())
         tools = emu_traffic.tools(resolved, hosts, kernel_options, marker)
         emulation.begin()
-        _drive(emulation, tools, duration_s, progress)
-        counters = {
-            name: emu_traffic.kernel_counters(host["namespace"]) for name, host in hosts.items()
-        }
+        counters = _drive(
+            emulation, tools, hosts, hosts_by_node(resolved, hosts), duration_s, progress
+        )
         report = json.loads(emulation.stop())
     finally:
         for tool in tools:
@@ -129,19 +128,29 @@ def _configure(emulation: Any, hosts: dict[str, dict], kernel: emu_kernel.Kernel
 def _drive(
     emulation: Any,
     tools: list[emu_traffic.Tool],
+    hosts: dict[str, dict],
+    by_node: dict[int, dict],
     duration_s: float,
     progress: Callable[[float, float], None] | None,
-) -> None:
-    """Starts each tool at its flow's time and waits for all of them, at most until the
-    scenario's end and the grace after it."""
+) -> dict[str, dict[str, int]]:
+    """Starts each tool at its flow's time; at the scenario's end stops those the run does
+    not wait for (``emu_traffic.stop_at_end``) and reads every host's kernel counters, then
+    waits for the rest, at most for the grace after the end. Returns the counters."""
     waiting = sorted(tools, key=lambda tool: tool.start_s)
+    counters = None
     while True:
         now = emulation.elapsed_s()
         while waiting and waiting[0].start_s <= now:
             emu_traffic.start(waiting.pop(0), now)
         if progress is not None:
             progress(min(now, duration_s), duration_s)
-        if not waiting and all(tool.done for tool in tools):
+        finished = not waiting and all(tool.done for tool in tools)
+        if counters is None and (now >= duration_s or finished):
+            emu_traffic.stop_at_end(tools, by_node)
+            namespaces = [host["namespace"] for host in hosts.values()]
+            read = emu_traffic.in_parallel(emu_traffic.kernel_counters, namespaces)
+            counters = dict(zip(hosts, read, strict=True))
+        if counters is not None and not waiting and all(tool.done for tool in tools):
             break
         if now > duration_s + GRACE_S:
             raise OSError(
@@ -150,6 +159,7 @@ def _drive(
         time.sleep(0.05)
     for tool in tools:
         emu_traffic.finish(tool)
+    return counters
 
 
 def _summary(
