@@ -81,8 +81,10 @@ pub struct EmulationReport {
     /// read them (`tx_dropped`: the device's queue was full) or after it wrote them
     /// (`rx_dropped`), by the kernel's own counters.
     pub device_drops: Vec<DeviceDrops>,
-    /// Writes to a host's device that failed (each packet lost).
+    /// Writes to a host's device that failed (packets lost).
     pub write_errors: u64,
+    /// Reads from a host's device that could not be split into packets (lost).
+    pub malformed_reads: u64,
 }
 
 /// Why an emulation could not start.
@@ -284,6 +286,7 @@ impl Emulation {
             hit_wall_limit: outcome.hit_wall_limit,
             device_drops,
             write_errors: outcome.write_errors,
+            malformed_reads: outcome.malformed_reads,
         })
     }
 }

@@ -8,10 +8,10 @@
 //! no host waits behind another's burst. What reaches a host is written to its device
 //! once the simulation has passed its due time, and how late each such write was is the
 //! lag (`lag`). The network's counters are read at the scenario's end (`at_end`), as the
-//! simulator's run would end there, while the engine carries on for the tools to finish
-//! (iperf3 exchanges its results through the emulated network). Between events the engine sleeps on `wait` until the next one is due, less
-//! [`SPIN`], and polls the devices for the rest: a timer wake-up is 15-50 µs late on this
-//! kind of (virtual) machine. See `realtime` for how the thread is scheduled.
+//! simulator's run would end there, while the engine carries on for the tools to finish.
+//! Between events the engine sleeps on `wait` until shortly before the next one is due
+//! (by `early`'s margin, which follows how late its recent wake-ups were) and polls the
+//! devices for the rest. See `realtime` for how the thread is scheduled.
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,19 +22,15 @@ use airtcp_sim::{Simulation, Summary};
 use tun_rs::SyncDevice;
 
 use crate::clock::WallClock;
+use crate::device_io::{DeviceReader, DeviceWriter};
+use crate::early::WakeMargin;
 use crate::lag::LagHistogram;
 use crate::realtime::{schedule_engine, Scheduling};
 use crate::wait::{Stopper, Waiter};
 
-/// How long before an event the engine stops sleeping and polls for it.
-const SPIN_NS: u64 = 25_000;
-
 /// The most packets read from one device before the others are looked at again and the
 /// engine checks its stop flag: a round of the devices reads one each.
 const ROUNDS_PER_BATCH: usize = 64;
-
-/// The largest packet a host's device hands over (its MTU is 1500; no offloads yet).
-const READ_BUFFER: usize = 65_536;
 
 /// A host's device and the node it attaches.
 pub struct HostDevice {
@@ -49,8 +45,10 @@ pub struct EngineOutcome {
     pub lag: LagHistogram,
     pub scheduling: Option<Scheduling>,
     pub hit_wall_limit: bool,
-    /// Writes to a host's device that the kernel refused (the packet is lost).
+    /// Writes to a host's device that the kernel refused (packets lost).
     pub write_errors: u64,
+    /// Reads from a host's device that could not be split into packets (lost).
+    pub malformed_reads: u64,
     pub error: Option<io::Error>,
 }
 
@@ -64,7 +62,8 @@ pub struct Engine {
     at_end: Option<Summary>,
     lag: LagHistogram,
     write_errors: u64,
-    buffer: Vec<u8>,
+    reader: DeviceReader,
+    writer: DeviceWriter,
 }
 
 impl Engine {
@@ -86,7 +85,8 @@ impl Engine {
             at_end: None,
             lag: LagHistogram::default(),
             write_errors: 0,
-            buffer: vec![0; READ_BUFFER],
+            reader: DeviceReader::default(),
+            writer: DeviceWriter::default(),
         }
     }
 
@@ -99,6 +99,7 @@ impl Engine {
             scheduling: None,
             hit_wall_limit: false,
             write_errors: 0,
+            malformed_reads: 0,
             error: None,
         }
     }
@@ -121,6 +122,7 @@ impl Engine {
             for host in &self.devices {
                 host.device.set_nonblocking(true)?;
             }
+            let mut margin = WakeMargin::default();
             while !stop.load(Ordering::Relaxed) {
                 let now = clock.now();
                 if wall_limit.is_some_and(|limit| now >= limit) {
@@ -135,15 +137,18 @@ impl Engine {
                 let now = clock.now();
                 match next {
                     Some(due) if due <= now => {}
-                    Some(due) if due.as_nanos() - now.as_nanos() <= SPIN_NS => {
+                    Some(due) if due.as_nanos() - now.as_nanos() <= margin.ns() => {
                         // Poll until due or a packet comes.
                         while clock.now() < due && waiter.peek()? == Default::default() {
                             std::hint::spin_loop();
                         }
                     }
                     Some(due) => {
-                        let wake = Instant::from_nanos(due.as_nanos() - SPIN_NS);
-                        waiter.wait(Some(clock.deadline(wake)))?;
+                        let wake = Instant::from_nanos(due.as_nanos() - margin.ns());
+                        if !waiter.wait(Some(clock.deadline(wake)))?.packets {
+                            let late = clock.now().as_nanos().saturating_sub(wake.as_nanos());
+                            margin.record(late);
+                        }
                     }
                     None => {
                         waiter.wait(None)?;
@@ -159,27 +164,28 @@ impl Engine {
             scheduling: Some(scheduling),
             hit_wall_limit,
             write_errors: self.write_errors,
+            malformed_reads: self.reader.malformed,
             error: result.err(),
         }
     }
 
-    /// Reads what the hosts sent, in turns, each packet injected at its stamp, and runs the
-    /// simulation to now.
+    /// Reads what the hosts sent, in turns, each packet injected at its stamp (the segments
+    /// of a TSO super-packet at the same one), and runs the simulation to now.
     fn carry(&mut self, clock: &WallClock) -> io::Result<()> {
         for _ in 0..ROUNDS_PER_BATCH {
             let mut read_any = false;
             for index in 0..self.devices.len() {
-                let n = match self.devices[index].device.recv(&mut self.buffer) {
-                    Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(e),
-                };
+                let segments = self.reader.read(&self.devices[index].device)?;
+                if segments == 0 {
+                    continue;
+                }
                 read_any = true;
                 let stamp = clock.now();
                 self.advance(clock, stamp)?;
                 let node = self.devices[index].node;
-                self.simulation.inject(node, &self.buffer[..n])?;
+                for i in 0..segments {
+                    self.simulation.inject(node, self.reader.segment(i))?;
+                }
             }
             if !read_any {
                 break;
@@ -201,17 +207,19 @@ impl Engine {
     fn run_and_write(&mut self, clock: &WallClock, until: Instant) -> io::Result<()> {
         self.simulation.run_until(until)?;
         let (devices, device_of) = (&self.devices, &self.device_of);
-        let (lag, write_errors) = (&mut self.lag, &mut self.write_errors);
+        let (lag, writer, write_errors) = (&mut self.lag, &mut self.writer, &mut self.write_errors);
         self.simulation.drain_outgoing(|node, due, bytes| {
             let Some(index) = device_of[node] else {
                 return;
             };
+            // Released now: the write runs the host's stack, which stamps the packet as
+            // it starts.
+            lag.record(clock.now().as_nanos().saturating_sub(due.as_nanos()));
             // A device whose host is not reading drops, as a NIC's ring would; the
             // kernel counts it (`rx_dropped`).
-            if devices[index].device.send(bytes).is_err() {
+            if writer.write(&devices[index].device, bytes).is_err() {
                 *write_errors += 1;
             }
-            lag.record(clock.now().as_nanos().saturating_sub(due.as_nanos()));
         });
         Ok(())
     }

@@ -43,6 +43,10 @@ impl Host {
             // Brought up in the root namespace, it would send IPv6 router solicitations
             // into the emulated network.
             .enable(false)
+            // TSO from the host (`device_io`).
+            .with(|builder| {
+                builder.offload(true);
+            })
             .build_sync()
             .map_err(|e| {
                 io::Error::new(

@@ -32,6 +32,11 @@ impl<T> Slab<T> {
         }
     }
 
+    /// The value parked in `slot`, if any.
+    pub fn get(&self, slot: u32) -> Option<&T> {
+        self.slots.get(slot as usize)?.as_ref()
+    }
+
     /// Takes back the value parked in `slot`; each slot is taken once.
     pub fn take(&mut self, slot: u32) -> T {
         let value = self.slots[slot as usize]
@@ -50,7 +55,9 @@ mod tests {
     fn slots_are_reused_once_taken() {
         let mut slab = Slab::default();
         let (a, b) = (slab.insert("a"), slab.insert("b"));
+        assert_eq!(slab.get(b), Some(&"b"));
         assert_eq!(slab.take(a), "a");
+        assert_eq!(slab.get(a), None);
         let c = slab.insert("c");
         assert_eq!(c, a, "the freed slot");
         assert_eq!((slab.take(b), slab.take(c)), ("b", "c"));

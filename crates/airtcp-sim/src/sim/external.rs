@@ -77,7 +77,8 @@ impl External {
         }
         Ok(External {
             is_host,
-            payloads: PayloadStore::new(DEFAULT_PAYLOAD_BUDGET),
+            // Agents may send a segment again (`PayloadStore`).
+            payloads: PayloadStore::new(DEFAULT_PAYLOAD_BUDGET, !scenario.agents.is_empty()),
             outgoing: Vec::new(),
             received: ReceivedLog::new(
                 Instant::from_nanos(scenario.measure_from_ns),
@@ -161,6 +162,7 @@ impl Simulation {
             return;
         };
         let bytes = packet.repr.emit_with_payload(payload);
+        external.payloads.release(packet.uid);
         external.counters.delivered += 1;
         external.received.record(now, &packet.repr);
         external.outgoing.push((node, now, bytes));
