@@ -44,4 +44,5 @@ bench: install
 	$(PY) bench/asymmetric.py
 	$(PY) bench/tcp_variants.py
 	$(PY) bench/emu_link.py
+	$(PY) bench/emu_bss.py
 	$(PY) bench/ns3_compare.py --upload  # ns-3 in its own venv: NS3_PYTHON=.../bin/python

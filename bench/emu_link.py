@@ -1,18 +1,20 @@
-"""The emulator's link against the kernel's own shaping, in one run (issue 12): the most
-kernel TCP gets through an emulated link with 10 ms of delay each way, and how far each
-packet's round trip is from the configured one, next to a veth pair between two
+"""The emulator's link against the kernel's own shaping, in one run (issues 12 and 25): the
+most kernel TCP gets through an emulated link with 10 ms of delay each way, and how far each
+packet's one-way delay is from the configured one, next to a veth pair between two
 namespaces shaped by tbf (the kernel's token bucket; this kernel has no netem, so the veth
-pair has no delay and its error is its round trip itself).
+pair has no delay and its error is its one-way delay itself).
 
 Both sides are measured by the same tools in the same kind of namespaces: iperf3 (CUBIC,
-8 MiB buffers, SECONDS long) for throughput at each rate, and a UDP echo timed in Python
-with a nanosecond clock (ping prints 0.1 ms above 10 ms) for 300 round trips 20 ms apart.
-The emulated link's configured round trip is 20 ms plus twice the 92-byte datagram's
-serialisation at the link's rate.
+8 MiB buffers, SECONDS long) for throughput at each rate, and airtcp.one_way_probe for 300
+UDP probes 20 ms apart on the idle link, timed by the kernels (software transmit timestamp
+as the probe enters the sender's device, receive timestamp as it reaches the receiver's
+stack: no user-space wake-up in the figure). The emulated link's configured one-way delay
+is 10 ms plus the 92-byte probe's serialisation at the link's rate; a round trip's error is
+about twice the one-way one.
 
-The tests check only what a busy machine cannot change (no round trip shorter than the
-configured one, every echo answered, every packet carried once); how close the round trips
-come to it and how late the engine runs are measured here.
+The tests check only what a busy machine cannot change (no packet delivered early, every
+packet carried once); how close the delays come to the configured ones, and how late the
+engine runs, are measured here.
 
 Run (root, with iperf3 and iproute2): python bench/emu_link.py [SECONDS]
 Namespaces are named airtcp-<pid>-bench-*, removed at the end (`airtcp emu cleanup` removes
@@ -33,38 +35,10 @@ from airtcp import _core, emulate
 from airtcp.api import prepare
 
 RATES = ("100Mbps", "1Gbps", "10Gbps")
-ECHO_PORT = 7007
-ECHOES, ECHO_INTERVAL_S, ECHO_BYTES = 300, 0.02, 64
 VETH_NET = "10.99.0."
 
-ECHO_SERVER = """
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("0.0.0.0", int(sys.argv[1])))
-while True:
-    data, peer = s.recvfrom(2048)
-    s.sendto(data, peer)
-"""
-ECHO_CLIENT = """
-import json, socket, sys, time
-host = sys.argv[1]
-port, count, size = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[5])
-interval = float(sys.argv[4])
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.settimeout(1.0)
-rtts = []
-for i in range(count):
-    sent = time.perf_counter_ns()
-    s.sendto(i.to_bytes(4, "big") + bytes(size - 4), (host, port))
-    try:
-        while int.from_bytes(s.recv(2048)[:4], "big") != i:
-            pass
-        rtts.append((time.perf_counter_ns() - sent) / 1e6)
-    except TimeoutError:
-        pass
-    time.sleep(interval)
-print(json.dumps(rtts))
-"""
+PROBES, PROBE_INTERVAL_S, PROBE_PORT = 300, 0.02, 7007
+PROBE = [sys.executable, "-m", "airtcp.one_way_probe"]
 
 
 def in_ns(namespace: str, *command: str) -> list[str]:
@@ -87,19 +61,24 @@ def throughput_bps(client_ns: str, server_ns: str, address: str, seconds: int) -
         server.wait()
 
 
-def round_trips_ms(client_ns: str, server_ns: str, address: str) -> list[float]:
-    server = subprocess.Popen(in_ns(server_ns, sys.executable, "-c", ECHO_SERVER, str(ECHO_PORT)))
+def one_way_ms(sender_ns: str, receiver_ns: str, address: str) -> list[float]:
+    """The probes' one-way delays by the kernels' timestamps."""
+    receiver = subprocess.Popen(in_ns(receiver_ns, *PROBE, "receive", str(PROBE_PORT),
+                                      str(PROBES)), stdout=subprocess.PIPE, text=True)  # fmt: skip
     try:
         time.sleep(0.5)
-        args = [address, ECHO_PORT, ECHOES, ECHO_INTERVAL_S, ECHO_BYTES]
-        result = subprocess.run(
-            in_ns(client_ns, sys.executable, "-c", ECHO_CLIENT, *map(str, args)),
-            capture_output=True, text=True, check=True, timeout=ECHOES * ECHO_INTERVAL_S + 60,
+        args = [address, PROBE_PORT, PROBES, PROBE_INTERVAL_S]
+        sent = subprocess.run(
+            in_ns(sender_ns, *PROBE, "send", *map(str, args)),
+            capture_output=True, text=True, check=True, timeout=PROBES * PROBE_INTERVAL_S + 60,
         )  # fmt: skip
-        return json.loads(result.stdout)
+        received = json.loads(receiver.communicate(timeout=60)[0])
     finally:
-        server.kill()
-        server.wait()
+        if receiver.poll() is None:
+            receiver.kill()
+            receiver.wait()
+    transmitted = json.loads(sent.stdout)
+    return [(received[i] - transmitted[i]) / 1e6 for i in received if i in transmitted]
 
 
 def percentiles(values: list[float]) -> tuple[float, float]:
@@ -114,7 +93,7 @@ def serialisation_ms(rate: str, ip_bytes: int) -> float:
 
 
 def emulated(rate: str, seconds: int) -> tuple[float, list[float]]:
-    """Throughput and round trips through airtcp's emulated link (10 ms each way)."""
+    """Throughput and one-way errors through airtcp's emulated link (10 ms each way)."""
     scenario = f"""
 [simulation]
 name = "bench"
@@ -144,17 +123,17 @@ count = 1
         a, b = hosts["a"]["namespace"], hosts["b"]["namespace"]
         emulation.begin()
         bps = throughput_bps(a, b, hosts["b"]["address"], seconds)
-        rtts = round_trips_ms(a, b, hosts["b"]["address"])
+        delays = one_way_ms(a, b, hosts["b"]["address"])
         lag = json.loads(emulation.stop())["lag"]
     finally:
         emulation.close()
-    configured = 20 + 2 * serialisation_ms(rate, ECHO_BYTES + 28)
+    configured = 10 + serialisation_ms(rate, 92)
     print(f"  (emulator lag p50 {lag['p50_us']:g} us, p99 {lag['p99_us']:g} us)", file=sys.stderr)
-    return bps, [rtt - configured for rtt in rtts]
+    return bps, [delay - configured for delay in delays]
 
 
 def veth_tbf(rate: str, seconds: int) -> tuple[float, list[float]]:
-    """Throughput and round trips over a veth pair shaped by tbf at ``rate`` both ways."""
+    """Throughput and one-way delays over a veth pair shaped by tbf at ``rate`` both ways."""
     from airtcp.units import parse_rate
 
     prefix = f"airtcp-{os.getpid()}-bench-"
@@ -177,11 +156,11 @@ def veth_tbf(rate: str, seconds: int) -> tuple[float, list[float]]:
                             "root", "tbf", "rate", str(bits), "burst", str(burst), "latency",
                             "400ms"], check=True)  # fmt: skip
         bps = throughput_bps(a, b, f"{VETH_NET}2", seconds)
-        rtts = round_trips_ms(a, b, f"{VETH_NET}2")
+        delays = one_way_ms(a, b, f"{VETH_NET}2")
     finally:
         for namespace in (a, b):
             subprocess.run(["ip", "netns", "del", namespace], stderr=subprocess.DEVNULL)
-    return bps, rtts
+    return bps, delays
 
 
 def main() -> None:
@@ -189,20 +168,20 @@ def main() -> None:
     missing = emulate.check()
     if missing:
         sys.exit("emulation cannot run here: " + "; ".join(missing))
-    print(f"kernel CUBIC, {seconds} s per rate; round trips: {ECHOES} UDP echoes, "
-          f"{ECHO_BYTES}-byte payloads, {ECHO_INTERVAL_S * 1e3:g} ms apart")  # fmt: skip
+    print(f"kernel CUBIC, {seconds} s per rate; one-way: {PROBES} UDP probes "
+          f"{PROBE_INTERVAL_S * 1e3:g} ms apart, kernel timestamps")  # fmt: skip
     print(
         f"{'rate':>8}  {'airtcp (10 ms each way)':>24}  {'veth + tbf (no delay)':>22}  "
-        f"{'RTT error p50 / p99 ms: airtcp':>31}  {'veth':>14}"
+        f"{'one-way error p50 / p99 us: airtcp':>35}  {'veth':>12}"
     )
     for rate in RATES:
         emu_bps, emu_errors = emulated(rate, seconds)
-        veth_bps, veth_rtts = veth_tbf(rate, seconds)
+        veth_bps, veth_delays = veth_tbf(rate, seconds)
         e50, e99 = percentiles(emu_errors)
-        v50, v99 = percentiles(veth_rtts)
+        v50, v99 = percentiles(veth_delays)
         print(
             f"{rate:>8}  {emu_bps / 1e6:>18.1f} Mbit/s  {veth_bps / 1e6:>15.1f} Mbit/s  "
-            f"{e50:>23.3f} / {e99:.3f}  {v50:>7.3f} / {v99:.3f}",
+            f"{e50 * 1e3:>28.0f} / {e99 * 1e3:<4.0f}  {v50 * 1e3:>6.0f} / {v99 * 1e3:.0f}",
             flush=True,
         )
 

@@ -139,7 +139,7 @@ count = 1
 
 @needs_emulation
 def test_no_packet_reaches_its_host_before_it_was_sent_plus_the_links_delay(tmp_path):
-    """By the kernels' own timestamps (one_way_probe.py): each probe's one-way delay, from
+    """By the kernels' own timestamps (airtcp.one_way_probe): each probe's one-way delay, from
     entering the sender's TUN device to reaching the receiver's stack, is at least the
     link's delay and serialisation, while a UDP flood as fast as iperf3 can send keeps the
     engine busier than it can keep up with and two busy loops load the machine (the old
@@ -154,7 +154,7 @@ def test_no_packet_reaches_its_host_before_it_was_sent_plus_the_links_delay(tmp_
         a, b, address = hosts["a"]["namespace"], hosts["b"]["namespace"], hosts["b"]["address"]
         emulation.begin()
         flood = ["iperf3", "-c", address, "-p", "5300", "-u", "-b", "0", "-l", "1400", "-t", "5"]
-        probe = [sys.executable, str(Path(__file__).with_name("one_way_probe.py"))]
+        probe = [sys.executable, "-m", "airtcp.one_way_probe"]
         processes.append(subprocess.Popen(in_ns(b, "iperf3", "-s", "-1", "-p", "5300"),
                                           stdout=subprocess.DEVNULL))  # fmt: skip
         receiver = subprocess.Popen(in_ns(b, *probe, "receive", "7100", "200"),

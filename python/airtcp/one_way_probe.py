@@ -1,9 +1,12 @@
-"""One-way delays by the kernel's own timestamps, for the emulator's never-early test: run
-as ``send HOST PORT COUNT INTERVAL_S`` in one namespace and ``receive PORT COUNT`` in
-another. The sender asks for software transmit timestamps (``SO_TIMESTAMPING``: taken as the
-datagram enters the TUN device, before the emulator can read it), the receiver for receive
-timestamps (``SO_TIMESTAMPNS``: taken as the emulator's write reaches the stack); both print
-{probe id: ns} as JSON. Both clocks are CLOCK_REALTIME of one machine."""
+"""One-way delays between two namespaces by the kernel's own timestamps, for checking the
+emulator (the never-early test, bench/emu_link.py): run ``python -m airtcp.one_way_probe
+receive PORT COUNT`` in one namespace and ``... send HOST PORT COUNT INTERVAL_S`` in the
+other. The sender asks for software transmit timestamps (``SO_TIMESTAMPING``: taken as the
+datagram is handed to the device, a TUN device's queue or a veth pair), the receiver for
+receive timestamps (``SO_TIMESTAMPNS``: taken as the datagram reaches its stack); each prints
+{probe id: ns} as JSON, the receiver once COUNT arrived or none for 5 s. Both clocks are
+CLOCK_REALTIME of one machine, so a delay is exact up to the clock's slew (500 ppm at most).
+"""
 
 from __future__ import annotations
 
