@@ -5,8 +5,8 @@ namespaces shaped by tbf (the kernel's token bucket; this kernel has no netem, s
 pair has no delay and its error is its one-way delay itself).
 
 Both sides are measured by the same tools in the same kind of namespaces: iperf3 (CUBIC,
-8 MiB buffers, SECONDS long) for throughput at each rate, and airtcp.one_way_probe for 300
-UDP probes 20 ms apart on the idle link, timed by the kernels (software transmit timestamp
+buffers autotuned up to 64 MiB, SECONDS long) for throughput at each rate, and
+airtcp.one_way_probe for 300 UDP probes 20 ms apart on the idle link, timed by the kernels (software transmit timestamp
 as the probe enters the sender's device, receive timestamp as it reaches the receiver's
 stack: no user-space wake-up in the figure). The emulated link's configured one-way delay
 is 10 ms plus the 92-byte probe's serialisation at the link's rate; a round trip's error is
@@ -38,6 +38,8 @@ RATES = ("100Mbps", "1Gbps", "10Gbps")
 VETH_NET = "10.99.0."
 
 PROBES, PROBE_INTERVAL_S, PROBE_PORT = 300, 0.02, 7007
+# Autotuned TCP buffers up to 64 MiB: 10 Gbit/s over 20 ms is a 25 MB window.
+BUFFERS = {"net/ipv4/tcp_rmem": "4096 131072 67108864", "net/ipv4/tcp_wmem": "4096 16384 67108864"}
 PROBE = [sys.executable, "-m", "airtcp.one_way_probe"]
 
 
@@ -52,7 +54,7 @@ def throughput_bps(client_ns: str, server_ns: str, address: str, seconds: int) -
         time.sleep(0.5)
         result = subprocess.run(
             in_ns(client_ns, "iperf3", "-c", address, "-p", "5299", "-t", str(seconds), "-J",
-                  "-C", "cubic", "-w", "8M"),
+                  "-C", "cubic"),
             capture_output=True, text=True, timeout=seconds + 30, check=True,
         )  # fmt: skip
         return json.loads(result.stdout)["end"]["sum_received"]["bits_per_second"]
@@ -121,6 +123,8 @@ count = 1
     try:
         hosts = {host["name"]: host for host in json.loads(emulation.hosts())}
         a, b = hosts["a"]["namespace"], hosts["b"]["namespace"]
+        for host in hosts.values():
+            emulation.configure_host(host["node"], list(BUFFERS.items()), [])
         emulation.begin()
         bps = throughput_bps(a, b, hosts["b"]["address"], seconds)
         delays = one_way_ms(a, b, hosts["b"]["address"])
@@ -146,6 +150,9 @@ def veth_tbf(rate: str, seconds: int) -> tuple[float, list[float]]:
         for namespace in (a, b):
             subprocess.run(["ip", "netns", "add", namespace], check=True)
             subprocess.run(in_ns(namespace, "ip", "link", "set", "lo", "up"), check=True)
+            for key, value in BUFFERS.items():
+                sysctl = f"{key.replace('/', '.')}={value}"
+                subprocess.run(in_ns(namespace, "sysctl", "-q", "-w", sysctl), check=True)
         subprocess.run(["ip", "-n", a, "link", "add", "v0", "type", "veth", "peer", "name", "v1",
                         "netns", b], check=True)  # fmt: skip
         for namespace, device, host in ((a, "v0", 1), (b, "v1", 2)):

@@ -200,6 +200,9 @@ def _summary(
         # Packets lost between the hosts' kernels and the engine, outside the scenario.
         "device_drops": device_drops,
         "write_errors": report["write_errors"],
+        # Writes to the hosts, and those that joined a connection's segments (GRO).
+        "writes": report["writes"],
+        "malformed_reads": report["malformed_reads"],
         "warnings": warnings(report, device_drops),
         "hosts": {name: host["address"] for name, host in hosts.items()},
         "kernel_settings": {
@@ -240,6 +243,8 @@ def warnings(report: dict[str, Any], device_drops: dict[str, dict[str, int]]) ->
             )
     if report["write_errors"]:
         found.append(f"{report['write_errors']} packets could not be written to their host")
+    if report["malformed_reads"]:
+        found.append(f"{report['malformed_reads']} packets from the hosts could not be split")
     if report["hit_wall_limit"]:
         found.append(
             f"the engine stopped at its wall-clock limit ({GRACE_S:g} s after the scenario's "

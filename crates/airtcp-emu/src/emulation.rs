@@ -23,6 +23,7 @@ use serde::Serialize;
 use tun_rs::SyncDevice;
 
 use crate::clock::WallClock;
+use crate::device_io::WriteCounts;
 use crate::engine::{Engine, EngineOutcome, HostDevice};
 use crate::host::{self, DeviceDrops, Host};
 use crate::lag::LagSummary;
@@ -85,6 +86,8 @@ pub struct EmulationReport {
     pub write_errors: u64,
     /// Reads from a host's device that could not be split into packets (lost).
     pub malformed_reads: u64,
+    /// Writes to the hosts' devices, coalesced ones among them (`device_io`).
+    pub writes: WriteCounts,
 }
 
 /// Why an emulation could not start.
@@ -287,6 +290,7 @@ impl Emulation {
             device_drops,
             write_errors: outcome.write_errors,
             malformed_reads: outcome.malformed_reads,
+            writes: outcome.writes,
         })
     }
 }

@@ -11,21 +11,24 @@
 //! simulator's run would end there, while the engine carries on for the tools to finish.
 //! Between events the engine sleeps on `wait` until shortly before the next one is due
 //! (by `early`'s margin, which follows how late its recent wake-ups were) and polls the
-//! devices for the rest. See `realtime` for how the thread is scheduled.
+//! devices for the rest, while `duty` says polling is worth it and keeps the thread under
+//! the kernel's real-time throttling. See `realtime` for how the thread is scheduled.
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use airtcp_proto::Instant;
 use airtcp_sim::{Simulation, Summary};
 use tun_rs::SyncDevice;
 
 use crate::clock::WallClock;
-use crate::device_io::{DeviceReader, DeviceWriter};
+use crate::device_io::{DeviceReader, DeviceWriter, WriteCounts};
+use crate::duty::DutyCycle;
 use crate::early::WakeMargin;
 use crate::lag::LagHistogram;
-use crate::realtime::{schedule_engine, Scheduling};
+use crate::realtime::{schedule_engine, Demotion, Scheduling};
 use crate::wait::{Stopper, Waiter};
 
 /// The most packets read from one device before the others are looked at again and the
@@ -49,6 +52,7 @@ pub struct EngineOutcome {
     pub write_errors: u64,
     /// Reads from a host's device that could not be split into packets (lost).
     pub malformed_reads: u64,
+    pub writes: WriteCounts,
     pub error: Option<io::Error>,
 }
 
@@ -63,7 +67,8 @@ pub struct Engine {
     lag: LagHistogram,
     write_errors: u64,
     reader: DeviceReader,
-    writer: DeviceWriter,
+    /// Per device, what the current pass releases to it.
+    writers: Vec<DeviceWriter>,
 }
 
 impl Engine {
@@ -73,6 +78,7 @@ impl Engine {
         nodes: usize,
         end: Instant,
     ) -> Engine {
+        let device_count = devices.len();
         let mut device_of = vec![None; nodes];
         for (index, host) in devices.iter().enumerate() {
             device_of[host.node] = Some(index);
@@ -86,7 +92,7 @@ impl Engine {
             lag: LagHistogram::default(),
             write_errors: 0,
             reader: DeviceReader::default(),
-            writer: DeviceWriter::default(),
+            writers: (0..device_count).map(|_| DeviceWriter::default()).collect(),
         }
     }
 
@@ -100,6 +106,7 @@ impl Engine {
             hit_wall_limit: false,
             write_errors: 0,
             malformed_reads: 0,
+            writes: WriteCounts::default(),
             error: None,
         }
     }
@@ -114,7 +121,8 @@ impl Engine {
         stop: &AtomicBool,
         stopper: &Stopper,
     ) -> EngineOutcome {
-        let scheduling = schedule_engine(realtime);
+        let mut scheduling = schedule_engine(realtime);
+        let mut demotion = Demotion::new(&scheduling);
         let mut hit_wall_limit = false;
         let result = (|| {
             let fds: Vec<_> = self.devices.iter().map(|h| h.device.as_ref()).collect();
@@ -123,11 +131,23 @@ impl Engine {
                 host.device.set_nonblocking(true)?;
             }
             let mut margin = WakeMargin::default();
+            let mut duty = DutyCycle::new(clock.now());
+            let mut awake_since = clock.now();
             while !stop.load(Ordering::Relaxed) {
                 let now = clock.now();
                 if wall_limit.is_some_and(|limit| now >= limit) {
                     hit_wall_limit = true;
                     break;
+                }
+                duty.awake(awake_since, now);
+                awake_since = now;
+                demotion.update(duty.last_share());
+                if let Some(rest) = duty.rest_until() {
+                    // Sleep out the window (packets wait in the devices' queues).
+                    let rest_ns = rest.as_nanos().saturating_sub(now.as_nanos());
+                    std::thread::sleep(Duration::from_nanos(rest_ns));
+                    awake_since = clock.now();
+                    continue;
                 }
                 self.carry(&clock)?;
                 let next = match (self.simulation.next_event_at(), wall_limit) {
@@ -135,28 +155,34 @@ impl Engine {
                     (due, limit) => due.or(limit),
                 };
                 let now = clock.now();
+                let early_ns = if duty.may_poll() { margin.ns() } else { 0 };
                 match next {
                     Some(due) if due <= now => {}
-                    Some(due) if due.as_nanos() - now.as_nanos() <= margin.ns() => {
+                    Some(due) if due.as_nanos() - now.as_nanos() <= early_ns => {
                         // Poll until due or a packet comes.
                         while clock.now() < due && waiter.peek()? == Default::default() {
                             std::hint::spin_loop();
                         }
                     }
                     Some(due) => {
-                        let wake = Instant::from_nanos(due.as_nanos() - margin.ns());
-                        if !waiter.wait(Some(clock.deadline(wake)))?.packets {
-                            let late = clock.now().as_nanos().saturating_sub(wake.as_nanos());
-                            margin.record(late);
+                        duty.awake(awake_since, now);
+                        let wake = Instant::from_nanos(due.as_nanos() - early_ns);
+                        let woken = waiter.wait(Some(clock.deadline(wake)))?;
+                        awake_since = clock.now();
+                        if !woken.packets {
+                            margin.record(awake_since.as_nanos().saturating_sub(wake.as_nanos()));
                         }
                     }
                     None => {
+                        duty.awake(awake_since, now);
                         waiter.wait(None)?;
+                        awake_since = clock.now();
                     }
                 }
             }
             io::Result::Ok(())
         })();
+        scheduling.demotions = demotion.demotions;
         EngineOutcome {
             simulation: self.simulation,
             at_end: self.at_end,
@@ -165,6 +191,7 @@ impl Engine {
             hit_wall_limit,
             write_errors: self.write_errors,
             malformed_reads: self.reader.malformed,
+            writes: WriteCounts::of(&self.writers),
             error: result.err(),
         }
     }
@@ -207,20 +234,26 @@ impl Engine {
     fn run_and_write(&mut self, clock: &WallClock, until: Instant) -> io::Result<()> {
         self.simulation.run_until(until)?;
         let (devices, device_of) = (&self.devices, &self.device_of);
-        let (lag, writer, write_errors) = (&mut self.lag, &mut self.writer, &mut self.write_errors);
+        let (lag, writers, write_errors) =
+            (&mut self.lag, &mut self.writers, &mut self.write_errors);
         self.simulation.drain_outgoing(|node, due, bytes| {
             let Some(index) = device_of[node] else {
                 return;
             };
-            // Released now: the write runs the host's stack, which stamps the packet as
-            // it starts.
+            // Released now: written in this pass (`device_io`), where the host's stack
+            // stamps it as it starts.
             lag.record(clock.now().as_nanos().saturating_sub(due.as_nanos()));
             // A device whose host is not reading drops, as a NIC's ring would; the
             // kernel counts it (`rx_dropped`).
-            if writer.write(&devices[index].device, bytes).is_err() {
+            if writers[index].push(&devices[index].device, bytes).is_err() {
                 *write_errors += 1;
             }
         });
+        for (writer, host) in self.writers.iter_mut().zip(&self.devices) {
+            if writer.flush(&host.device).is_err() {
+                self.write_errors += 1;
+            }
+        }
         Ok(())
     }
 }

@@ -8,11 +8,12 @@
 //! `netns` makes, marks and removes namespaces (and cleans up after crashed runs), `host`
 //! puts a TUN-attached host in one, `emulation` starts and stops a run, `engine` is its
 //! event loop on the wall clock (`clock`), sleeping in `wait` until `early`'s margin before
-//! an event, scheduled by `realtime`, reading and writing through `device_io`; `lag`
+//! an event, within `duty`'s share of the CPU, scheduled by `realtime`, reading and writing through `device_io`; `lag`
 //! measures how late it hands packets over.
 
 pub mod clock;
 pub mod device_io;
+pub mod duty;
 pub mod early;
 pub mod emulation;
 pub mod engine;
