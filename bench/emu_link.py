@@ -8,9 +8,9 @@ Both sides are measured by the same tools in the same kind of namespaces: iperf3
 buffers autotuned up to 64 MiB, SECONDS long) for throughput at each rate, and
 airtcp.one_way_probe for 300 UDP probes 20 ms apart on the idle link, timed by the
 kernels (software transmit timestamp as the probe enters the sender's device, receive
-timestamp as it reaches the receiver's stack: no user-space wake-up in the figure). The emulated link's configured one-way delay
-is 10 ms plus the 92-byte probe's serialisation at the link's rate; a round trip's error is
-about twice the one-way one.
+timestamp as it reaches the receiver's stack: no user-space wake-up in the figure). The
+emulated link's configured one-way delay is 10 ms plus the 92-byte probe's serialisation at
+the link's rate; a round trip's error is about twice the one-way one.
 
 The tests check only what a busy machine cannot change (no packet delivered early, every
 packet carried once); how close the delays come to the configured ones, and how late the
