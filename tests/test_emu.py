@@ -180,8 +180,9 @@ def test_no_packet_reaches_its_host_before_it_was_sent_plus_the_links_delay(tmp_
         emulation.close()
     sent = json.loads(sender.stdout)
     one_way_ns = [received[probe] - sent[probe] for probe in received if probe in sent]
-    # The flood overfills the sender's device: some probes are dropped there (and counted).
-    assert len(one_way_ns) >= 100, (len(sent), len(received))
+    # The flood overfills the sender's device: many probes are dropped there (and counted);
+    # the rule is checked on those that arrived.
+    assert len(one_way_ns) >= 30, (len(sent), len(received))
     configured_ns = 5_000_000 + 92 * 8 // 10  # 92 IP bytes at 10 Gbit/s: 73.6 ns
     # CLOCK_REALTIME may be slewed by at most 500 ppm: 2.5 us over 5 ms.
     assert min(one_way_ns) >= configured_ns - 2_500, sorted(one_way_ns)[:5]
@@ -730,3 +731,39 @@ def test_a_senders_retransmissions_are_read_from_its_data_connection():
     assert parse_sender_retransmissions(shown, "10.0.0.2", 5202) == 0
     # No retransmission: ss leaves the field out.
     assert parse_sender_retransmissions(shown.replace(" retrans:0/23", ""), "10.0.0.2", 5201) == 0
+
+
+@needs_emulation
+def test_segments_released_together_reach_the_kernel_as_one_gro_packet(tmp_path):
+    """On a 10 Gbit/s link the engine releases a connection's segments several to a pass,
+    and writes them as GRO super-packets (device_io): the receiving kernel takes them (no
+    checksum or input errors) and the transfer runs at gigabit rates."""
+    scenario = write(
+        tmp_path,
+        """
+[simulation]
+name = "gro"
+duration = "4s"
+measure_from = "1s"
+[tcp]
+profile = "linux"
+congestion_control = "cubic"
+[[links]]
+a = "a"
+b = "b"
+rate = "10Gbps"
+delay = "1ms"
+queue = 20000
+[[flows]]
+name = "bulk"
+src = "a"
+dst = "b"
+""",
+    )
+    summary = run_json(str(scenario))
+    writes = summary["emulation"]["writes"]
+    assert writes["coalesced_writes"] > 0, writes
+    assert writes["coalesced_segments"] >= 2 * writes["coalesced_writes"]
+    receiver = summary["emulation"]["kernel_counters"]["b"]
+    assert receiver["InCsumErrors"] == 0 and receiver["InErrs"] == 0, receiver
+    assert summary["flows"][0]["goodput_bps"] > 100e6

@@ -188,6 +188,20 @@ impl DeviceWriter {
     /// else written after it. An error means packets were lost (the host's stack refused
     /// them).
     pub fn push(&mut self, device: &SyncDevice, packet: &[u8]) -> io::Result<()> {
+        self.push_to(packet, &mut |bytes| device.send(bytes).map(drop))
+    }
+
+    /// Writes the train being built, if any (at the end of each pass).
+    pub fn flush(&mut self, device: &SyncDevice) -> io::Result<()> {
+        self.flush_to(&mut |bytes| device.send(bytes).map(drop))
+    }
+
+    /// `push` with the device's write as `write` (offload header and packet).
+    fn push_to(
+        &mut self,
+        packet: &[u8],
+        write: &mut impl FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<()> {
         let segment = Segment::parse(packet);
         if let (Some(train), Some(segment)) = (self.train.as_mut(), segment.as_ref()) {
             let header = train.ip_header + train.tcp_header;
@@ -217,7 +231,7 @@ impl DeviceWriter {
                 return Ok(());
             }
         }
-        self.flush(device)?;
+        self.flush_to(write)?;
         self.buffer.truncate(VIRTIO_NET_HDR_LEN);
         self.buffer.extend_from_slice(packet);
         match segment {
@@ -235,12 +249,11 @@ impl DeviceWriter {
                 });
                 Ok(())
             }
-            None => self.write(device),
+            None => self.write(write),
         }
     }
 
-    /// Writes the train being built, if any (at the end of each pass).
-    pub fn flush(&mut self, device: &SyncDevice) -> io::Result<()> {
+    fn flush_to(&mut self, write: &mut impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
         let Some(train) = self.train.take() else {
             return Ok(());
         };
@@ -249,12 +262,12 @@ impl DeviceWriter {
             self.counts.coalesced_writes += 1;
             self.counts.coalesced_segments += u64::from(train.segments);
         }
-        self.write(device)
+        self.write(write)
     }
 
-    fn write(&mut self, device: &SyncDevice) -> io::Result<()> {
+    fn write(&mut self, write: &mut impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
         self.counts.writes += 1;
-        let result = device.send(&self.buffer).map(drop);
+        let result = write(&self.buffer);
         self.buffer[..VIRTIO_NET_HDR_LEN].fill(0);
         result
     }
@@ -300,4 +313,141 @@ fn fold(mut sum: u32) -> u16 {
         sum = (sum & 0xffff) + (sum >> 16);
     }
     sum as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use airtcp_proto::wire::{Ipv4Repr, PacketRepr, TcpFlags, TcpRepr, TransportRepr};
+    use airtcp_proto::SeqNumber;
+
+    const MSS: u32 = 1000;
+
+    fn segment(src_port: u16, seq: u32, len: u32, psh: bool) -> Vec<u8> {
+        let repr = PacketRepr {
+            ip: Ipv4Repr {
+                src: [10, 0, 0, 1],
+                dst: [10, 0, 0, 2],
+                ttl: 64,
+            },
+            transport: TransportRepr::Tcp(TcpRepr {
+                src_port,
+                dst_port: 5201,
+                seq: SeqNumber(seq),
+                ack: SeqNumber(7),
+                flags: TcpFlags {
+                    ack: true,
+                    psh,
+                    ..TcpFlags::default()
+                },
+                window: 500,
+                payload_len: len,
+                ..TcpRepr::default()
+            }),
+        };
+        let payload: Vec<u8> = (0..len)
+            .map(|i| (seq.wrapping_add(i) % 251) as u8)
+            .collect();
+        repr.emit_with_payload(&payload)
+    }
+
+    /// What `packets`, pushed in one pass, are written as.
+    fn written(packets: &[Vec<u8>]) -> (Vec<Vec<u8>>, WriteCounts) {
+        let mut writer = DeviceWriter::default();
+        let mut out = Vec::new();
+        let mut sink = |bytes: &[u8]| {
+            out.push(bytes.to_vec());
+            Ok(())
+        };
+        for packet in packets {
+            writer.push_to(packet, &mut sink).unwrap();
+        }
+        writer.flush_to(&mut sink).unwrap();
+        (out, writer.counts)
+    }
+
+    #[test]
+    fn consecutive_segments_of_a_connection_become_one_gro_super_packet() {
+        let segments: Vec<Vec<u8>> = (0..3)
+            .map(|i| segment(40000, 1 + i * MSS, MSS, false))
+            .collect();
+        let (out, counts) = written(&segments);
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            counts,
+            WriteCounts {
+                writes: 1,
+                coalesced_writes: 1,
+                coalesced_segments: 3
+            }
+        );
+        let (header, packet) = out[0].split_at(VIRTIO_NET_HDR_LEN);
+        let field = |i: usize| u16::from_ne_bytes([header[2 + 2 * i], header[3 + 2 * i]]);
+        assert_eq!((header[0], header[1]), (NEEDS_CSUM, GSO_TCPV4));
+        assert_eq!(
+            (field(0), field(1), field(2), field(3)),
+            (40, MSS as u16, 20, 16)
+        );
+        assert_eq!(
+            usize::from(u16::from_be_bytes([packet[2], packet[3]])),
+            packet.len()
+        );
+        assert_eq!(
+            fold(sum_words(&packet[..20])),
+            0xffff,
+            "a valid IPv4 header checksum"
+        );
+        // The payloads follow each other, in order.
+        let payload: Vec<u8> = segments.iter().flat_map(|s| s[40..].to_vec()).collect();
+        assert_eq!(&packet[40..], &payload[..]);
+        // The TCP checksum field holds the pseudo-header's sum, for the stack to complete.
+        let pseudo = sum_words(&packet[12..20]) + 6 + (packet.len() - 20) as u32;
+        assert_eq!(u16::from_be_bytes([packet[36], packet[37]]), fold(pseudo));
+    }
+
+    #[test]
+    fn a_gap_another_connection_or_a_short_segment_ends_a_train() {
+        let gap = [
+            segment(40000, 1, MSS, false),
+            segment(40000, 1 + 2 * MSS, MSS, false),
+        ];
+        assert_eq!(written(&gap).1.coalesced_writes, 0);
+        let other = [
+            segment(40000, 1, MSS, false),
+            segment(40001, 1 + MSS, MSS, false),
+        ];
+        assert_eq!(written(&other).0.len(), 2);
+        let short = [
+            segment(40000, 1, MSS, false),
+            segment(40000, 1 + MSS, 500, false),
+            segment(40000, 1 + MSS + 500, MSS, false),
+        ];
+        let (out, counts) = written(&short);
+        assert_eq!(out.len(), 2);
+        assert_eq!(counts.coalesced_segments, 2);
+        // A PSH segment joins, and ends it, with PSH set on the whole.
+        let psh = [
+            segment(40000, 1, MSS, false),
+            segment(40000, 1 + MSS, MSS, true),
+            segment(40000, 1 + 2 * MSS, MSS, false),
+        ];
+        let (out, _) = written(&psh);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0][VIRTIO_NET_HDR_LEN + 33] & 0x08, 0x08);
+    }
+
+    #[test]
+    fn a_lone_segment_or_another_packet_is_written_as_it_is() {
+        let lone = segment(40000, 1, MSS, false);
+        let (out, counts) = written(std::slice::from_ref(&lone));
+        assert_eq!(
+            out,
+            vec![[&[0; VIRTIO_NET_HDR_LEN][..], &lone[..]].concat()]
+        );
+        assert_eq!(counts.coalesced_writes, 0);
+        let ack = segment(40000, 1, 0, false); // no payload: never joined
+        let (out, _) = written(&[ack.clone(), ack.clone()]);
+        assert_eq!(out.len(), 2);
+        assert_eq!(&out[1][VIRTIO_NET_HDR_LEN..], &ack[..]);
+    }
 }
