@@ -8,9 +8,10 @@ Both sides are measured by the same tools in the same kind of namespaces: iperf3
 buffers autotuned up to 64 MiB, SECONDS long) for throughput at each rate, and
 airtcp.one_way_probe for 300 UDP probes 20 ms apart on the idle link, timed by the
 kernels (software transmit timestamp as the probe enters the sender's device, receive
-timestamp as it reaches the receiver's stack: no user-space wake-up in the figure). The
-emulated link's configured one-way delay is 10 ms plus the 92-byte probe's serialisation at
-the link's rate; a round trip's error is about twice the one-way one.
+timestamp as it reaches the receiver's stack: no user-space wake-up in the figure), and
+once more with the engine polling instead of sleeping (`airtcp emu --poll`). The emulated
+link's configured one-way delay is 10 ms plus the 92-byte probe's serialisation at the
+link's rate; a round trip's error is about twice the one-way one.
 
 The tests check only what a busy machine cannot change (no packet delivered early, every
 packet carried once); how close the delays come to the configured ones, and how late the
@@ -94,8 +95,9 @@ def serialisation_ms(rate: str, ip_bytes: int) -> float:
     return ip_bytes * 8 / parse_rate(rate) * 1e3
 
 
-def emulated(rate: str, seconds: int) -> tuple[float, list[float]]:
-    """Throughput and one-way errors through airtcp's emulated link (10 ms each way)."""
+def emulated(rate: str, seconds: int, poll: bool = False) -> tuple[float, list[float]]:
+    """Throughput (none if ``seconds`` is 0) and one-way errors through airtcp's emulated
+    link (10 ms each way), the engine polling if ``poll``."""
     scenario = f"""
 [simulation]
 name = "bench"
@@ -119,14 +121,14 @@ count = 1
         path = Path(directory) / "bench.toml"
         path.write_text(scenario)
         resolved = prepare(str(path))
-    emulation = _core.Emulation(json.dumps(resolved), None, None, seconds + 120.0)
+    emulation = _core.Emulation(json.dumps(resolved), None, None, seconds + 120.0, True, poll)
     try:
         hosts = {host["name"]: host for host in json.loads(emulation.hosts())}
         a, b = hosts["a"]["namespace"], hosts["b"]["namespace"]
         for host in hosts.values():
             emulation.configure_host(host["node"], list(BUFFERS.items()), [])
         emulation.begin()
-        bps = throughput_bps(a, b, hosts["b"]["address"], seconds)
+        bps = throughput_bps(a, b, hosts["b"]["address"], seconds) if seconds else 0.0
         delays = one_way_ms(a, b, hosts["b"]["address"])
         lag = json.loads(emulation.stop())["lag"]
     finally:
@@ -179,16 +181,19 @@ def main() -> None:
           f"{PROBE_INTERVAL_S * 1e3:g} ms apart, kernel timestamps")  # fmt: skip
     print(
         f"{'rate':>8}  {'airtcp (10 ms each way)':>24}  {'veth + tbf (no delay)':>22}  "
-        f"{'one-way error p50 / p99 us: airtcp':>35}  {'veth':>12}"
+        f"{'one-way error p50 / p99 us: airtcp':>35}  {'--poll':>12}  {'veth':>12}"
     )
     for rate in RATES:
         emu_bps, emu_errors = emulated(rate, seconds)
+        _, polled_errors = emulated(rate, 0, poll=True)
         veth_bps, veth_delays = veth_tbf(rate, seconds)
         e50, e99 = percentiles(emu_errors)
+        p50, p99 = percentiles(polled_errors)
         v50, v99 = percentiles(veth_delays)
         print(
             f"{rate:>8}  {emu_bps / 1e6:>18.1f} Mbit/s  {veth_bps / 1e6:>15.1f} Mbit/s  "
-            f"{e50 * 1e3:>28.0f} / {e99 * 1e3:<4.0f}  {v50 * 1e3:>6.0f} / {v99 * 1e3:.0f}",
+            f"{e50 * 1e3:>28.0f} / {e99 * 1e3:<4.0f}  {p50 * 1e3:>6.0f} / {p99 * 1e3:<4.0f}  "
+            f"{v50 * 1e3:>6.0f} / {v99 * 1e3:.0f}",
             flush=True,
         )
 

@@ -194,6 +194,20 @@ def in_ns(namespace: str, *command: str) -> list[str]:
 
 
 @needs_emulation
+def test_a_polling_engine_is_never_early_either(tmp_path):
+    """``--poll``: the engine never sleeps (normal class); round trips still take at least
+    the configured delay."""
+    scenario = write(tmp_path, NEVER_EARLY.replace("count = 1", 'count = 20\ninterval = "50ms"'))
+    summary = run_json(str(scenario), "--poll")
+    scheduling = summary["emulation"]["scheduling"]
+    assert scheduling["policy"] == "normal" and scheduling["reason"].startswith("poll")
+    probes = summary["flows"][0]["probes"]
+    rtts = [r - s for s, r in zip(probes["sent_ns"], probes["returned_ns"], strict=True) if r]
+    assert len(rtts) == 20
+    assert min(rtts) >= 10_000_000 - 50_000  # 2 x 5 ms; ping rounds to 0.001 ms
+
+
+@needs_emulation
 def test_a_ping_flow_is_left_out_of_goodput_and_fairness_and_shows_its_round_trips(tmp_path):
     scenario = write(
         tmp_path,

@@ -554,3 +554,19 @@ def test_sigterm_stops_the_driver_and_its_workers(experiment_file, tmp_path):
     again = airtcp("sweep", str(path), "--out", str(out), "-q")
     assert again.returncode == 0, again.stderr
     assert_exactly_once(out, 24)
+
+
+def test_a_broken_pools_cause_is_the_death_that_is_not_its_own_sigterm():
+    from types import SimpleNamespace
+
+    from airtcp.sweeper import _death_cause
+
+    def pool(*codes):
+        return [SimpleNamespace(exitcode=code) for code in codes]
+
+    # The pool terminated the others after one worker exited: whichever comes first.
+    assert _death_cause(pool(-signal.SIGTERM, 3, None)) == "exit code 3"
+    assert _death_cause(pool(3, -signal.SIGTERM)) == "exit code 3"
+    assert _death_cause(pool(-signal.SIGTERM)) == "killed by SIGTERM"
+    assert _death_cause(pool(0, -signal.SIGKILL)) == "killed by SIGKILL; out of memory?"
+    assert _death_cause(pool(None, 0)) == "no exit status"

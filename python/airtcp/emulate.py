@@ -81,9 +81,11 @@ def emulate(
     snaplen: int | None = None,
     progress: Callable[[float, float], None] | None = None,
     realtime: bool = True,
+    poll: bool = False,
 ) -> dict[str, Any]:
     """Runs a resolved scenario over real kernels and returns its summary; the engine runs
-    under SCHED_FIFO where permitted unless not ``realtime``."""
+    under SCHED_FIFO where permitted unless not ``realtime``, and polls instead of sleeping
+    with ``poll``."""
     require()
     _unsupported(resolved)
     effective = json.loads(_core.effective_settings(json.dumps(resolved)))
@@ -96,6 +98,7 @@ def emulate(
             snaplen,
             duration_s + GRACE_S,
             realtime,
+            poll,
         )
     except _core.ScenarioError as error:
         key, message = error.args

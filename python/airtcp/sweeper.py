@@ -183,9 +183,10 @@ def _death_cause(workers: list[multiprocessing.process.BaseProcess]) -> str:
     codes = [p.exitcode for p in workers if p.exitcode not in (None, 0)]
     if not codes:
         return "no exit status"
-    # Only a one-worker pool's death is reported (a run fails on its second death, always
-    # alone), so its one exit code is the cause.
-    code = codes[0]
+    # A broken pool terminates its other workers (SIGTERM): the cause is the death that is
+    # not that, whichever worker it was (a loaded machine changes which one the list holds
+    # first).
+    code = next((code for code in codes if code != -signal.SIGTERM), codes[0])
     if code < 0:
         name = signal.Signals(-code).name
         hint = "; out of memory?" if -code == signal.SIGKILL else ""

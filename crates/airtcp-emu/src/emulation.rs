@@ -24,7 +24,7 @@ use tun_rs::SyncDevice;
 
 use crate::clock::WallClock;
 use crate::device_io::WriteCounts;
-use crate::engine::{Engine, EngineOutcome, HostDevice};
+use crate::engine::{Engine, EngineOutcome, HostDevice, Pacing};
 use crate::host::{self, DeviceDrops, Host};
 use crate::lag::LagSummary;
 use crate::netns;
@@ -41,6 +41,9 @@ pub struct EmulationOptions {
     pub wall_limit: Option<Duration>,
     /// Run the engine under `SCHED_FIFO` where permitted (`realtime`).
     pub realtime: bool,
+    /// Let the engine poll instead of sleeping (`engine::Pacing::Poll`): the lowest
+    /// latency on a quiet machine, for a core; `realtime` is then ignored.
+    pub poll: bool,
 }
 
 impl Default for EmulationOptions {
@@ -50,6 +53,7 @@ impl Default for EmulationOptions {
             pcap_snaplen: None,
             wall_limit: None,
             realtime: true,
+            poll: false,
         }
     }
 }
@@ -174,7 +178,13 @@ impl Emulation {
         let wall_limit = options
             .wall_limit
             .map(|limit| Instant::from_nanos(limit.as_nanos() as u64));
-        let realtime = options.realtime;
+        let pacing = if options.poll {
+            Pacing::Poll
+        } else {
+            Pacing::Sleep {
+                realtime: options.realtime,
+            }
+        };
         let end = Instant::from_nanos(scenario.duration_ns);
         let engine = Engine::new(simulation, engine_devices, scenario.nodes.len(), end);
         let (go, time_zero) = mpsc::channel::<WallClock>();
@@ -185,7 +195,7 @@ impl Emulation {
                 // nothing ran.
                 match time_zero.recv() {
                     Ok(clock) => {
-                        engine.run(clock, wall_limit, realtime, &engine_stop, &engine_stopper)
+                        engine.run(clock, wall_limit, pacing, &engine_stop, &engine_stopper)
                     }
                     Err(_) => engine.unstarted(),
                 }

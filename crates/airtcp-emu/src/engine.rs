@@ -31,6 +31,20 @@ use crate::lag::LagHistogram;
 use crate::realtime::{schedule_engine, Demotion, Scheduling};
 use crate::wait::{Stopper, Waiter};
 
+/// How the engine waits for the next event or packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pacing {
+    /// Sleep on its timer and the devices (`wait`), polling only shortly before an event;
+    /// under `SCHED_FIFO` if `realtime` and permitted.
+    Sleep { realtime: bool },
+    /// Never sleep: poll the devices and the clock, in the normal class. The lowest latency
+    /// on a quiet machine, for a core.
+    Poll,
+}
+
+/// How long a polling engine polls before it looks at its stop flag and wall limit.
+const POLL_SLICE_NS: u64 = 1_000_000;
+
 /// The most packets read from one device before the others are looked at again and the
 /// engine checks its stop flag: a round of the devices reads one each.
 const ROUNDS_PER_BATCH: usize = 64;
@@ -117,11 +131,14 @@ impl Engine {
         mut self,
         clock: WallClock,
         wall_limit: Option<Instant>,
-        realtime: bool,
+        pacing: Pacing,
         stop: &AtomicBool,
         stopper: &Stopper,
     ) -> EngineOutcome {
-        let mut scheduling = schedule_engine(realtime);
+        let mut scheduling = match pacing {
+            Pacing::Sleep { realtime } => schedule_engine(realtime),
+            Pacing::Poll => Scheduling::normal("poll: the engine polls and never sleeps".into()),
+        };
         let mut demotion = Demotion::new(&scheduling);
         let mut hit_wall_limit = false;
         let result = (|| {
@@ -138,6 +155,16 @@ impl Engine {
                 if wall_limit.is_some_and(|limit| now >= limit) {
                     hit_wall_limit = true;
                     break;
+                }
+                if pacing == Pacing::Poll {
+                    self.carry(&clock)?;
+                    let next = self.simulation.next_event_at().unwrap_or(Instant::MAX);
+                    let until =
+                        next.min(Instant::from_nanos(clock.now().as_nanos() + POLL_SLICE_NS));
+                    while clock.now() < until && waiter.peek()? == Default::default() {
+                        std::hint::spin_loop();
+                    }
+                    continue;
                 }
                 duty.awake(awake_since, now);
                 awake_since = now;

@@ -46,16 +46,23 @@ pub struct Scheduling {
     pub demotions: u64,
 }
 
+impl Scheduling {
+    /// The normal class, for `reason`.
+    pub fn normal(reason: String) -> Scheduling {
+        Scheduling {
+            policy: "normal",
+            priority: 0,
+            reason: Some(reason),
+            demotions: 0,
+        }
+    }
+}
+
 /// Makes the calling thread the engine's: real-time if `realtime` and permitted.
 pub fn schedule_engine(realtime: bool) -> Scheduling {
     // Best effort: without it the engine is later, not wrong.
     let _ = std::fs::write("/proc/thread-self/timerslack_ns", "1");
-    let normal = |reason: String| Scheduling {
-        policy: "normal",
-        priority: 0,
-        reason: Some(reason),
-        demotions: 0,
-    };
+    let normal = Scheduling::normal;
     if !realtime {
         return normal("realtime = false".to_string());
     }

@@ -26,7 +26,7 @@ fn os_error(error: impl std::fmt::Display) -> PyErr {
 #[pymethods]
 impl Emulation {
     #[new]
-    #[pyo3(signature = (scenario_json, pcap_dir=None, pcap_snaplen=None, wall_limit_s=None, realtime=true))]
+    #[pyo3(signature = (scenario_json, pcap_dir=None, pcap_snaplen=None, wall_limit_s=None, realtime=true, poll=false))]
     fn new(
         py: Python<'_>,
         scenario_json: String,
@@ -34,6 +34,7 @@ impl Emulation {
         pcap_snaplen: Option<u32>,
         wall_limit_s: Option<f64>,
         realtime: bool,
+        poll: bool,
     ) -> PyResult<Self> {
         let scenario = Scenario::from_json(&scenario_json).map_err(scenario_error)?;
         let options = EmulationOptions {
@@ -41,6 +42,7 @@ impl Emulation {
             pcap_snaplen,
             wall_limit: wall_limit_s.map(|s| Duration::from_secs_f64(s.max(0.0))),
             realtime,
+            poll,
         };
         let inner = py
             .detach(|| EmulationCore::start(scenario, &options))
