@@ -279,30 +279,23 @@ def iperf_result(
     bytes] in scenario time (``received_series``); from its iperf3 client's JSON (or its
     socket at the scenario's end, if the run stopped it there), the sender's retransmissions
     and, for UDP, the receiver's datagram count."""
-    if tool.stopped_at_end:
-        report = {"end": {"sum_sent": {"retransmits": tool.retransmissions_at_end or 0}}}
-    else:
-        try:
-            report = json.loads(tool.output)
-        except json.JSONDecodeError:
-            raise OSError(
-                f"flow {tool.flow['name']}: iperf3 printed no JSON: {tool.output[:200]}"
-            ) from None
-        if report.get("error"):
-            raise OSError(f"flow {tool.flow['name']}: iperf3: {report['error']}")
+    report = _iperf_report(tool)
     delivered = delivered or {"bytes": 0, "bytes_in_window": 0, "bins": []}
     series = [
         [round(i * bin_s, 4), round((i + 1) * bin_s, 4), count]
         for i, count in enumerate(delivered["bins"])
     ]
-    sent = report["end"].get("sum_sent", {})
+    if report is None:  # stopped at the scenario's end: its socket said
+        retransmissions = tool.retransmissions_at_end or 0
+    else:
+        retransmissions = report["end"].get("sum_sent", {}).get("retransmits", 0)
     result = {
         "goodput_bps": delivered["bytes_in_window"] * 8 / window_s if window_s > 0 else 0.0,
         "bytes_delivered": delivered["bytes"],
-        "retransmissions": sent.get("retransmits", 0),
+        "retransmissions": retransmissions,
         "received_series": series,
     }
-    if tool.flow["app"]["kind"] == "udp_cbr":
+    if report is not None and tool.flow["app"]["kind"] == "udp_cbr":
         # The receiver's count of datagrams sent and missing (by iperf3's sequence numbers).
         received = report.get("server_output_json", {}).get("end", {}).get("sum", {})
         result["datagrams"] = {
@@ -310,6 +303,21 @@ def iperf_result(
             "lost": received.get("lost_packets", 0),
         }
     return result
+
+
+def _iperf_report(tool: Tool) -> dict[str, Any] | None:
+    """The iperf3 client's JSON report, or None if the run stopped it at the scenario's end."""
+    if tool.stopped_at_end:
+        return None
+    try:
+        report = json.loads(tool.output)
+    except json.JSONDecodeError:
+        raise OSError(
+            f"flow {tool.flow['name']}: iperf3 printed no JSON: {tool.output[:200]}"
+        ) from None
+    if report.get("error"):
+        raise OSError(f"flow {tool.flow['name']}: iperf3: {report['error']}")
+    return report
 
 
 _PING_LINE = re.compile(r"icmp_seq=(\d+) .*time=([\d.]+) ms")

@@ -128,6 +128,7 @@ pub struct Emulation {
     /// Sends time 0 to the engine (`begin`).
     go: Option<mpsc::Sender<WallClock>>,
     clock: Option<WallClock>,
+    run: netns::Run,
     // Dropped last, the devices before their namespaces: the engine has ended by then. In
     // `hosts`' order.
     _devices: Vec<Arc<SyncDevice>>,
@@ -207,6 +208,7 @@ impl Emulation {
             engine: Some(engine),
             go: Some(go),
             clock: None,
+            run,
             _devices: devices,
             namespaces,
         })
@@ -259,11 +261,7 @@ impl Emulation {
     /// The environment variable every process started in the hosts must carry: cleanup
     /// kills a process in a namespace of this run only if it does (`netns`).
     pub fn process_marker(&self) -> (&'static str, String) {
-        self.namespaces
-            .first()
-            .map_or((netns::RUN_VARIABLE, String::new()), |namespace| {
-                (netns::RUN_VARIABLE, namespace.run_id().to_string())
-            })
+        (netns::RUN_VARIABLE, self.run.id().to_string())
     }
 
     /// Stops the engine and the readers and reports; the hosts are removed when `self` goes.

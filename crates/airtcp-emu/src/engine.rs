@@ -263,13 +263,14 @@ impl Engine {
         let (devices, device_of) = (&self.devices, &self.device_of);
         let (lag, writers, write_errors) =
             (&mut self.lag, &mut self.writers, &mut self.write_errors);
+        // Released now: written in this pass (`device_io`), where the host's stack stamps
+        // each packet as it starts.
+        let released = clock.now().as_nanos();
         self.simulation.drain_outgoing(|node, due, bytes| {
             let Some(index) = device_of[node] else {
                 return;
             };
-            // Released now: written in this pass (`device_io`), where the host's stack
-            // stamps it as it starts.
-            lag.record(clock.now().as_nanos().saturating_sub(due.as_nanos()));
+            lag.record(released.saturating_sub(due.as_nanos()));
             // A device whose host is not reading drops, as a NIC's ring would; the
             // kernel counts it (`rx_dropped`).
             if writers[index].push(&devices[index].device, bytes).is_err() {

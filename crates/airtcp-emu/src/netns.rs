@@ -186,10 +186,6 @@ impl Namespace {
         &self.name
     }
 
-    pub fn run_id(&self) -> &str {
-        &self.run_id
-    }
-
     /// Writes `/proc/sys/<key>` as seen from inside the namespace (network sysctls are per
     /// namespace).
     pub fn write_sysctl(&self, key: &str, value: &str) -> io::Result<()> {
