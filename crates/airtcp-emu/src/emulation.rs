@@ -23,12 +23,10 @@ use serde::Serialize;
 use tun_rs::SyncDevice;
 
 use crate::clock::WallClock;
-use crate::device_io::WriteCounts;
-use crate::engine::{Engine, EngineOutcome, HostDevice, Pacing};
+use crate::engine::{Engine, EngineOutcome, EngineStats, HostDevice, Pacing};
 use crate::host::{self, DeviceDrops, Host};
 use crate::lag::LagSummary;
 use crate::netns;
-use crate::realtime::Scheduling;
 use crate::wait::Stopper;
 
 /// Options of an emulated run besides the scenario.
@@ -79,19 +77,13 @@ pub struct EmulationReport {
     pub received_bin_s: f64,
     /// Per packet written to a host: from its due time to the write.
     pub lag: LagSummary,
-    pub scheduling: Option<Scheduling>,
-    /// The engine stopped because `wall_limit` was reached.
-    pub hit_wall_limit: bool,
+    /// Scheduling, wall-limit hit, write errors, malformed reads, writes.
+    #[serde(flatten)]
+    pub engine: EngineStats,
     /// Per host (in `hosts()`' order), the packets its device dropped before the engine
     /// read them (`tx_dropped`: the device's queue was full) or after it wrote them
     /// (`rx_dropped`), by the kernel's own counters.
     pub device_drops: Vec<DeviceDrops>,
-    /// Writes to a host's device that failed (packets lost).
-    pub write_errors: u64,
-    /// Reads from a host's device that could not be split into packets (lost).
-    pub malformed_reads: u64,
-    /// Writes to the hosts' devices, coalesced ones among them (`device_io`).
-    pub writes: WriteCounts,
 }
 
 /// Why an emulation could not start.
@@ -293,12 +285,8 @@ impl Emulation {
             received,
             received_bin_s: RECEIVED_BIN_NS as f64 / 1e9,
             lag: outcome.lag.summary(),
-            scheduling: outcome.scheduling,
-            hit_wall_limit: outcome.hit_wall_limit,
+            engine: outcome.stats,
             device_drops,
-            write_errors: outcome.write_errors,
-            malformed_reads: outcome.malformed_reads,
-            writes: outcome.writes,
         })
     }
 }

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use airtcp_proto::Instant;
 use airtcp_sim::{Simulation, Summary};
+use serde::Serialize;
 use tun_rs::SyncDevice;
 
 use crate::clock::WallClock;
@@ -55,18 +56,27 @@ pub struct HostDevice {
     pub device: Arc<SyncDevice>,
 }
 
+/// How the engine ran, for the report (`EmulationReport` carries it as it is).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct EngineStats {
+    /// None if it never started (stopped before time 0).
+    pub scheduling: Option<Scheduling>,
+    /// The engine stopped because its wall-clock limit was reached.
+    pub hit_wall_limit: bool,
+    /// Writes to a host's device that failed (packets lost).
+    pub write_errors: u64,
+    /// Reads from a host's device that could not be split into packets (lost).
+    pub malformed_reads: u64,
+    /// Writes to the hosts' devices, coalesced ones among them (`device_io`).
+    pub writes: WriteCounts,
+}
+
 pub struct EngineOutcome {
     pub simulation: Simulation,
     /// The network's summary at the scenario's end, if the run got there.
     pub at_end: Option<Summary>,
     pub lag: LagHistogram,
-    pub scheduling: Option<Scheduling>,
-    pub hit_wall_limit: bool,
-    /// Writes to a host's device that the kernel refused (packets lost).
-    pub write_errors: u64,
-    /// Reads from a host's device that could not be split into packets (lost).
-    pub malformed_reads: u64,
-    pub writes: WriteCounts,
+    pub stats: EngineStats,
     pub error: Option<io::Error>,
 }
 
@@ -116,11 +126,7 @@ impl Engine {
             simulation: self.simulation,
             at_end: None,
             lag: LagHistogram::default(),
-            scheduling: None,
-            hit_wall_limit: false,
-            write_errors: 0,
-            malformed_reads: 0,
-            writes: WriteCounts::default(),
+            stats: EngineStats::default(),
             error: None,
         }
     }
@@ -214,11 +220,13 @@ impl Engine {
             simulation: self.simulation,
             at_end: self.at_end,
             lag: self.lag,
-            scheduling: Some(scheduling),
-            hit_wall_limit,
-            write_errors: self.write_errors,
-            malformed_reads: self.reader.malformed,
-            writes: WriteCounts::of(&self.writers),
+            stats: EngineStats {
+                scheduling: Some(scheduling),
+                hit_wall_limit,
+                write_errors: self.write_errors,
+                malformed_reads: self.reader.malformed,
+                writes: WriteCounts::of(&self.writers),
+            },
             error: result.err(),
         }
     }

@@ -99,7 +99,8 @@ impl Emulation {
     }
 
     /// Stops the engine, removes the hosts and returns the report as JSON: {summary, lag,
-    /// scheduling, hit_wall_limit, device_drops, write_errors}.
+    /// received, received_bin_s, scheduling, hit_wall_limit, device_drops, write_errors,
+    /// malformed_reads, writes}.
     fn stop(&mut self, py: Python<'_>) -> PyResult<String> {
         let mut inner = self
             .inner
