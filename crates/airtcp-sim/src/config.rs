@@ -14,6 +14,7 @@ use serde::Deserialize;
 use crate::error_model::ErrorModel;
 pub use crate::mobility::MobileConfig;
 use crate::queue::QueueLimit;
+pub use crate::radio::{NodePosition, RadioConfig};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -40,6 +41,12 @@ pub struct Scenario {
     /// Mobile hosts and their handoffs between base stations.
     #[serde(default)]
     pub mobiles: Vec<MobileConfig>,
+    /// The radio channel of WLANs with geometry (`crate::radio`).
+    #[serde(default)]
+    pub radio: RadioConfig,
+    /// Where nodes' radios are; a WLAN any of whose nodes has one has geometry.
+    #[serde(default)]
+    pub positions: Vec<NodePosition>,
 }
 
 /// An agent on a node's interface: `interface` names the peer of a wired link or `"wlan"`,
@@ -212,6 +219,24 @@ pub struct WlanConfig {
     /// The AP's agent; `None` is plain DCF without an agent.
     #[serde(default)]
     pub agent: Option<AgentConfig>,
+    /// The channel number: WLANs on the same one share it (and have geometry); `None`, a
+    /// channel of its own.
+    #[serde(default)]
+    pub channel: Option<u32>,
+    /// Stations whose frames (both ways) go at a rate other than `phy.rate_bps`.
+    #[serde(default)]
+    pub station_rates: Vec<StationRate>,
+    /// A rate control algorithm (`airtcp_proto::wifi::rate_control`) instead of fixed rates.
+    #[serde(default)]
+    pub rate_control: Option<String>,
+}
+
+/// A station's data rate, to and from it.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StationRate {
+    pub station: usize,
+    pub rate_bps: u64,
 }
 
 impl WlanConfig {

@@ -21,6 +21,7 @@ pub mod payloads;
 pub mod pcap;
 pub mod ports;
 pub mod queue;
+pub mod radio;
 pub mod rng;
 pub mod routing;
 pub mod sim;

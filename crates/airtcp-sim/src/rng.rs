@@ -16,11 +16,38 @@ fn mix(mut z: u64) -> u64 {
 /// Stream ids by component kind, so that ids of different kinds never coincide.
 #[derive(Clone, Copy, Debug)]
 pub enum StreamId {
-    Link { link: u32, direction: u8 },
-    Mac { bss: u32, mac: u32 },
-    Flow { flow: u32 },
-    WlanChannel { bss: u32 },
-    Mobile { mobile: u32 },
+    Link {
+        link: u32,
+        direction: u8,
+    },
+    Mac {
+        bss: u32,
+        mac: u32,
+    },
+    Flow {
+        flow: u32,
+    },
+    WlanChannel {
+        bss: u32,
+    },
+    Mobile {
+        mobile: u32,
+    },
+    /// A pair of radios of a shared channel (shadowing); `a < b < 2^24`, `channel < 4096`.
+    RadioPair {
+        channel: u32,
+        a: u32,
+        b: u32,
+    },
+    /// A radio's backoff draws.
+    Radio {
+        channel: u32,
+        radio: u32,
+    },
+    /// A shared channel's reception and fading draws.
+    RadioChannel {
+        channel: u32,
+    },
 }
 
 impl StreamId {
@@ -33,6 +60,13 @@ impl StreamId {
             StreamId::Flow { flow } => (3 << 60) | u64::from(flow),
             StreamId::WlanChannel { bss } => (4 << 60) | u64::from(bss),
             StreamId::Mobile { mobile } => (5 << 60) | u64::from(mobile),
+            StreamId::RadioPair { channel, a, b } => {
+                (6 << 60) | (u64::from(channel) << 48) | (u64::from(a) << 24) | u64::from(b)
+            }
+            StreamId::Radio { channel, radio } => {
+                (7 << 60) | (u64::from(channel) << 32) | u64::from(radio)
+            }
+            StreamId::RadioChannel { channel } => (8 << 60) | u64::from(channel),
         }
     }
 }

@@ -37,6 +37,10 @@ impl<T> Slab<T> {
         self.slots.get(slot as usize)?.as_ref()
     }
 
+    pub fn get_mut(&mut self, slot: u32) -> Option<&mut T> {
+        self.slots.get_mut(slot as usize)?.as_mut()
+    }
+
     /// Takes back the value parked in `slot`; each slot is taken once.
     pub fn take(&mut self, slot: u32) -> T {
         let value = self.slots[slot as usize]

@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+use crate::radio::RadioCounters;
+
 use crate::wlan::MacCounters;
 
 #[derive(Clone, Debug, Serialize)]
@@ -90,6 +92,9 @@ pub struct WlanSummary {
     /// Failed attempts over attempts.
     pub collision_probability: f64,
     pub mean_contenders: f64,
+    /// A WLAN with geometry: what its channel counts besides.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub radio: Option<RadioCounters>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -68,6 +68,7 @@ impl Scenario {
             }
             validate_agent(&format!("agents[{i}]"), &placement.agent)?;
         }
+        self.validate_radio()?;
         self.agent_places()?;
         self.validate_paths()?;
         self.validate_series()

@@ -34,7 +34,7 @@ impl Simulation {
                 Some(f(slot, &mut channel.queue))
             }
             Interface::Wlan { bss, mac } => {
-                let (slot, mut queue) = self.bsses[bss as usize].agent_and_queue(mac)?;
+                let (slot, mut queue) = self.wlan_agent_and_queue(bss, mac)?;
                 Some(f(slot, &mut queue))
             }
         }
@@ -43,7 +43,7 @@ impl Simulation {
     pub(super) fn has_agent(&self, interface: Interface) -> bool {
         match interface {
             Interface::Channel(channel) => self.channels[channel as usize].agent.is_some(),
-            Interface::Wlan { bss, mac } => self.bsses[bss as usize].has_agent(mac),
+            Interface::Wlan { bss, mac } => self.wlan_has_agent(bss, mac),
         }
     }
 
@@ -53,14 +53,14 @@ impl Simulation {
             Interface::Channel(channel) => {
                 Some(self.channels[channel as usize].agent.take()?.agent)
             }
-            Interface::Wlan { bss, mac } => self.bsses[bss as usize].take_agent(mac),
+            Interface::Wlan { bss, mac } => self.wlan_take_agent(bss, mac),
         }
     }
 
     fn node_of(&self, interface: Interface) -> usize {
         match interface {
             Interface::Channel(channel) => self.channel_ends[channel as usize].0,
-            Interface::Wlan { bss, mac } => self.bsses[bss as usize].node(mac),
+            Interface::Wlan { bss, mac } => self.wlan_node(bss, mac),
         }
     }
 
@@ -136,11 +136,7 @@ impl Simulation {
                 self.apply_channel(channel, actions);
                 Ok(())
             }
-            Hop::Wlan { bss, mac, to } => {
-                let mut actions = std::mem::take(&mut self.wlan_actions);
-                self.bsses[bss as usize].enqueue(now, mac, packet, to, &mut actions);
-                self.apply_wlan(bss, actions)
-            }
+            Hop::Wlan { bss, mac, to } => self.wlan_enqueue(bss, mac, packet, to),
         }
     }
 

@@ -8,12 +8,15 @@ use airtcp_proto::wifi::{Modulation, Phy};
 
 use super::endpoints::build_flow;
 use super::external::External;
+use super::wlans::Wlan;
 use super::{RunOptions, Simulation};
-use crate::config::{AgentConfig, AppConfig, ConfigError, Scenario};
+use crate::config::{AgentConfig, AppConfig, ConfigError, Scenario, WlanConfig};
 use crate::engine::EventQueue;
 use crate::interface::{planner_off_ap, AgentSlot, Interface};
 use crate::link::Channel;
 use crate::pcap::{NodeTraces, WlanTraces};
+use crate::radio::validate::{frequency_hz, ChannelPlan};
+use crate::radio::{Placement, RadioActions, SharedChannel, WlanSpec};
 use crate::rng::{stream, StreamId};
 use crate::routing::{Hop, Routes};
 use crate::slab::Slab;
@@ -49,7 +52,8 @@ impl Simulation {
                 adjacency[from].push((to, Hop::Channel(id)));
             }
         }
-        let mut bsses = Vec::new();
+        let plan = ChannelPlan::of(&scenario);
+        let mut wlans = Vec::new();
         for (b, wlan) in scenario.wlans.iter().enumerate() {
             let phy = wlan.build_phy(&format!("wlans[{b}]"))?;
             let macs = std::iter::once(wlan.ap)
@@ -87,19 +91,27 @@ impl Simulation {
                     },
                 ));
             }
-            let params = MacParams {
-                rts_threshold: wlan.rts_threshold,
-                short_retry_limit: wlan.short_retry_limit,
-                long_retry_limit: wlan.long_retry_limit,
-                queue_packets: wlan.queue_packets,
-                ack_queue_packets: None, // set by the AP's agent, if it asks (place_agents)
-                msdu_lifetime_ns: wlan.msdu_lifetime_ns,
-                queue_max_delay_ns: wlan.queue_max_delay_ns,
-                eifs_after_collision: wlan.eifs_after_collision,
-            };
+            let params = mac_params(wlan);
+            if let Some(k) = plan.channel_of(b) {
+                wlans.push(Wlan::Shared(k as u32));
+                continue;
+            }
             let channel_rng = stream(seed, StreamId::WlanChannel { bss: b as u32 });
-            bsses.push(Bss::new(phy, params, wlan.errors, channel_rng, macs, None));
+            wlans.push(Wlan::Alone(Bss::new(
+                phy,
+                params,
+                wlan.errors,
+                channel_rng,
+                macs,
+                None,
+            )));
         }
+        let shared = plan
+            .shared
+            .iter()
+            .enumerate()
+            .map(|(k, group)| build_shared(&scenario, k as u32, group))
+            .collect::<Result<Vec<_>, _>>()?;
         // Validation made sure that every flow has a path.
         let external = if options.external_hosts {
             Some(External::new(&scenario, &adjacency)?)
@@ -131,16 +143,29 @@ impl Simulation {
                     message: "the scenario has no WLAN to capture".into(),
                 })
             }
+            Some(_) if !plan.shared.is_empty() => {
+                return Err(ConfigError {
+                    key: "pcap-80211".into(),
+                    message: "802.11 captures of WLANs with geometry are not written yet".into(),
+                })
+            }
             Some(dir) => {
-                let wlans: Vec<(&str, &Phy)> = scenario
+                let alone: Vec<&mut Bss> = wlans
+                    .iter_mut()
+                    .map(|wlan| match wlan {
+                        Wlan::Alone(bss) => bss,
+                        Wlan::Shared(_) => unreachable!("no shared channel"),
+                    })
+                    .collect();
+                let phys: Vec<(&str, &Phy)> = scenario
                     .wlans
                     .iter()
-                    .zip(&bsses)
+                    .zip(&alone)
                     .map(|(wlan, bss)| (scenario.nodes[wlan.ap].as_str(), bss.phy()))
                     .collect();
-                let traces = WlanTraces::create(dir, &wlans, options.pcap_snaplen)
+                let traces = WlanTraces::create(dir, &phys, options.pcap_snaplen)
                     .map_err(|e| cannot_write("pcap-80211", dir, e))?;
-                bsses.iter_mut().for_each(Bss::capture_air);
+                alone.into_iter().for_each(Bss::capture_air);
                 Some(traces)
             }
             None => None,
@@ -150,7 +175,9 @@ impl Simulation {
             routes,
             channels,
             channel_ends,
-            bsses,
+            wlans,
+            shared,
+            radio_actions: RadioActions::default(),
             flows,
             node_traces,
             wlan_traces,
@@ -231,10 +258,13 @@ impl Simulation {
             .map(|(key, place, config)| {
                 let ap = match place {
                     Interface::Wlan { bss, mac: 0 } => {
-                        Some((bss as usize, self.bsses[bss as usize].phy()))
+                        let wlan = &self.scenario.wlans[bss as usize];
+                        let phy = wlan.build_phy("wlans").expect("validated PHY");
+                        Some((bss as usize, phy))
                     }
                     _ => None,
                 };
+                let ap = ap.as_ref().map(|(bss, phy)| (*bss, phy));
                 let agent = build_agent(&self.scenario, config, ap).expect("validated kind");
                 (key, place, agent, config.ack_queue_packets)
             })
@@ -264,11 +294,15 @@ impl Simulation {
         match place {
             Interface::Channel(c) => self.channels[c as usize].agent = Some(AgentSlot::new(agent)),
             Interface::Wlan { bss, mac } => {
-                let bss = &mut self.bsses[bss as usize];
-                bss.place_agent(mac, agent);
-                if let Some(limit) = ack_queue_packets {
-                    bss.limit_ack_queue(limit);
+                if agent.access_planner().is_some()
+                    && matches!(self.wlans[bss as usize], Wlan::Shared(_))
+                {
+                    return Err(format!(
+                        "'{}' plans the AP's channel access, which a WLAN with geometry does not run yet",
+                        agent.name()
+                    ));
                 }
+                self.wlan_place_agent(bss, mac, agent, ack_queue_packets);
             }
         }
         Ok(())
@@ -327,4 +361,72 @@ fn build_agent(
         ..config.settings()
     };
     agent::by_name(&config.kind, settings)
+}
+
+/// Shared channel `k`: the WLANs `group`, their radios where the scenario places them.
+fn build_shared(
+    scenario: &Scenario,
+    k: u32,
+    group: &[usize],
+) -> Result<SharedChannel, ConfigError> {
+    let mut specs = Vec::new();
+    for &b in group {
+        let wlan = &scenario.wlans[b];
+        let key = format!("wlans[{b}]");
+        let phy = wlan.build_phy(&key)?;
+        let nodes: Vec<usize> = std::iter::once(wlan.ap)
+            .chain(wlan.stations.iter().copied())
+            .collect();
+        let mac_rates = nodes
+            .iter()
+            .map(|node| {
+                wlan.station_rates
+                    .iter()
+                    .find(|r| r.station == *node)
+                    .map_or(phy.data_rate_bps, |r| r.rate_bps)
+            })
+            .collect();
+        specs.push(WlanSpec {
+            bss: b as u32,
+            params: mac_params(wlan),
+            phy,
+            nodes,
+            mac_rates,
+            rate_control: wlan.rate_control.clone(),
+        });
+    }
+    let radio = &scenario.radio;
+    let placement = |node: usize| {
+        let p = scenario
+            .positions
+            .iter()
+            .find(|p| p.node == node)
+            .expect("validated: every node placed");
+        Placement {
+            position: [p.x, p.y, p.z],
+            tx_power_dbm: p.tx_power_dbm.unwrap_or(radio.tx_power_dbm),
+        }
+    };
+    let frequency = frequency_hz(&scenario.wlans[group[0]]);
+    Ok(SharedChannel::new(
+        k,
+        scenario.seed,
+        specs,
+        radio,
+        frequency,
+        placement,
+    ))
+}
+
+fn mac_params(wlan: &WlanConfig) -> MacParams {
+    MacParams {
+        rts_threshold: wlan.rts_threshold,
+        short_retry_limit: wlan.short_retry_limit,
+        long_retry_limit: wlan.long_retry_limit,
+        queue_packets: wlan.queue_packets,
+        ack_queue_packets: None, // set by the AP's agent, if it asks (place_agents)
+        msdu_lifetime_ns: wlan.msdu_lifetime_ns,
+        queue_max_delay_ns: wlan.queue_max_delay_ns,
+        eifs_after_collision: wlan.eifs_after_collision,
+    }
 }

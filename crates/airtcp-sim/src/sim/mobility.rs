@@ -99,14 +99,14 @@ impl Simulation {
                 self.channels[down as usize].go_down(hold);
                 self.channels[opposite(down) as usize].go_down(hold);
             }
-            CellPath::Wlan { bss, mac } => self.bsses[bss as usize].leave(mac, hold),
+            CellPath::Wlan { bss, mac } => self.bss(bss).leave(mac, hold),
         }
     }
 
     fn is_in(&self, cell: Cell) -> bool {
         match cell.path {
             CellPath::Link { down } => self.channels[down as usize].is_up(),
-            CellPath::Wlan { bss, mac } => !self.bsses[bss as usize].is_absent(mac),
+            CellPath::Wlan { bss, mac } => !self.bss_ref(bss).is_absent(mac),
         }
     }
 
@@ -123,7 +123,7 @@ impl Simulation {
             }
             CellPath::Wlan { bss, mac } => {
                 let mut actions = std::mem::take(&mut self.wlan_actions);
-                self.bsses[bss as usize].join(now, mac, &mut actions);
+                self.bss(bss).join(now, mac, &mut actions);
                 self.apply_wlan(bss, actions)
             }
         }
@@ -140,7 +140,7 @@ impl Simulation {
                     held.into_iter().map(move |packet| (sender, packet))
                 })
                 .collect(),
-            CellPath::Wlan { bss, mac } => self.bsses[bss as usize].take_held(mac),
+            CellPath::Wlan { bss, mac } => self.bss(bss).take_held(mac),
         }
     }
 
@@ -167,7 +167,7 @@ impl Simulation {
             HandoffStep::Greeting => self.signal(new.base_station_side(), about("greeting"))?,
             HandoffStep::Inform => {
                 if let CellPath::Wlan { bss, mac } = old.path {
-                    self.bsses[bss as usize].forget(mac);
+                    self.bss(bss).forget(mac);
                 }
                 self.signal(old.base_station_side(), about("inform"))?;
             }

@@ -15,6 +15,7 @@ mod external;
 mod mobility;
 mod received;
 mod report;
+mod wlans;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -29,16 +30,18 @@ use crate::interface::Interface;
 use crate::link::{Channel, ChannelActions};
 use crate::packet::{address_node, Packet};
 use crate::pcap::{NodeTraces, WlanTraces};
+use crate::radio::{RadioActions, RadioEvent, SharedChannel};
 use crate::routing::{Hop, Routes};
 use crate::slab::Slab;
 use crate::summary::{Summary, TimeSeries};
-use crate::wlan::{Actions, Bss};
+use crate::wlan::Actions;
 
 use endpoints::Flow;
 use external::External;
 pub use external::ExternalCounters;
 use mobility::{HandoffStep, Mobile};
 pub use received::{Received, RECEIVED_BIN_NS};
+use wlans::Wlan;
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
@@ -99,6 +102,11 @@ enum Event {
     LinkOutage {
         link: u32,
         up: bool,
+    },
+    /// A timer of shared channel `channel` (`crate::radio`).
+    Radio {
+        channel: u16,
+        event: RadioEvent,
     },
     MeasureStart,
     Sample,
@@ -161,7 +169,10 @@ pub struct Simulation {
     routes: Routes,
     channels: Vec<Channel>,
     channel_ends: Vec<(usize, usize)>,
-    bsses: Vec<Bss>,
+    wlans: Vec<Wlan>,
+    /// Channels shared by WLANs with geometry.
+    shared: Vec<SharedChannel>,
+    radio_actions: RadioActions,
     flows: Vec<Flow>,
     node_traces: Option<NodeTraces>,
     wlan_traces: Option<WlanTraces>,
@@ -336,19 +347,19 @@ impl Simulation {
             Event::ArriveWlan { bss, mac, packet } => {
                 let packet = self.in_flight.take(packet);
                 let (bss, mac) = (u32::from(bss), u32::from(mac));
-                let node = self.bsses[bss as usize].node(mac);
+                let node = self.wlan_node(bss, mac);
                 self.receive(node, Interface::Wlan { bss, mac }, packet)?;
             }
             Event::WlanAccess { bss, generation } => {
                 let now = self.now();
                 let mut actions = std::mem::take(&mut self.wlan_actions);
-                self.bsses[bss as usize].on_access(now, generation, &mut actions);
+                self.bss(bss).on_access(now, generation, &mut actions);
                 self.apply_wlan(bss, actions)?;
             }
             Event::WlanBusyEnd { bss } => {
                 let now = self.now();
                 let mut actions = std::mem::take(&mut self.wlan_actions);
-                self.bsses[bss as usize].on_busy_end(now, &mut actions);
+                self.bss(bss).on_busy_end(now, &mut actions);
                 self.apply_wlan(bss, actions)?;
             }
             Event::TcpTimer { flow, side } => self.tcp_timer(flow as usize, side)?,
@@ -375,6 +386,7 @@ impl Simulation {
                     }
                 }
             }
+            Event::Radio { channel, event } => self.radio_event(u32::from(channel), event),
             Event::MeasureStart => {
                 for flow in &mut self.flows {
                     flow.delivered_at_measure = flow.delivered;

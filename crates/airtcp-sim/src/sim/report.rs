@@ -131,11 +131,12 @@ impl Simulation {
             .map(|f| f.goodput_bps)
             .collect();
         let wlans = self
-            .bsses
+            .scenario
+            .wlans
             .iter()
-            .zip(&self.scenario.wlans)
+            .enumerate()
             .map(|(bss, config)| {
-                let c = &bss.counters;
+                let (c, radio) = self.wlan_counters(bss);
                 let accesses: u64 = c.contenders.iter().sum();
                 let weighted: u64 = c
                     .contenders
@@ -149,6 +150,7 @@ impl Simulation {
                     counters: c.clone(),
                     collision_probability: ratio(c.failed_attempts, c.attempts),
                     mean_contenders: ratio(weighted, accesses),
+                    radio: radio.cloned(),
                 }
             })
             .collect();
@@ -195,10 +197,10 @@ impl Simulation {
                     let agent = &channel.agent.as_ref()?.agent;
                     Some((node, names[peer].clone(), agent.as_ref()))
                 });
-        let on_wlans = self.bsses.iter().flat_map(|bss| {
-            bss.agents()
-                .map(|(mac, agent)| (bss.node(mac), "wlan".to_string(), agent))
-        });
+        let on_wlans = self
+            .wlan_agents()
+            .into_iter()
+            .map(|(node, agent)| (node, "wlan".to_string(), agent));
         on_links
             .chain(on_wlans)
             .filter_map(|(node, interface, agent)| {

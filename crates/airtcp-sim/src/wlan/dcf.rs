@@ -1197,7 +1197,16 @@ enum Slot {
     Held(usize),
 }
 
-impl MacQueue<'_> {
+impl<'a> MacQueue<'a> {
+    /// MAC `mac`'s queues and the frames held for or from its stations.
+    pub(crate) fn new(
+        queues: &'a mut [VecDeque<Frame>; 2],
+        held: &'a mut Vec<(u32, Frame)>,
+        mac: u32,
+    ) -> Self {
+        MacQueue { queues, held, mac }
+    }
+
     fn locate(&self, index: usize) -> Option<Slot> {
         let waiting = |queue: &VecDeque<Frame>| queue.len().saturating_sub(1);
         let first = waiting(&self.queues[0]);

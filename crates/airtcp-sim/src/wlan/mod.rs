@@ -2,4 +2,4 @@
 
 pub mod dcf;
 
-pub use dcf::{Actions, AirBody, AirFrame, Bss, MacCounters, MacParams, MacQueue};
+pub use dcf::{Actions, AirBody, AirFrame, Bss, Frame, MacCounters, MacParams, MacQueue};

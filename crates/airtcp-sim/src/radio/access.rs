@@ -1,0 +1,150 @@
+//! One radio's DCF channel access off the fast path (IEEE 802.11-2020 §10.3.4.3): its own
+//! view of the medium, its backoff counted in its own idle slots.
+//!
+//! The radio's medium is idle while its PHY neither sends nor receives, the energy at its
+//! antenna is under the CCA threshold and its NAV has run out (the `Medium` decides). Once
+//! idle it waits DIFS, or EIFS after a frame it received in error, then counts its backoff a
+//! slot at a time; the medium falling busy freezes the count at the slots that had passed.
+//! One access event per radio and idle period: a busy medium only bumps the generation that
+//! makes the pending event stale. This is what ns-3's `ChannelAccessManager` does per device.
+
+use airtcp_proto::wifi::Phy;
+use airtcp_proto::Instant;
+use rand::Rng;
+use std::time::Duration;
+
+use crate::rng::Stream;
+
+#[derive(Debug)]
+pub struct Access {
+    /// Backoff slots left; `None`: no backoff pending (a frame arriving to a medium idle for
+    /// DIFS goes at once).
+    pub backoff: Option<u32>,
+    pub cw: u32,
+    /// Since when this radio's medium has been idle, while it is.
+    pub idle_since: Option<Instant>,
+    /// After a frame received in error, the rate of its PPDU: the next IFS is EIFS.
+    pub eifs_after: Option<u64>,
+    /// Bumped when the pending access event becomes stale.
+    pub generation: u32,
+    /// When the pending access event fires.
+    pub scheduled: Option<Instant>,
+    rng: Stream,
+}
+
+impl Access {
+    pub fn new(cw: u32, rng: Stream) -> Self {
+        Access {
+            backoff: None,
+            cw,
+            idle_since: None,
+            eifs_after: None,
+            generation: 0,
+            scheduled: None,
+            rng,
+        }
+    }
+
+    /// DIFS, or EIFS after a reception error (§10.3.2.3.7).
+    pub fn ifs_ns(&self, phy: &Phy) -> u64 {
+        match self.eifs_after {
+            Some(rate) => phy.eifs_ns(rate),
+            None => phy.difs_ns(),
+        }
+    }
+
+    /// Draws a backoff in [0, CW].
+    pub fn draw(&mut self) {
+        self.backoff = Some(self.rng.random_range(0..=self.cw));
+    }
+
+    /// The medium fell busy at `at`: the backoff keeps the slots not yet counted, and the
+    /// pending access event goes stale.
+    pub fn freeze(&mut self, at: Instant, phy: &Phy) {
+        let Some(since) = self.idle_since.take() else {
+            return;
+        };
+        let counting_from = since + Duration::from_nanos(self.ifs_ns(phy));
+        if let (Some(left), true) = (self.backoff, at > counting_from) {
+            let elapsed = (at - counting_from).as_nanos() as u64;
+            let counted = (elapsed / phy.slot_ns).min(u64::from(left)) as u32;
+            self.backoff = Some(left - counted);
+        }
+        self.stale();
+    }
+
+    /// Makes the pending access event stale.
+    pub fn stale(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        self.scheduled = None;
+    }
+
+    /// When this idle radio accesses the medium, if it has a backoff running or a frame to
+    /// send (`has_frame`): IFS then the backoff's slots after the medium fell idle, or at
+    /// once for a frame without backoff once the IFS has passed. Not before `now`.
+    pub fn access_time(&self, now: Instant, has_frame: bool, phy: &Phy) -> Option<Instant> {
+        let since = self.idle_since?;
+        let slots = match self.backoff {
+            Some(slots) => slots,
+            None if has_frame => 0,
+            None => return None,
+        };
+        let at = since + Duration::from_nanos(self.ifs_ns(phy) + u64::from(slots) * phy.slot_ns);
+        Some(at.max(now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{stream, StreamId};
+    use airtcp_proto::wifi::Preamble;
+
+    fn us(micros: u64) -> Instant {
+        Instant::from_nanos(micros * 1_000)
+    }
+
+    #[test]
+    fn backoff_counts_idle_slots_after_difs_and_freezes() {
+        let phy = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
+        let mut access = Access::new(
+            31,
+            stream(
+                1,
+                StreamId::Radio {
+                    channel: 0,
+                    radio: 0,
+                },
+            ),
+        );
+        access.backoff = Some(5);
+        access.idle_since = Some(us(100));
+        // DIFS 50 µs, then five 20 µs slots.
+        assert_eq!(access.access_time(us(100), false, &phy), Some(us(250)));
+        // Busy at 195 µs: slots ending at 170 and 190 µs were counted, the third was not.
+        access.freeze(us(195), &phy);
+        assert_eq!(access.backoff, Some(3));
+        assert_eq!(access.idle_since, None);
+        assert_eq!(access.access_time(us(300), true, &phy), None, "busy");
+        // Busy again within DIFS: nothing counted.
+        access.idle_since = Some(us(1000));
+        access.freeze(us(1040), &phy);
+        assert_eq!(access.backoff, Some(3));
+        // After an error the IFS is EIFS (10 + 56 + 192 + 50 µs after an 11 Mbit/s PPDU).
+        access.eifs_after = Some(11_000_000);
+        access.idle_since = Some(us(2000));
+        assert_eq!(
+            access.access_time(us(2000), true, &phy),
+            Some(us(2000 + 308 + 60))
+        );
+        // No backoff: a frame goes once the IFS has passed, or at once after it.
+        access.eifs_after = None;
+        access.backoff = None;
+        assert_eq!(access.access_time(us(2010), true, &phy), Some(us(2050)));
+        assert_eq!(access.access_time(us(3000), true, &phy), Some(us(3000)));
+        assert_eq!(access.access_time(us(3000), false, &phy), None);
+        let generation = access.generation;
+        access.freeze(us(3000), &phy);
+        assert_ne!(access.generation, generation, "the pending event is stale");
+    }
+}

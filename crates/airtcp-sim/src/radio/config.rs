@@ -1,0 +1,224 @@
+//! The scenario's radio settings: where nodes are, how signals travel between them, and what
+//! a receiver needs to detect and decode a frame. They apply to the WLANs with geometry (a
+//! WLAN whose nodes have positions, that shares its channel, or that runs rate control);
+//! the others keep the single collision domain of `wlan::dcf`.
+//!
+//! Defaults are ns-3's (3.44) YANS PHY and channel: log-distance loss with exponent 3 and
+//! 46.6777 dB at 1 m (`LogDistancePropagationLossModel`), 16.0206 dBm transmit power
+//! (`TxPowerStart`), 7 dB noise figure (`RxNoiseFigure`), CCA energy detection at -62 dBm
+//! (`CcaEdThreshold`), preamble detection at 4 dB SNR and -82 dBm
+//! (`ThresholdPreambleDetectionModel`), no frame capture (`FrameCaptureModel` unset; ns-3's
+//! `SimpleFrameCaptureModel` margin is 5 dB), propagation at the speed of light
+//! (`ConstantSpeedPropagationDelayModel`).
+
+use serde::Deserialize;
+
+use airtcp_proto::wifi::propagation::PathLoss;
+
+/// A node's radio: where it is (metres) and, if it differs from the scenario's, its transmit
+/// power.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodePosition {
+    pub node: usize,
+    pub x: f64,
+    pub y: f64,
+    #[serde(default)]
+    pub z: f64,
+    #[serde(default)]
+    pub tx_power_dbm: Option<f64>,
+}
+
+/// The deterministic path loss (`airtcp_proto::wifi::propagation`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PropagationConfig {
+    LogDistance {
+        #[serde(default = "default_exponent")]
+        exponent: f64,
+        #[serde(default = "default_reference_loss")]
+        reference_loss_db: f64,
+        #[serde(default = "one")]
+        reference_distance_m: f64,
+    },
+    /// Free space at the channel's centre frequency.
+    Friis {
+        #[serde(default)]
+        system_loss_db: f64,
+    },
+    /// Two-ray ground reflection, antennas `antenna_height_m` above each node's z.
+    TwoRayGround {
+        #[serde(default)]
+        system_loss_db: f64,
+        #[serde(default = "default_antenna_height")]
+        antenna_height_m: f64,
+    },
+}
+
+impl Default for PropagationConfig {
+    fn default() -> Self {
+        PropagationConfig::LogDistance {
+            exponent: default_exponent(),
+            reference_loss_db: default_reference_loss(),
+            reference_distance_m: 1.0,
+        }
+    }
+}
+
+impl PropagationConfig {
+    /// The loss model at a channel's centre frequency.
+    pub fn path_loss(&self, frequency_hz: f64) -> PathLoss {
+        match *self {
+            PropagationConfig::LogDistance {
+                exponent,
+                reference_loss_db,
+                reference_distance_m,
+            } => PathLoss::LogDistance {
+                exponent,
+                reference_loss_db,
+                reference_distance_m,
+            },
+            PropagationConfig::Friis { system_loss_db } => PathLoss::Friis {
+                frequency_hz,
+                system_loss_db,
+                min_loss_db: 0.0,
+            },
+            PropagationConfig::TwoRayGround { system_loss_db, .. } => PathLoss::TwoRayGround {
+                frequency_hz,
+                system_loss_db,
+                min_loss_db: 0.0,
+            },
+        }
+    }
+
+    /// Antenna height above a node's z (two-ray only).
+    pub fn antenna_height_m(&self) -> f64 {
+        match *self {
+            PropagationConfig::TwoRayGround {
+                antenna_height_m, ..
+            } => antenna_height_m,
+            _ => 0.0,
+        }
+    }
+}
+
+/// Per-frame fading of the received power on top of path loss and shadowing.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
+#[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FadingConfig {
+    #[default]
+    None,
+    /// Rayleigh: the power is exponentially distributed about its mean.
+    Rayleigh,
+    /// Nakagami-m: the power is Gamma(m, mean/m) (ns-3's `NakagamiPropagationLossModel`
+    /// with one m at every distance); m = 1 is Rayleigh.
+    Nakagami { m: f64 },
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RadioConfig {
+    #[serde(default)]
+    pub propagation: PropagationConfig,
+    /// Log-normal shadowing: a loss drawn once per pair of radios, normal in dB with this
+    /// standard deviation (0: none).
+    #[serde(default)]
+    pub shadowing_sigma_db: f64,
+    #[serde(default)]
+    pub fading: FadingConfig,
+    #[serde(default = "default_tx_power")]
+    pub tx_power_dbm: f64,
+    /// Gain of each antenna (the transmitter's and the receiver's both count).
+    #[serde(default)]
+    pub antenna_gain_db: f64,
+    #[serde(default = "default_noise_figure")]
+    pub noise_figure_db: f64,
+    /// CCA energy detection: the medium is busy while the power received exceeds this.
+    #[serde(default = "default_cca_ed")]
+    pub cca_ed_threshold_dbm: f64,
+    /// Preamble detection: a frame is received only if it arrives above this power ...
+    #[serde(default = "default_preamble_rssi")]
+    pub preamble_rssi_dbm: f64,
+    /// ... and this SNR (over noise and the interference present when it starts).
+    #[serde(default = "default_preamble_snr")]
+    pub preamble_snr_db: f64,
+    /// Frame capture: a receiver switches to a frame that arrives this much stronger than
+    /// the one it is receiving (`None`: it never switches; the frame it locked on still
+    /// survives interference its SINR can bear).
+    #[serde(default)]
+    pub capture_margin_db: Option<f64>,
+    /// Signals weaker than this (mean power, before fading) are not delivered to a receiver
+    /// at all; `None`: 20 dB under the channel's noise floor, where one changes the SINR by
+    /// under 0.05 dB.
+    #[serde(default)]
+    pub cutoff_dbm: Option<f64>,
+    /// Signals travel at the speed of light (false: they arrive when sent).
+    #[serde(default = "yes")]
+    pub propagation_delay: bool,
+}
+
+impl Default for RadioConfig {
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("every field has a default")
+    }
+}
+
+fn default_exponent() -> f64 {
+    3.0
+}
+fn default_reference_loss() -> f64 {
+    46.6777
+}
+fn one() -> f64 {
+    1.0
+}
+fn default_antenna_height() -> f64 {
+    1.5
+}
+fn default_tx_power() -> f64 {
+    16.0206
+}
+fn default_noise_figure() -> f64 {
+    7.0
+}
+fn default_cca_ed() -> f64 {
+    -62.0
+}
+fn default_preamble_rssi() -> f64 {
+    -82.0
+}
+fn default_preamble_snr() -> f64 {
+    4.0
+}
+fn yes() -> bool {
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_ns3s() {
+        let radio = RadioConfig::default();
+        assert_eq!(radio.propagation, PropagationConfig::default());
+        assert_eq!(radio.tx_power_dbm, 16.0206);
+        assert_eq!(radio.cca_ed_threshold_dbm, -62.0);
+        assert_eq!(radio.preamble_rssi_dbm, -82.0);
+        assert_eq!(radio.preamble_snr_db, 4.0);
+        assert_eq!(radio.capture_margin_db, None);
+        assert!(radio.propagation_delay);
+        let friis: RadioConfig = serde_json::from_str(
+            r#"{"propagation": {"model": "friis"}, "fading": {"model": "nakagami", "m": 2}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            friis.propagation,
+            PropagationConfig::Friis {
+                system_loss_db: 0.0
+            }
+        );
+        assert_eq!(friis.fading, FadingConfig::Nakagami { m: 2.0 });
+        assert!(serde_json::from_str::<RadioConfig>(r#"{"tx_power": 3}"#).is_err());
+    }
+}

@@ -1,0 +1,335 @@
+//! Which WLANs have geometry and share a channel (`ChannelPlan`), and what a scenario with
+//! geometry must satisfy: every node of such a WLAN placed, numbers finite and in range, one
+//! PHY per shared channel, and none of the settings the shared channel does not run yet
+//! (the module doc of `radio` lists them). Errors name the resolved field.
+
+use airtcp_proto::agent;
+use airtcp_proto::wifi::propagation::channel_frequency_hz;
+use airtcp_proto::wifi::rate_control::RATE_CONTROLS;
+use airtcp_proto::wifi::Modulation;
+
+use super::config::{FadingConfig, PropagationConfig};
+use crate::config::{ConfigError, PhyStandard, Scenario, WlanConfig};
+
+fn fail<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, ConfigError> {
+    Err(ConfigError {
+        key: key.into(),
+        message: message.into(),
+    })
+}
+
+/// How a scenario's WLANs run: `shared[k]` lists the WLANs (indices into `wlans`) of the
+/// k-th channel with geometry; the WLANs in none run alone.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChannelPlan {
+    pub shared: Vec<Vec<usize>>,
+}
+
+impl ChannelPlan {
+    /// A WLAN has geometry when any of its nodes has a position, it sets station rates or
+    /// rate control, or it names a channel another WLAN names too; then so has every WLAN on
+    /// its channel.
+    pub fn of(scenario: &Scenario) -> ChannelPlan {
+        let placed = |node: usize| scenario.positions.iter().any(|p| p.node == node);
+        let wants = |w: &WlanConfig| {
+            nodes_of(w).any(placed) || !w.station_rates.is_empty() || w.rate_control.is_some()
+        };
+        let mut shared: Vec<Vec<usize>> = Vec::new();
+        let mut by_number: Vec<(u32, usize)> = Vec::new();
+        for (i, wlan) in scenario.wlans.iter().enumerate() {
+            match wlan.channel {
+                Some(number) => match by_number.iter().find(|(n, _)| *n == number) {
+                    Some(&(_, group)) => shared[group].push(i),
+                    None => {
+                        by_number.push((number, shared.len()));
+                        shared.push(vec![i]);
+                    }
+                },
+                None => shared.push(vec![i]),
+            }
+        }
+        shared.retain(|group| group.len() > 1 || wants(&scenario.wlans[group[0]]));
+        ChannelPlan { shared }
+    }
+
+    /// The shared channel a WLAN is on, if any.
+    pub fn channel_of(&self, wlan: usize) -> Option<usize> {
+        self.shared.iter().position(|group| group.contains(&wlan))
+    }
+}
+
+fn nodes_of(wlan: &WlanConfig) -> impl Iterator<Item = usize> + '_ {
+    std::iter::once(wlan.ap).chain(wlan.stations.iter().copied())
+}
+
+/// The centre frequency of a WLAN's channel (2.4 GHz channel 1 when it names none).
+pub fn frequency_hz(wlan: &WlanConfig) -> f64 {
+    wlan.channel
+        .and_then(channel_frequency_hz)
+        .unwrap_or(2.412e9)
+}
+
+impl Scenario {
+    pub(crate) fn validate_radio(&self) -> Result<(), ConfigError> {
+        self.validate_radio_settings()?;
+        let mut seen = vec![false; self.nodes.len()];
+        for (i, position) in self.positions.iter().enumerate() {
+            let key = format!("positions[{i}]");
+            if position.node >= self.nodes.len() {
+                return fail(format!("{key}.node"), "must be an existing node");
+            }
+            if std::mem::replace(&mut seen[position.node], true) {
+                return fail(
+                    format!("{key}.node"),
+                    format!("node '{}' is placed twice", self.nodes[position.node]),
+                );
+            }
+            for (axis, value) in [("x", position.x), ("y", position.y), ("z", position.z)] {
+                if !value.is_finite() || value.abs() > 1e7 {
+                    return fail(
+                        format!("{key}.{axis}"),
+                        "must be a finite number of metres within 10000 km",
+                    );
+                }
+            }
+            if let Some(power) = position.tx_power_dbm {
+                in_range(&format!("{key}.tx_power_dbm"), power, -50.0, 50.0, "dBm")?;
+            }
+        }
+        for (i, wlan) in self.wlans.iter().enumerate() {
+            let key = format!("wlans[{i}]");
+            if let Some(number) = wlan.channel {
+                let band_ok = match wlan.phy.standard {
+                    PhyStandard::Dsss | PhyStandard::ErpOfdm => (1..=14).contains(&number),
+                    PhyStandard::Bianchi2000 => false,
+                };
+                if !band_ok {
+                    return fail(
+                        format!("{key}.channel"),
+                        format!("{number} is not a 2.4 GHz channel of this PHY; expected 1 to 14 (802.11b/g)"),
+                    );
+                }
+            }
+            for (j, rate) in wlan.station_rates.iter().enumerate() {
+                let rate_key = format!("{key}.station_rates[{j}]");
+                if !wlan.stations.contains(&rate.station) {
+                    return fail(
+                        format!("{rate_key}.station"),
+                        "must be a station of this WLAN",
+                    );
+                }
+                let mut phy = wlan.phy.clone();
+                phy.rate_bps = rate.rate_bps;
+                if let Err((_, message)) = phy.build() {
+                    return fail(format!("{rate_key}.rate_bps"), message);
+                }
+            }
+            if let Some(name) = &wlan.rate_control {
+                if !RATE_CONTROLS.contains(&name.as_str()) {
+                    return fail(
+                        format!("{key}.rate_control"),
+                        format!(
+                            "unknown rate control '{name}'; expected one of {}",
+                            RATE_CONTROLS.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        let plan = ChannelPlan::of(self);
+        for group in &plan.shared {
+            self.validate_shared(group, &seen)?;
+        }
+        Ok(())
+    }
+
+    fn validate_radio_settings(&self) -> Result<(), ConfigError> {
+        let radio = &self.radio;
+        match radio.propagation {
+            PropagationConfig::LogDistance {
+                exponent,
+                reference_loss_db,
+                reference_distance_m,
+            } => {
+                in_range("radio.propagation.exponent", exponent, 1.0, 8.0, "")?;
+                in_range(
+                    "radio.propagation.reference_loss_db",
+                    reference_loss_db,
+                    0.0,
+                    200.0,
+                    "dB",
+                )?;
+                in_range(
+                    "radio.propagation.reference_distance_m",
+                    reference_distance_m,
+                    1e-3,
+                    1e4,
+                    "m",
+                )?;
+            }
+            PropagationConfig::Friis { system_loss_db } => {
+                in_range(
+                    "radio.propagation.system_loss_db",
+                    system_loss_db,
+                    0.0,
+                    100.0,
+                    "dB",
+                )?;
+            }
+            PropagationConfig::TwoRayGround {
+                system_loss_db,
+                antenna_height_m,
+            } => {
+                in_range(
+                    "radio.propagation.system_loss_db",
+                    system_loss_db,
+                    0.0,
+                    100.0,
+                    "dB",
+                )?;
+                in_range(
+                    "radio.propagation.antenna_height_m",
+                    antenna_height_m,
+                    0.01,
+                    1e4,
+                    "m",
+                )?;
+            }
+        }
+        in_range(
+            "radio.shadowing_sigma_db",
+            radio.shadowing_sigma_db,
+            0.0,
+            30.0,
+            "dB",
+        )?;
+        if let FadingConfig::Nakagami { m } = radio.fading {
+            in_range("radio.fading.m", m, 0.5, 100.0, "")?;
+        }
+        in_range("radio.tx_power_dbm", radio.tx_power_dbm, -50.0, 50.0, "dBm")?;
+        in_range(
+            "radio.antenna_gain_db",
+            radio.antenna_gain_db,
+            -30.0,
+            30.0,
+            "dB",
+        )?;
+        in_range(
+            "radio.noise_figure_db",
+            radio.noise_figure_db,
+            0.0,
+            30.0,
+            "dB",
+        )?;
+        in_range(
+            "radio.cca_ed_threshold_dbm",
+            radio.cca_ed_threshold_dbm,
+            -130.0,
+            0.0,
+            "dBm",
+        )?;
+        in_range(
+            "radio.preamble_rssi_dbm",
+            radio.preamble_rssi_dbm,
+            -130.0,
+            0.0,
+            "dBm",
+        )?;
+        in_range(
+            "radio.preamble_snr_db",
+            radio.preamble_snr_db,
+            -10.0,
+            50.0,
+            "dB",
+        )?;
+        if let Some(margin) = radio.capture_margin_db {
+            in_range("radio.capture_margin_db", margin, 0.0, 50.0, "dB")?;
+        }
+        if let Some(cutoff) = radio.cutoff_dbm {
+            in_range("radio.cutoff_dbm", cutoff, -250.0, 0.0, "dBm")?;
+        }
+        Ok(())
+    }
+
+    /// The WLANs `group` share a channel with geometry.
+    fn validate_shared(&self, group: &[usize], placed: &[bool]) -> Result<(), ConfigError> {
+        let first = &self.wlans[group[0]];
+        for &w in group {
+            let wlan = &self.wlans[w];
+            let key = format!("wlans[{w}]");
+            if let Some(node) = nodes_of(wlan).find(|&n| !placed[n]) {
+                return fail(
+                    format!("{key}.positions"),
+                    format!(
+                        "node '{}' has no position; a WLAN with geometry (positions, a shared channel, station rates or rate control) needs one for every node",
+                        self.nodes[node]
+                    ),
+                );
+            }
+            let phy = wlan.build_phy(&key)?;
+            if matches!(phy.modulation, Modulation::Fhss { .. }) {
+                return fail(format!("{key}.phy.standard"), "Bianchi's FHSS parameter set has no error-rate model; use 802.11b or 802.11g with geometry");
+            }
+            if wlan.phy.standard != first.phy.standard
+                || wlan.phy.short_slot != first.phy.short_slot
+            {
+                return fail(
+                    format!("{key}.phy"),
+                    format!("shares channel {} with wlans[{}] but not its PHY (standard and slot must match)", wlan.channel.unwrap_or(0), group[0]),
+                );
+            }
+            let unsupported = [
+                (
+                    wlan.msdu_lifetime_ns.is_some(),
+                    "msdu_lifetime_ns",
+                    "an MSDU lifetime",
+                ),
+                (
+                    wlan.queue_max_delay_ns.is_some(),
+                    "queue_max_delay_ns",
+                    "a queue sojourn limit",
+                ),
+                (
+                    !wlan.errors.is_lossless(),
+                    "errors",
+                    "a random loss stand-in (frames fail from their SINR)",
+                ),
+            ];
+            for (set, field, what) in unsupported {
+                if set {
+                    return fail(format!("{key}.{field}"), format!("a WLAN with geometry does not run {what} yet; remove it or the geometry"));
+                }
+            }
+            if let Some(agent) = &wlan.agent {
+                let plans = agent::by_name(&agent.kind, agent.settings())
+                    .is_some_and(|mut a| a.access_planner().is_some());
+                if plans {
+                    return fail(format!("{key}.agent.kind"), format!("'{}' plans the AP's channel access, which a WLAN with geometry does not run yet", agent.kind));
+                }
+            }
+            if let Some(mobile) = self
+                .mobiles
+                .iter()
+                .find(|m| nodes_of(wlan).any(|n| n == m.node))
+            {
+                return fail(format!("{key}.stations"), format!("mobile '{}' roams through this WLAN, which has geometry; roaming needs WLANs without it", self.nodes[mobile.node]));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn in_range(key: &str, value: f64, low: f64, high: f64, unit: &str) -> Result<(), ConfigError> {
+    if value.is_finite() && (low..=high).contains(&value) {
+        return Ok(());
+    }
+    let unit = if unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {unit}")
+    };
+    fail(
+        key,
+        format!("{value} is out of range; expected {low} to {high}{unit}"),
+    )
+}

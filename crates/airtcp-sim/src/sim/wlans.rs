@@ -1,0 +1,164 @@
+//! The run's WLANs, each either alone in its collision domain (`wlan::Bss`, the fast path)
+//! or a part of a channel shared with geometry (`radio::SharedChannel`), and the one place
+//! that dispatches between the two for the rest of the run.
+
+use airtcp_proto::agent::Agent;
+
+use super::{Event, Simulation};
+use crate::interface::AgentSlot;
+use crate::packet::Packet;
+use crate::radio::{RadioActions, RadioCounters, RadioEvent};
+use crate::wlan::{Bss, MacCounters, MacQueue};
+
+/// A WLAN as the run holds it. A run has few WLANs, and keeping the fast path's `Bss`
+/// inline spares it an indirection on every frame.
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Wlan {
+    Alone(Bss),
+    /// On shared channel `k` of the run.
+    Shared(u32),
+}
+
+impl Simulation {
+    /// The WLAN's own collision domain: only WLANs without geometry have one (their events,
+    /// roaming and captures; validation keeps the others out of those).
+    pub(super) fn bss(&mut self, bss: u32) -> &mut Bss {
+        match &mut self.wlans[bss as usize] {
+            Wlan::Alone(alone) => alone,
+            Wlan::Shared(_) => unreachable!("WLAN {bss} has geometry"),
+        }
+    }
+
+    pub(super) fn bss_ref(&self, bss: u32) -> &Bss {
+        match &self.wlans[bss as usize] {
+            Wlan::Alone(alone) => alone,
+            Wlan::Shared(_) => unreachable!("WLAN {bss} has geometry"),
+        }
+    }
+
+    pub(super) fn wlan_node(&self, bss: u32, mac: u32) -> usize {
+        match &self.wlans[bss as usize] {
+            Wlan::Alone(alone) => alone.node(mac),
+            Wlan::Shared(k) => self.shared[*k as usize].node(bss, mac),
+        }
+    }
+
+    /// A WLAN's counters, and its channel's if it has geometry.
+    pub(super) fn wlan_counters(&self, bss: usize) -> (&MacCounters, Option<&RadioCounters>) {
+        match &self.wlans[bss] {
+            Wlan::Alone(alone) => (&alone.counters, None),
+            Wlan::Shared(k) => {
+                let (mac, radio) = self.shared[*k as usize].counters(bss as u32);
+                (mac, Some(radio))
+            }
+        }
+    }
+
+    pub(super) fn wlan_has_agent(&self, bss: u32, mac: u32) -> bool {
+        match &self.wlans[bss as usize] {
+            Wlan::Alone(alone) => alone.has_agent(mac),
+            Wlan::Shared(k) => self.shared[*k as usize].has_agent(bss, mac),
+        }
+    }
+
+    pub(super) fn wlan_take_agent(&mut self, bss: u32, mac: u32) -> Option<Box<dyn Agent>> {
+        match &mut self.wlans[bss as usize] {
+            Wlan::Alone(alone) => alone.take_agent(mac),
+            Wlan::Shared(k) => self.shared[*k as usize].take_agent(bss, mac),
+        }
+    }
+
+    pub(super) fn wlan_place_agent(
+        &mut self,
+        bss: u32,
+        mac: u32,
+        agent: Box<dyn Agent>,
+        ack_queue: Option<u32>,
+    ) {
+        match &mut self.wlans[bss as usize] {
+            Wlan::Alone(alone) => {
+                alone.place_agent(mac, agent);
+                if let Some(limit) = ack_queue {
+                    alone.limit_ack_queue(limit);
+                }
+            }
+            Wlan::Shared(k) => self.shared[*k as usize].place_agent(bss, mac, agent),
+        }
+    }
+
+    pub(super) fn wlan_agent_and_queue(
+        &mut self,
+        bss: u32,
+        mac: u32,
+    ) -> Option<(&mut AgentSlot, MacQueue<'_>)> {
+        match &mut self.wlans[bss as usize] {
+            Wlan::Alone(alone) => alone.agent_and_queue(mac),
+            Wlan::Shared(k) => self.shared[*k as usize].agent_and_queue(bss, mac),
+        }
+    }
+
+    /// The agents on WLAN interfaces: (node, agent).
+    pub(super) fn wlan_agents(&self) -> Vec<(usize, &dyn Agent)> {
+        let mut agents = Vec::new();
+        for wlan in &self.wlans {
+            if let Wlan::Alone(alone) = wlan {
+                agents.extend(alone.agents().map(|(mac, agent)| (alone.node(mac), agent)));
+            }
+        }
+        for channel in &self.shared {
+            agents.extend(
+                channel
+                    .agents()
+                    .map(|(bss, mac, agent)| (channel.node(bss, mac), agent)),
+            );
+        }
+        agents
+    }
+
+    /// A packet joins MAC `mac` of WLAN `bss`, for MAC `to`.
+    pub(super) fn wlan_enqueue(
+        &mut self,
+        bss: u32,
+        mac: u32,
+        packet: Packet,
+        to: u32,
+    ) -> std::io::Result<()> {
+        let now = self.now();
+        match &mut self.wlans[bss as usize] {
+            Wlan::Alone(alone) => {
+                let mut actions = std::mem::take(&mut self.wlan_actions);
+                alone.enqueue(now, mac, packet, to, &mut actions);
+                self.apply_wlan(bss, actions)
+            }
+            Wlan::Shared(k) => {
+                let k = *k;
+                let mut actions = std::mem::take(&mut self.radio_actions);
+                self.shared[k as usize].enqueue(now, bss, mac, packet, to, &mut actions);
+                self.apply_radio(k, actions);
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn radio_event(&mut self, channel: u32, event: RadioEvent) {
+        let now = self.now();
+        let mut actions = std::mem::take(&mut self.radio_actions);
+        self.shared[channel as usize].on_event(now, event, &mut actions);
+        self.apply_radio(channel, actions);
+    }
+
+    fn apply_radio(&mut self, channel: u32, mut actions: RadioActions) {
+        let channel = channel as u16;
+        for (at, event) in actions.timers.drain(..) {
+            self.events.schedule(at, Event::Radio { channel, event });
+        }
+        for (at, bss, mac, packet) in actions.deliveries.drain(..) {
+            let (bss, mac) = (bss as u16, mac as u16);
+            let packet = self.in_flight.insert(packet);
+            self.events
+                .schedule(at, Event::ArriveWlan { bss, mac, packet });
+        }
+        self.radio_actions = actions;
+    }
+}

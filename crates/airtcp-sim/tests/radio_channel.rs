@@ -1,0 +1,178 @@
+//! WLANs with geometry (`airtcp_sim::radio`): each radio's own carrier sense, reception
+//! from SINR, hidden terminals and RTS/CTS, capture, and the single collision domain as its
+//! special case (Bianchi's saturation throughput when every station sits together).
+
+mod common;
+
+use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
+use airtcp_proto::wifi::{Phy, Preamble};
+use common::S;
+use serde_json::{json, Value};
+
+const MSDU: u32 = 1024;
+
+/// `stations` (name, x metres) uploading saturated UDP to an 802.11b 11 Mbit/s AP at the
+/// origin, every node placed.
+fn uploads(stations: &[(&str, f64)], rts: bool, seconds: u64, seed: u64) -> Value {
+    uploads_at(11_000_000, stations, rts, seconds, seed)
+}
+
+/// The same at another 802.11b rate.
+fn uploads_at(
+    rate_bps: u64,
+    stations: &[(&str, f64)],
+    rts: bool,
+    seconds: u64,
+    seed: u64,
+) -> Value {
+    let mut nodes = vec!["ap".to_string()];
+    nodes.extend(stations.iter().map(|(name, _)| name.to_string()));
+    let mut positions = vec![json!({"node": 0, "x": 0.0, "y": 0.0})];
+    positions.extend(
+        stations
+            .iter()
+            .enumerate()
+            .map(|(i, (_, x))| json!({"node": i + 1, "x": x, "y": 0.0})),
+    );
+    let payload = MSDU - 8 - 20 - 8;
+    let rate = 2 * rate_bps / stations.len() as u64 + 1_000_000;
+    let flows: Vec<Value> = (1..=stations.len())
+        .map(|i| {
+            json!({"name": format!("udp{i}"), "src": i, "dst": 0,
+                   "app": {"kind": "udp_cbr", "rate_bps": rate, "payload_bytes": payload}})
+        })
+        .collect();
+    json!({
+        "name": "geometry", "seed": seed, "duration_ns": seconds * S, "measure_from_ns": 2 * S,
+        "nodes": nodes,
+        "positions": positions,
+        "wlans": [{"ap": 0, "stations": (1..=stations.len()).collect::<Vec<_>>(),
+                   "phy": {"standard": "802.11b", "rate_bps": rate_bps, "basic_rate_bps": 1_000_000},
+                   "rts_threshold": if rts { Some(0) } else { None }, "queue_packets": 50}],
+        "flows": flows,
+    })
+}
+
+fn msdu_throughput(summary: &airtcp_sim::Summary) -> f64 {
+    summary.aggregate_goodput_bps * f64::from(MSDU) / f64::from(MSDU - 36)
+}
+
+#[test]
+fn stations_together_reproduce_the_single_collision_domain() {
+    // Every station at one spot 5 m from the AP: each hears every other at -51.6 dBm (42 dB
+    // SNR), and two frames that start together meet at 0 dB everywhere, under the 4 dB a
+    // preamble needs: no PHY locks on a collision, so the others resume after DIFS, not EIFS
+    // (`eifs_after_collision = false` in the model).
+    let phy = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
+    let timing = CollisionTiming::Mac {
+        eifs_after_collision: false,
+    };
+    let params = Params::from_phy(&phy, MSDU, false, timing, Some(7 - 1));
+    for n in [5usize, 20] {
+        let names: Vec<String> = (1..=n).map(|i| format!("sta{i}")).collect();
+        let stations: Vec<(&str, f64)> = names.iter().map(|s| (s.as_str(), 5.0)).collect();
+        let result = common::run(&uploads(&stations, false, 30, 1));
+        let model = bianchi::solve(&params, n as u32).throughput_bps;
+        let simulated = msdu_throughput(&result.summary);
+        let error = (simulated - model) / model;
+        eprintln!(
+            "together, n={n}: {simulated:.0} bit/s, model {model:.0} ({:+.2} %)",
+            100.0 * error
+        );
+        assert!(
+            error.abs() < 0.015,
+            "n={n}: {simulated:.0} bit/s against the model's {model:.0} ({:+.2} %)",
+            100.0 * error
+        );
+        let wlan = &result.summary.wlans[0];
+        let radio = wlan.radio.as_ref().expect("geometry");
+        assert_eq!(
+            wlan.counters.channel_errors, 0,
+            "42 dB SNR: no frame fails alone"
+        );
+        assert_eq!(radio.duplicates, 0);
+        assert!(wlan.counters.collisions > 0);
+    }
+}
+
+#[test]
+fn hidden_pair_collides_until_rts_cts_protects_the_data() {
+    // Two stations 40 m either side of the AP: -78.7 dBm at the AP (15 dB SNR), -87.8 dBm at
+    // each other, under the -82 dBm preamble threshold and far under CCA's -62 dBm: neither
+    // defers to the other. At 2 Mbit/s a 1024-byte frame lasts 4.4 ms, the RTS/CTS
+    // handshake 0.7 ms (at 11 Mbit/s the handshake costs about what it saves).
+    let pair = [("left", -40.0), ("right", 40.0)];
+    let basic = common::run(&uploads_at(2_000_000, &pair, false, 20, 3)).summary;
+    let protected = common::run(&uploads_at(2_000_000, &pair, true, 20, 3)).summary;
+    let (b, p) = (&basic.wlans[0], &protected.wlans[0]);
+    let (b_radio, p_radio) = (b.radio.as_ref().unwrap(), p.radio.as_ref().unwrap());
+    let data_failure = |radio: &airtcp_sim::radio::RadioCounters,
+                        c: &airtcp_sim::wlan::MacCounters| {
+        radio.data_failures as f64 / c.attempts as f64
+    };
+    // Without RTS/CTS most data frames overlap the other station's. With it,
+    // mostly the 352 µs RTSs collide: a CTS silences the hidden station for the data, which
+    // fails only when that station was sending an RTS of its own while the CTS went out.
+    let (unprotected, protected_rate) = (
+        data_failure(b_radio, &b.counters),
+        data_failure(p_radio, &p.counters),
+    );
+    eprintln!(
+        "hidden pair at 2 Mbit/s: data failures per attempt {unprotected:.3} without RTS/CTS, \
+         {protected_rate:.3} with; {:.3} vs {:.3} Mbit/s",
+        msdu_throughput(&basic) / 1e6,
+        msdu_throughput(&protected) / 1e6
+    );
+    assert!(unprotected > 0.3, "{b:?}");
+    assert!(
+        protected_rate < unprotected / 5.0,
+        "{protected_rate} vs {unprotected}: {p:?}"
+    );
+    assert!(p_radio.rts_failures > 0);
+    assert!(
+        msdu_throughput(&protected) > 1.5 * msdu_throughput(&basic),
+        "{} vs {}",
+        msdu_throughput(&protected),
+        msdu_throughput(&basic)
+    );
+}
+
+#[test]
+fn stations_that_hear_each_other_rarely_collide_where_hidden_ones_do() {
+    // The same pair 10 m apart on one side of the AP: they defer to each other, and only
+    // draws of the same slot collide.
+    let near = common::run(&uploads(&[("a", 35.0), ("b", 45.0)], false, 20, 3)).summary;
+    let hidden = common::run(&uploads(&[("a", -40.0), ("b", 40.0)], false, 20, 3)).summary;
+    let rate = |s: &airtcp_sim::Summary| s.wlans[0].collision_probability;
+    assert!(rate(&near) < 0.15, "{}", rate(&near));
+    assert!(
+        rate(&hidden) > 2.0 * rate(&near),
+        "{} vs {}",
+        rate(&hidden),
+        rate(&near)
+    );
+}
+
+#[test]
+fn capture_lets_the_stronger_frame_through() {
+    // A station 10 m from the AP and one 45 m away on the other side: 55 m apart, they
+    // hear each other at -82.8 dBm, under the preamble threshold (hidden). At the AP the
+    // near one arrives at -60.7 dBm, 19.6 dB above the far one's -80.3 dBm. Without capture
+    // the AP stays on whichever frame came first (the near one survives only if it did);
+    // with a 10 dB margin it switches to the near station's frame when that starts later.
+    let pair = [("near", 10.0), ("far", -45.0)];
+    let plain = common::run(&uploads(&pair, false, 20, 5)).summary;
+    let mut scenario = uploads(&pair, false, 20, 5);
+    scenario["radio"] = json!({"capture_margin_db": 10.0});
+    let capture = common::run(&scenario).summary;
+    let captures = |s: &airtcp_sim::Summary| s.wlans[0].radio.as_ref().unwrap().captures;
+    assert_eq!(captures(&plain), 0);
+    assert!(captures(&capture) > 50, "{}", captures(&capture));
+    let near = |s: &airtcp_sim::Summary| s.flows[0].goodput_bps;
+    assert!(
+        near(&capture) > near(&plain),
+        "{} vs {}",
+        near(&capture),
+        near(&plain)
+    );
+}
