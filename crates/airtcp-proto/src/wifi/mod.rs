@@ -2,7 +2,10 @@
 //! frame durations (IEEE 802.11-2020 clauses 15, 16 and 18), and Bianchi's saturation model.
 
 pub mod bianchi;
+pub mod error_rate;
 mod phy;
+pub mod propagation;
+pub mod rate_control;
 mod standard_dcf;
 
 pub use phy::{
