@@ -13,6 +13,7 @@ docs/scenarios.md has the table.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -138,3 +139,27 @@ def parse_duration(text: object) -> int:
 def parse_size(text: object) -> int:
     """A size in bytes; a bare number is bytes."""
     return _parse(text, SIZE)
+
+
+_LEVEL = re.compile(r"(?P<value>[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)\s*(?P<unit>[A-Za-z]*)")
+
+
+def parse_level(text: object, unit: str) -> float:
+    """A level in ``unit``, ``dB`` (a gain or loss) or ``dBm`` (a power), signed; a bare
+    number is in that unit; a power may also be given in ``mW`` or ``W``."""
+    what = "a power like '-82dBm' or '40mW'" if unit == "dBm" else "a level like '7dB'"
+    if isinstance(text, bool) or not isinstance(text, int | float | str):
+        raise ValueError(f"expected {what}, got {text!r}")
+    match = _LEVEL.fullmatch(str(text).strip())
+    if match is None:
+        raise ValueError(f"expected {what}, got {text!r}")
+    value, given = float(match.group("value")), match.group("unit") or unit
+    if unit == "dBm" and given in ("mW", "W"):
+        if value <= 0:
+            raise ValueError(f"a power in {given} must be positive, got {text!r}")
+        value = 10 * math.log10(value * (1000 if given == "W" else 1))
+    elif given != unit:
+        raise ValueError(f"expected {what}, got {text!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{text!r} is not finite")
+    return value
