@@ -115,11 +115,20 @@ def print_summary(summary: dict) -> None:
             if wlan["absent_receiver_failures"] or wlan["absent_drops"]
             else ""
         )
+        radio = wlan.get("radio")
+        # With geometry a failure is a collision (another signal overlapped it) or a channel
+        # error (noise alone); contenders are a single collision domain's notion.
+        tail = (
+            f"{wlan['channel_errors']} channel errors, {radio['data_failures']} data and "
+            f"{radio['rts_failures']} RTS frames unanswered, {radio['captures']} captures"
+            if radio
+            else f"mean contenders {wlan['mean_contenders']:.2f}"
+        )
         out.print(
             f"WLAN {wlan['ap']}: {wlan['successes']} successes, {wlan['collisions']} collisions, "
             f"{wlan['retries']} retries, {wlan['retry_drops']} retry drops, "
             f"{wlan['queue_drops']} queue drops{absent}, collision probability "
-            f"{wlan['collision_probability']:.3f}, mean contenders {wlan['mean_contenders']:.2f}"
+            f"{wlan['collision_probability']:.3f}, {tail}"
         )
     for mobile in summary.get("mobiles", []):
         handoffs = ", ".join(

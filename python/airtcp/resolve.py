@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _core
+from .geometry import positions_json, radio_json, user_radio_key
 from .overrides import Overrides
 from .scenario import Agent, Direction, Flow, Link, Mobile, Scenario, ScenarioError, Wlan
 
@@ -61,6 +62,10 @@ class Origins:
     flows: list[_FlowOrigin] = field(default_factory=list)
     # ``wlan`` for a file's single [wlan], else ``wlans[i]``.
     wlans: list[str] = field(default_factory=list)
+    # Per WLAN, the stations its ``station_rates`` name, in resolved order.
+    station_rates: list[list[str]] = field(default_factory=list)
+    # The user's key of each resolved position.
+    positions: list[str] = field(default_factory=list)
 
     def user_key(self, key: str) -> tuple[str, str]:
         """The user's key for a resolved key, and a note on which instance of a template it
@@ -75,7 +80,18 @@ class Origins:
         if part == "nodes" and i is not None and i < len(self.nodes):
             return self.nodes[i], ""
         if part == "wlans" and i is not None and i < len(self.wlans):
+            rate = re.fullmatch(r"station_rates\[(\d+)\].*", rest)
+            if rate and i < len(self.station_rates):
+                names = self.station_rates[i]
+                j = int(rate.group(1))
+                return f"{self.wlans[i]}.station_rates.{names[j] if j < len(names) else ''}", ""
             return _join(self.wlans[i], _wlan_field(rest)), ""
+        if part == "radio":
+            return user_radio_key(rest), ""
+        if part == "positions":
+            if i is not None and i < len(self.positions):
+                return self.positions[i], ""
+            return "positions", ""
         if part in ("mobiles", "agents") and i is not None:
             leaves = ".".join(user_leaf(p) for p in rest.split(".")) if rest else ""
             return _join(f"{part}[{i}]", leaves.removeprefix("agent.")), ""
@@ -162,7 +178,7 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
     references the schema cannot check (unknown nodes, a node joined to itself)."""
     origins = Origins()
     wlans = scenario.all_wlans()
-    origins.wlans = ["wlan"] if scenario.wlan else [f"wlans[{b}]" for b in range(len(wlans))]
+    origins.wlans = scenario.wlan_keys()
     # Templates repeat for the stations of a single [wlan].
     stations = scenario.wlan.station_names() if scenario.wlan else []
     numbers = range(1, len(stations) + 1)
@@ -214,6 +230,9 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
     for k, flow in enumerate(scenario.flows):
         for i in numbers if flow.per_station else [None]:
             expand = (lambda s: s) if i is None else (lambda s, i=i: _expand(s, i))
+            if scenario.mesh is not None:
+                # ``n{hops}``: the mesh's last node, whatever its length.
+                expand = lambda s, e=expand: e(s).replace("{hops}", str(scenario.mesh.hops))
             src, dst = expand(flow.src), expand(flow.dst)
             src_node = _node(index, src, f"flows[{k}].src")
             dst_node = _node(index, dst, f"flows[{k}].dst")
@@ -229,7 +248,9 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
         raise ValueError("flows", f"flow name {duplicate!r} is used more than once")
 
     sim = scenario.simulation
-    wlans_json = [_wlan_json(w, index) for w in wlans]
+    wlans_json = [
+        _wlan_json(w, index, key, origins) for key, w in zip(origins.wlans, wlans, strict=True)
+    ]
     resolved = {
         "name": sim.name,
         "seed": sim.seed if seed is None else seed,
@@ -246,6 +267,11 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
         resolved["agents"] = _agents_json(scenario, index)
     if scenario.mobiles:
         resolved["mobiles"] = _mobiles_json(scenario, index)
+    if scenario.radio is not None:
+        resolved["radio"] = radio_json(scenario.radio)
+    positions, origins.positions = positions_json(scenario, wlans, index)
+    if positions:
+        resolved["positions"] = positions
     return resolved, origins
 
 
@@ -314,8 +340,19 @@ def _check_scenario_params_are_read(scenario: Scenario, flows: list[dict[str, An
             )
 
 
-def _wlan_json(w: Wlan, index: dict[str, int]) -> dict[str, Any]:
+def _wlan_json(w: Wlan, index: dict[str, int], key: str, origins: Origins) -> dict[str, Any]:
     agent = w.agent
+    origins.station_rates.append(list(w.station_rates))
+    geometry: dict[str, Any] = {}
+    if w.channel is not None:
+        geometry["channel"] = w.channel
+    if w.station_rates:
+        geometry["station_rates"] = [
+            {"station": _node(index, name, f"{key}.station_rates.{name}"), "rate_bps": rate}
+            for name, rate in w.station_rates.items()
+        ]
+    if w.rate_control is not None:
+        geometry["rate_control"] = w.rate_control
     return {
         "ap": index[w.ap],
         "stations": [index[s] for s in w.station_names()],
@@ -337,6 +374,7 @@ def _wlan_json(w: Wlan, index: dict[str, int]) -> dict[str, Any]:
         **_unless_default("eifs_after_collision", w.eifs_after_collision),
         "errors": {"loss": w.loss, "ber": w.ber},
         "agent": None if agent is None else _agent_json(agent),
+        **geometry,
     }
 
 

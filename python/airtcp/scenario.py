@@ -31,7 +31,7 @@ from pydantic import (
 from . import _core
 from .catalog import NotFound, locate
 from .overrides import Overrides, apply_overrides, texts
-from .units import parse_duration, parse_rate, parse_size
+from .units import parse_duration, parse_level, parse_rate, parse_size
 
 LIMITS: dict[str, int] = _core.limits()
 
@@ -101,6 +101,17 @@ Size = Annotated[
     WithJsonSchema({**_UNIT, "description": 'bytes, e.g. "64KiB", "64kB", "10MB", 1500'}),
 ]
 Probability = Annotated[float, Field(ge=0.0, lt=1.0)]
+Decibels = Annotated[
+    float,
+    BeforeValidator(lambda value: parse_level(value, "dB")),
+    WithJsonSchema({**_UNIT, "description": 'a gain or loss, e.g. "7dB"'}),
+]
+Dbm = Annotated[
+    float,
+    BeforeValidator(lambda value: parse_level(value, "dBm")),
+    WithJsonSchema({**_UNIT, "description": 'a power, e.g. "-82dBm", "40mW"'}),
+]
+Metres = Annotated[float, Field(allow_inf_nan=False)]
 
 
 class Strict(BaseModel):
@@ -256,6 +267,30 @@ class AgentPlacement(Agent):
     interface: str | None = None
 
 
+class Layout(Strict):
+    """Where a WLAN's nodes are when [positions] does not say: the AP at ``center``, the
+    stations evenly on a circle of ``radius`` metres around it, or along a line from it
+    every ``spacing`` metres (in x)."""
+
+    shape: Literal["circle", "line"]
+    radius: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] | None = None
+    spacing: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] | None = None
+    center: Annotated[list[Metres], Field(min_length=2, max_length=3)] = [0.0, 0.0]
+
+    @model_validator(mode="after")
+    def _sized(self) -> Layout:
+        size = {"circle": "radius", "line": "spacing"}[self.shape]
+        other = {"circle": "spacing", "line": "radius"}[self.shape]
+        if getattr(self, size) is None:
+            raise ValueError(f"a {self.shape} layout needs '{size}'")
+        if getattr(self, other) is not None:
+            raise ValueError(f"'{other}' is for a {other == 'radius' and 'circle' or 'line'}")
+        return self
+
+
+RateControlName = Literal[tuple(_core.rate_controls())]  # type: ignore[valid-type]
+
+
 class Wlan(Strict):
     ap: str = "ap"
     stations: (
@@ -284,6 +319,11 @@ class Wlan(Strict):
     loss: Probability = 0.0
     ber: Probability = 0.0
     agent: AgentSpec | None = None
+    # Geometry (docs/radio.md): WLANs naming one channel share it.
+    channel: Annotated[int, Field(ge=1, le=196)] | None = None
+    station_rates: dict[str, Rate] = {}
+    rate_control: RateControlName | None = None
+    layout: Layout | None = None
 
     def station_names(self) -> list[str]:
         if isinstance(self.stations, list):
@@ -301,13 +341,133 @@ class Procedure(Strict):
     adjust: Duration | None = None
 
 
+class Mesh(Strict):
+    """A chain of mesh hops (docs/radio.md): nodes ``n0`` .. ``n{hops}`` on the x axis
+    ``spacing`` metres apart; hop k is a WLAN whose AP is node k and whose station is node
+    k + 1, all on ``channel`` (or each on its own with ``"per_hop"``), with ``phy``, ``rate``,
+    ``basic_rate``, ``rts_threshold`` and ``queue`` as a [wlan] has them."""
+
+    hops: Annotated[int, Field(ge=1, le=64)] = 4
+    spacing: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] = 40.0
+    node_name: str = "n{i}"
+    channel: Annotated[int, Field(ge=1, le=196)] | Literal["per_hop"] = 1
+    phy: Literal["802.11b", "802.11g"] = "802.11b"
+    rate: Rate = 11_000_000
+    basic_rate: Rate | None = None
+    rts_threshold: Annotated[int, Field(ge=0)] | Literal["off"] = "off"
+    queue: Annotated[int, Field(gt=0)] = 100
+
+    def node_names(self) -> list[str]:
+        return [self.node_name.replace("{i}", str(i)) for i in range(self.hops + 1)]
+
+    def hop_wlans(self) -> list[Wlan]:
+        names = self.node_names()
+        return [
+            Wlan(
+                ap=names[k],
+                stations=[names[k + 1]],
+                phy=self.phy,
+                rate=self.rate,
+                basic_rate=self.basic_rate,
+                rts_threshold=self.rts_threshold,
+                queue=self.queue,
+                channel=None if self.channel == "per_hop" else self.channel,
+            )
+            for k in range(self.hops)
+        ]
+
+
+class Propagation(Strict):
+    """The path loss: ``log_distance`` (``exponent``, ``reference_loss`` at
+    ``reference_distance``), ``friis`` or ``two_ray_ground`` (``system_loss``,
+    ``antenna_height``); unset values take the simulator's defaults (ns-3's)."""
+
+    model: Literal["log_distance", "friis", "two_ray_ground"] = "log_distance"
+    exponent: Annotated[float, Field(allow_inf_nan=False)] | None = None
+    reference_loss: Decibels | None = None
+    reference_distance: Metres | None = None
+    system_loss: Decibels | None = None
+    antenna_height: Metres | None = None
+
+    @model_validator(mode="after")
+    def _for_model(self) -> Propagation:
+        allowed = {
+            "log_distance": {"exponent", "reference_loss", "reference_distance"},
+            "friis": {"system_loss"},
+            "two_ray_ground": {"system_loss", "antenna_height"},
+        }[self.model]
+        for name in ("exponent", "reference_loss", "reference_distance", "system_loss",
+                     "antenna_height"):  # fmt: skip
+            if getattr(self, name) is not None and name not in allowed:
+                raise ValueError(f"'{name}' is not a setting of {self.model}")
+        return self
+
+
+class Fading(Strict):
+    """Per-frame fading: ``rayleigh``, or ``nakagami`` with its ``m``."""
+
+    model: Literal["none", "rayleigh", "nakagami"] = "none"
+    m: Annotated[float, Field(allow_inf_nan=False)] | None = None
+
+    @model_validator(mode="after")
+    def _m(self) -> Fading:
+        if (self.model == "nakagami") != (self.m is not None):
+            raise ValueError("'m' is the setting of nakagami fading, which needs it")
+        return self
+
+
+def _named(value: object) -> object:
+    return {"model": value} if isinstance(value, str) else value
+
+
+class Radio(Strict):
+    """The channel of WLANs with geometry (docs/radio.md); unset values are the
+    simulator's defaults, ns-3's YANS PHY and channel."""
+
+    propagation: Annotated[Propagation, BeforeValidator(_named)] = Propagation()
+    shadowing: Decibels | None = None
+    fading: Annotated[Fading, BeforeValidator(_named)] = Fading()
+    tx_power: Dbm | None = None
+    antenna_gain: Decibels | None = None
+    noise_figure: Decibels | None = None
+    cca_threshold: Dbm | None = None
+    preamble_threshold: Dbm | None = None
+    preamble_snr: Decibels | None = None
+    capture_margin: Decibels | Literal["off"] | None = None
+    cutoff: Dbm | None = None
+    propagation_delay: bool | None = None
+
+
+class Place(Strict):
+    """A node's radio: where it is (metres) and, if not the scenario's, its power."""
+
+    x: Metres
+    y: Metres = 0.0
+    z: Metres = 0.0
+    tx_power: Dbm | None = None
+
+
+def _place(value: object) -> object:
+    if isinstance(value, list):
+        if not 2 <= len(value) <= 3:
+            raise ValueError(f"a position is [x, y] or [x, y, z] in metres, got {value!r}")
+        return dict(zip("xyz", value, strict=False))
+    return value
+
+
+PlaceSpec = Annotated[
+    Place,
+    BeforeValidator(_place),
+    WithJsonSchema(
+        {"type": ["array", "object"], "description": "[x, y], [x, y, z] or {x, y, z, tx_power}"}
+    ),
+]
+
+
 class Handoff(Strict):
     at: Duration
     to: str
     duration: PositiveDuration | None = None
-
-
-Metres = Annotated[float, Field(allow_inf_nan=False)]
 
 
 class Waypoint(Strict):
@@ -448,6 +608,9 @@ class Scenario(Strict):
     flows: list[Flow] = []
     agents: list[AgentPlacement] = []
     mobiles: list[Mobile] = []
+    radio: Radio | None = None
+    positions: dict[str, PlaceSpec] = {}
+    mesh: Mesh | None = None
 
     @model_validator(mode="after")
     def _one_wlan_form(self) -> Scenario:
@@ -456,8 +619,14 @@ class Scenario(Strict):
         return self
 
     def all_wlans(self) -> list[Wlan]:
-        """The WLANs, whichever form the file uses."""
-        return [self.wlan] if self.wlan is not None else list(self.wlans)
+        """The WLANs, whichever form the file uses, then the mesh's hops."""
+        own = [self.wlan] if self.wlan is not None else list(self.wlans)
+        return own + (self.mesh.hop_wlans() if self.mesh is not None else [])
+
+    def wlan_keys(self) -> list[str]:
+        """Each of ``all_wlans()``'s key in the file."""
+        own = ["wlan"] if self.wlan is not None else [f"wlans[{b}]" for b in range(len(self.wlans))]
+        return own + ["mesh"] * (self.mesh.hops if self.mesh is not None else 0)
 
 
 _TYPE_NAMES = {"int", "str", "float", "bool", "list", "dict", "none"}

@@ -141,7 +141,9 @@ def parse_size(text: object) -> int:
     return _parse(text, SIZE)
 
 
-_LEVEL = re.compile(r"(?P<value>[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)\s*(?P<unit>[A-Za-z]*)")
+_LEVEL = re.compile(
+    r"(?P<value>[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)\s*(?P<unit>[A-Za-z]*)"
+)
 
 
 def parse_level(text: object, unit: str) -> float:

@@ -108,6 +108,12 @@ fn agent_kinds() -> Vec<&'static str> {
     airtcp_proto::agent::AGENTS.to_vec()
 }
 
+/// The rate control algorithms a WLAN can name (`airtcp_proto::wifi::rate_control`).
+#[pyfunction]
+fn rate_controls() -> Vec<&'static str> {
+    airtcp_proto::wifi::rate_control::RATE_CONTROLS.to_vec()
+}
+
 /// The congestion controllers a scenario can name (`airtcp_proto::tcp::cc::VARIANTS`).
 #[pyfunction]
 fn congestion_controls() -> Vec<&'static str> {
@@ -351,6 +357,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(limits, m)?)?;
     m.add_function(wrap_pyfunction!(agent_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(rate_controls, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_params, m)?)?;
     m.add_function(wrap_pyfunction!(effective_settings, m)?)?;

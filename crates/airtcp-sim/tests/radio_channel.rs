@@ -176,3 +176,86 @@ fn capture_lets_the_stronger_frame_through() {
         near(&plain)
     );
 }
+
+#[test]
+fn frames_fail_half_the_time_where_the_error_model_says() {
+    // One station at the distance where a 1528-byte MPDU's SINR gives it even odds at each
+    // 802.11b rate (`error_rate::min_sinr_db`, ns-3's DSSS model): noise -93.55 dBm over
+    // 22 MHz with a 7 dB noise figure, log-distance loss from 16.0206 dBm. Preamble
+    // detection is set to ns-3's RxSensitivity (-101 dBm) and a -10 dB SNR, so that every
+    // frame is received and only its bits decide.
+    use airtcp_proto::wifi::error_rate::{min_sinr_db, Family};
+    use airtcp_proto::wifi::propagation::noise_dbm;
+    let payload = 1528 - 28 - 36; // MAC header and FCS; LLC/SNAP, IPv4 and UDP headers
+    for rate in [1_000_000u64, 2_000_000, 5_500_000, 11_000_000] {
+        let sinr = min_sinr_db(Family::Dsss, rate, 8 * 1528, 0.5);
+        let loss = 16.0206 - (noise_dbm(22e6, 7.0) + sinr);
+        let distance = 10f64.powf((loss - 46.6777) / 30.0);
+        let mut scenario = uploads_at(rate, &[("far", distance)], false, 12, 9);
+        scenario["flows"][0]["app"]["payload_bytes"] = json!(payload);
+        scenario["radio"] = json!({"preamble_rssi_dbm": -101.0, "preamble_snr_db": -10.0});
+        let summary = common::run(&scenario).summary;
+        let wlan = &summary.wlans[0];
+        let failed =
+            wlan.radio.as_ref().unwrap().data_failures as f64 / wlan.counters.attempts as f64;
+        eprintln!(
+            "{} Mbit/s at {distance:.1} m (SINR {sinr:.2} dB): {failed:.3} of {} attempts failed",
+            rate as f64 / 1e6,
+            wlan.counters.attempts
+        );
+        assert!((failed - 0.5).abs() < 0.03, "{rate}: {failed}");
+    }
+}
+
+#[test]
+fn one_slow_station_drags_the_cell_down_to_its_rate() {
+    // Heusse et al., "Performance anomaly of 802.11b" (INFOCOM 2003): with one host at
+    // 1 Mbit/s, the hosts at 11 Mbit/s get about its throughput, under 1 Mbit/s each. Four
+    // stations 5 m from the AP, saturated UDP uploads.
+    let stations = [("slow", 5.0), ("f1", 5.0), ("f2", 5.0), ("f3", 5.0)];
+    let mut anomaly = uploads(&stations, false, 20, 2);
+    anomaly["wlans"][0]["station_rates"] = json!([{"station": 1, "rate_bps": 1_000_000}]);
+    let slow = common::run(&anomaly).summary;
+    let fair = common::run(&uploads(&stations, false, 20, 2)).summary;
+    let goodput =
+        |s: &airtcp_sim::Summary| -> Vec<f64> { s.flows.iter().map(|f| f.goodput_bps).collect() };
+    let (with_slow, without) = (goodput(&slow), goodput(&fair));
+    eprintln!("with a 1 Mbit/s station: {with_slow:?}; without: {without:?}");
+    for fast in &with_slow[1..] {
+        assert!(*fast < 1e6, "{with_slow:?}");
+        assert!(
+            (fast - with_slow[0]).abs() < 0.15 * with_slow[0],
+            "{with_slow:?}"
+        );
+    }
+    assert!(without.iter().all(|g| *g > 1.2e6), "{without:?}");
+}
+
+#[test]
+fn cells_on_one_channel_share_it_and_on_two_do_not() {
+    // Two BSSs whose nodes all sit within 10 m: on one channel they contend as one; on
+    // channels 1 and 6 each has its own.
+    let cell = |channel: u32, ap: usize, station: usize| {
+        json!({"ap": ap, "stations": [station], "channel": channel,
+               "phy": {"standard": "802.11b", "rate_bps": 11_000_000, "basic_rate_bps": 1_000_000},
+               "queue_packets": 50})
+    };
+    let scenario = |second: u32| {
+        let flow = |i: usize, src: usize, dst: usize| {
+            json!({"name": format!("udp{i}"), "src": src, "dst": dst,
+                   "app": {"kind": "udp_cbr", "rate_bps": 12_000_000, "payload_bytes": MSDU - 36}})
+        };
+        json!({
+            "name": "cells", "seed": 4, "duration_ns": 12 * S, "measure_from_ns": 2 * S,
+            "nodes": ["ap_a", "a", "ap_b", "b"],
+            "positions": [{"node": 0, "x": 0.0, "y": 0.0}, {"node": 1, "x": 5.0, "y": 0.0},
+                          {"node": 2, "x": 5.0, "y": 5.0}, {"node": 3, "x": 0.0, "y": 5.0}],
+            "wlans": [cell(1, 0, 1), cell(second, 2, 3)],
+            "flows": [flow(1, 1, 0), flow(2, 3, 2)],
+        })
+    };
+    let shared = msdu_throughput(&common::run(&scenario(1)).summary);
+    let apart = msdu_throughput(&common::run(&scenario(6)).summary);
+    eprintln!("two cells: {shared:.0} bit/s on one channel, {apart:.0} on two");
+    assert!(apart > 1.8 * shared, "{apart} vs {shared}");
+}

@@ -259,10 +259,12 @@ impl Scenario {
             let key = format!("wlans[{w}]");
             if let Some(node) = nodes_of(wlan).find(|&n| !placed[n]) {
                 return fail(
-                    format!("{key}.positions"),
+                    "positions",
                     format!(
-                        "node '{}' has no position; a WLAN with geometry (positions, a shared channel, station rates or rate control) needs one for every node",
-                        self.nodes[node]
+                        "node '{}' (of the WLAN of AP '{}') has no position; a WLAN with \
+                         geometry (positions, a shared channel, station rates or rate \
+                         control) needs one for every node",
+                        self.nodes[node], self.nodes[wlan.ap]
                     ),
                 );
             }
@@ -289,11 +291,8 @@ impl Scenario {
                     "queue_max_delay_ns",
                     "a queue sojourn limit",
                 ),
-                (
-                    !wlan.errors.is_lossless(),
-                    "errors",
-                    "a random loss stand-in (frames fail from their SINR)",
-                ),
+                (wlan.errors.loss > 0.0, "errors.loss", STAND_IN),
+                (wlan.errors.ber > 0.0, "errors.ber", STAND_IN),
             ];
             for (set, field, what) in unsupported {
                 if set {
@@ -318,6 +317,8 @@ impl Scenario {
         Ok(())
     }
 }
+
+const STAND_IN: &str = "a random loss stand-in (frames fail from their SINR)";
 
 fn in_range(key: &str, value: f64, low: f64, high: f64, unit: &str) -> Result<(), ConfigError> {
     if value.is_finite() && (low..=high).contains(&value) {
