@@ -104,7 +104,7 @@ def _laid_out(wlan: Wlan) -> list[tuple[str, tuple[float, float, float]]]:
     """The AP at the layout's centre, the stations around or after it."""
     layout = wlan.layout
     assert layout is not None
-    cx, cy, cz = (list(layout.center) + [0.0])[:3]
+    cx, cy, cz = [*layout.center, 0.0][:3]
     stations = wlan.station_names()
     spots: list[tuple[str, tuple[float, float, float]]] = [(wlan.ap, (cx, cy, cz))]
     for k, name in enumerate(stations):

@@ -173,6 +173,16 @@ def _expand(template: str, i: int) -> str:
     return template.replace("{i}", str(i))
 
 
+def _expand_flow_node(scenario: Scenario, i: int | None, name: str) -> str:
+    """A flow's name or end: ``{i}`` is the station of a per-station flow, ``{hops}`` the
+    mesh's last node, whatever its length."""
+    if i is not None:
+        name = _expand(name, i)
+    if scenario.mesh is not None:
+        name = name.replace("{hops}", str(scenario.mesh.hops))
+    return name
+
+
 def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any], Origins]:
     """The simulator's JSON and the origins of its parts; raises ValueError(key, message) for
     references the schema cannot check (unknown nodes, a node joined to itself)."""
@@ -229,10 +239,7 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
     flows = []
     for k, flow in enumerate(scenario.flows):
         for i in numbers if flow.per_station else [None]:
-            expand = (lambda s: s) if i is None else (lambda s, i=i: _expand(s, i))
-            if scenario.mesh is not None:
-                # ``n{hops}``: the mesh's last node, whatever its length.
-                expand = lambda s, e=expand: e(s).replace("{hops}", str(scenario.mesh.hops))
+            expand = functools.partial(_expand_flow_node, scenario, i)
             src, dst = expand(flow.src), expand(flow.dst)
             src_node = _node(index, src, f"flows[{k}].src")
             dst_node = _node(index, dst, f"flows[{k}].dst")

@@ -284,7 +284,7 @@ class Layout(Strict):
         if getattr(self, size) is None:
             raise ValueError(f"a {self.shape} layout needs '{size}'")
         if getattr(self, other) is not None:
-            raise ValueError(f"'{other}' is for a {other == 'radius' and 'circle' or 'line'}")
+            raise ValueError(f"'{other}' is for a {'circle' if other == 'radius' else 'line'}")
         return self
 
 

@@ -1,0 +1,129 @@
+"""Geometry in scenarios (docs/radio.md): positions, layouts, a mesh chain, the [radio]
+settings as the simulator receives them, the built-in scenarios that show each effect, and
+bad geometry refused in one line naming the key."""
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import SCENARIOS, airtcp
+from test_bad_input import assert_one_line_error
+
+import airtcp as api
+from airtcp.resolve import resolve
+from airtcp.scenario import load
+
+
+def resolved(name: str, *overrides: str) -> dict:
+    return resolve(load(SCENARIOS / f"{name}.toml", overrides))[0]
+
+
+def test_scenarios_without_geometry_resolve_as_before():
+    # No new key unless used: a run's identity (a hash of this JSON) does not move.
+    for name in ("ryu-upload", "han-mesh", "wlan-saturation"):
+        scenario = resolved(name)
+        assert "radio" not in scenario and "positions" not in scenario
+        for wlan in scenario["wlans"]:
+            assert not {"channel", "station_rates", "rate_control"} & set(wlan)
+
+
+def test_positions_radio_settings_and_station_rates_reach_the_simulator():
+    scenario = resolved(
+        "hidden-pair",
+        "radio.tx_power=20dBm",
+        "radio.propagation.exponent=3.5",
+        "radio.fading=rayleigh",
+        "radio.cca_threshold=-70dBm",
+        "positions.left=[-30, 0, 2]",
+        "wlan.station_rates.right=11Mbps",
+        "wlan.rate_control=minstrel",
+    )
+    nodes = scenario["nodes"]
+    place = {nodes[p["node"]]: (p["x"], p["y"], p["z"]) for p in scenario["positions"]}
+    assert place == {"ap": (0, 0, 0), "left": (-30, 0, 2), "right": (40, 0, 0)}
+    assert scenario["radio"] == {
+        "tx_power_dbm": 20.0,
+        "cca_ed_threshold_dbm": -70.0,
+        "propagation": {"model": "log_distance", "exponent": 3.5},
+        "fading": {"model": "rayleigh"},
+    }
+    wlan = scenario["wlans"][0]
+    assert wlan["station_rates"] == [{"station": nodes.index("right"), "rate_bps": 11_000_000}]
+    assert wlan["rate_control"] == "minstrel"
+
+
+def test_a_circle_layout_places_the_stations_around_the_ap():
+    scenario = resolved("rate-anomaly", "wlan.stations=4", "positions.sta2=[1, 1]")
+    nodes = scenario["nodes"]
+    place = {nodes[p["node"]]: (p["x"], p["y"]) for p in scenario["positions"]}
+    assert place["ap"] == (0.0, 0.0)
+    assert place["sta2"] == (1, 1), "[positions] wins over the layout"
+    for name in ("sta1", "sta3", "sta4"):
+        assert abs((place[name][0] ** 2 + place[name][1] ** 2) ** 0.5 - 5.0) < 1e-9
+    assert place["sta1"] == (5.0, 0.0)
+
+
+def test_a_mesh_chain_is_one_wlan_a_hop_on_a_line():
+    scenario = resolved("mesh-chain", "mesh.hops=3", "mesh.spacing=30")
+    nodes = scenario["nodes"]
+    assert nodes[:4] == ["n0", "n1", "n2", "n3"]
+    hops = [(nodes[w["ap"]], [nodes[s] for s in w["stations"]]) for w in scenario["wlans"]]
+    assert hops == [("n0", ["n1"]), ("n1", ["n2"]), ("n2", ["n3"])]
+    assert {w["channel"] for w in scenario["wlans"]} == {1}
+    assert [p["x"] for p in scenario["positions"]] == [0.0, 30.0, 60.0, 90.0]
+    flow = scenario["flows"][0]
+    assert (nodes[flow["src"]], nodes[flow["dst"]]) == ("n0", "n3"), "n{hops}"
+    apart = resolved("mesh-chain", "mesh.channel=per_hop")
+    assert all("channel" not in w for w in apart["wlans"])
+
+
+def test_hidden_pair_needs_rts_cts_and_the_summary_says_why():
+    def run(*overrides: str) -> dict:
+        scenario = load(SCENARIOS / "hidden-pair.toml", ("simulation.duration=12s", *overrides))
+        return api.run(scenario, timeseries=False).summary
+
+    basic, protected = run(), run("wlan.rts_threshold=0")
+    radio = basic["wlans"][0]["radio"]
+    assert radio["data_failures"] > 0.5 * basic["wlans"][0]["attempts"]
+    assert protected["wlans"][0]["radio"]["rts_failures"] > 0
+    assert protected["aggregate_goodput_bps"] > 1.5 * basic["aggregate_goodput_bps"]
+
+
+def test_run_prints_a_wlan_with_geometry_by_its_channel_counters(tmp_path: Path):
+    result = airtcp(
+        "run", "hidden-pair", "--set", "simulation.duration=6s", "--out", str(tmp_path / "o")
+    )
+    assert result.returncode == 0, result.stderr
+    line = next(x for x in result.stdout.splitlines() if x.startswith("WLAN ap"))
+    assert "data and 0 RTS frames unanswered" in line and "contenders" not in line
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["wlans"][0]["radio"]["data_failures"] > 0
+
+
+@pytest.mark.parametrize(
+    ("override", "fragments"),
+    [
+        ("positions.left=[1]", ("positions.left", "[x, y] or [x, y, z]")),
+        ("positions.nobody=[1, 2]", ("positions.nobody", "unknown node 'nobody'")),
+        ("radio.propagation.exponent=0.1", ("radio.propagation.exponent", "1 to 8")),
+        ("radio.shadowing=-3dB", ("radio.shadowing", "0 to 30 dB")),
+        ("radio.tx_power=5dB", ("radio.tx_power", "a power like")),
+        ("radio.fading=nakagami", ("radio.fading", "'m'")),
+        ("wlan.channel=40", ("wlan.channel", "2.4 GHz channel")),
+        ("wlan.rate_control=fast", ("wlan.rate_control", "minstrel")),
+        ("wlan.station_rates.left=3Mbps", ("wlan.station_rates.left", "not a 802.11b rate")),
+        ("wlan.station_rates.ap=1Mbps", ("wlan.station_rates.ap", "a station of this WLAN")),
+        ("wlan.msdu_lifetime=100ms", ("wlan.msdu_lifetime", "geometry")),
+        ("wlan.loss=0.1", ("wlan.loss", "geometry")),
+        ("wlan.layout.shape=circle", ("wlan.layout", "radius")),
+    ],
+)
+def test_bad_geometry_is_one_line_naming_the_key(override: str, fragments: tuple[str, ...]):
+    assert_one_line_error(airtcp("validate", "hidden-pair", "--set", override), *fragments)
+
+
+def test_a_node_of_a_wlan_with_geometry_without_a_position(tmp_path: Path):
+    text = (SCENARIOS / "hidden-pair.toml").read_text().replace("right = [40, 0]\n", "")
+    (tmp_path / "s.toml").write_text(text)
+    result = airtcp("validate", str(tmp_path / "s.toml"))
+    assert_one_line_error(result, "positions", "node 'right'", "has no position")
