@@ -5,13 +5,12 @@ bad geometry refused in one line naming the key."""
 import json
 from pathlib import Path
 
-import pytest
-from conftest import SCENARIOS, airtcp
-from test_bad_input import assert_one_line_error
-
 import airtcp as api
+import pytest
 from airtcp.resolve import resolve
 from airtcp.scenario import load
+from conftest import SCENARIOS, airtcp
+from test_bad_input import assert_one_line_error
 
 
 def resolved(name: str, *overrides: str) -> dict:
