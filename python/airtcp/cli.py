@@ -130,6 +130,8 @@ def print_summary(summary: dict) -> None:
             f"{wlan['queue_drops']} queue drops{absent}, collision probability "
             f"{wlan['collision_probability']:.3f}, {tail}"
         )
+        if wlan.get("macs"):
+            _print_macs(wlan["macs"])
     for mobile in summary.get("mobiles", []):
         handoffs = ", ".join(
             f"{h['from']} → {h['to']} at {h['detach_s']:g} s ({h['duration_s']:.3f} s)"
@@ -143,6 +145,27 @@ def print_summary(summary: dict) -> None:
         counters = ", ".join(f"{name} {value}" for name, value in agent["counters"].items())
         out.print(f"agent {agent['kind']} on {agent['node']} → {agent['interface']}: {counters}")
     out.print(f"{summary['events']} events in {summary['wall_time_s']:.3f} s wall time")
+
+
+def _print_macs(macs: list[dict]) -> None:
+    """Per MAC of a WLAN with geometry: its rate, its loss and how it was heard."""
+    table = Table()
+    for column in ("node", "rate Mbit/s", "attempts", "loss", "delivered", "RSSI dBm", "SNR dB"):
+        table.add_column(column, justify="left" if column == "node" else "right")
+    for mac in macs:
+        if not mac["attempts"]:
+            continue
+        heard = mac["rssi_dbm"] is not None
+        table.add_row(
+            mac["node"],
+            _mbps(mac["mean_rate_bps"]),
+            str(mac["attempts"]),
+            f"{mac['loss']:.1%}",
+            str(mac["delivered"]),
+            f"{mac['rssi_dbm']:.1f}" if heard else "-",
+            f"{mac['snr_db']:.1f}" if heard else "-",
+        )
+    out.print(table)
 
 
 def _print_flows(title: str, flows: list[dict]) -> None:

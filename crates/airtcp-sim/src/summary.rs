@@ -95,6 +95,27 @@ pub struct WlanSummary {
     /// A WLAN with geometry: what its channel counts besides.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub radio: Option<RadioCounters>,
+    /// A WLAN with geometry: each MAC (the AP first), what it sent and how it was heard.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub macs: Vec<MacSummary>,
+}
+
+/// One MAC of a WLAN with geometry over the whole run.
+#[derive(Clone, Debug, Serialize)]
+pub struct MacSummary {
+    pub node: String,
+    /// Data (or RTS) frames that opened an attempt, those that failed, those delivered.
+    pub attempts: u64,
+    pub failures: u64,
+    pub delivered: u64,
+    /// Failed attempts over attempts.
+    pub loss: f64,
+    /// The mean data rate of its attempts (what its rate control chose, or its fixed rate).
+    pub mean_rate_bps: f64,
+    /// The mean power at which its addressees decoded its frames, and that over the noise
+    /// (`None`: none was decoded).
+    pub rssi_dbm: Option<f64>,
+    pub snr_db: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]

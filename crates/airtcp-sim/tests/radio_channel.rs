@@ -259,3 +259,51 @@ fn cells_on_one_channel_share_it_and_on_two_do_not() {
     eprintln!("two cells: {shared:.0} bit/s on one channel, {apart:.0} on two");
     assert!(apart > 1.8 * shared, "{apart} vs {shared}");
 }
+
+#[test]
+fn captures_carry_each_frames_power_at_its_receiver() {
+    // The hidden pair at 2 Mbit/s for a second, captured: radiotap with the dBm signal and
+    // noise fields; frames to the AP arrive at -78.7 dBm (40 m), the noise is -93.55 dBm;
+    // frames the AP did not decode carry the bad-FCS flag.
+    let dir = std::env::temp_dir().join(format!("airtcp-radio-capture-{}", std::process::id()));
+    let options = airtcp_sim::RunOptions {
+        wlan_pcap_dir: Some(dir.clone()),
+        ..airtcp_sim::RunOptions::default()
+    };
+    let mut scenario = uploads_at(2_000_000, &[("left", -40.0), ("right", 40.0)], false, 3, 3);
+    scenario["wlans"][0]["channel"] = json!(6);
+    airtcp_sim::run_json(&scenario.to_string(), &options).unwrap();
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut reader = pcap_file::pcap::PcapReader::new(std::fs::File::open(&file).unwrap()).unwrap();
+    let (mut good, mut bad) = (0, 0);
+    while let Some(record) = reader.next_packet() {
+        let data = record.unwrap().data;
+        assert_eq!(
+            u16::from_le_bytes([data[2], data[3]]),
+            24,
+            "radiotap length"
+        );
+        assert_eq!(data[4], 0x6f, "TSFT, flags, rate, channel, signal, noise");
+        assert_eq!(u16::from_le_bytes([data[18], data[19]]), 2437, "channel 6");
+        let (signal, noise) = (data[22] as i8, data[23] as i8);
+        assert_eq!(noise, -94);
+        let bad_fcs = data[16] & 0x40 != 0;
+        let frame_control = data[24];
+        if frame_control == 0x08 {
+            // A data frame, to the AP: 40 m away.
+            assert_eq!(signal, -79);
+            if bad_fcs {
+                bad += 1;
+            } else {
+                good += 1;
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(good > 20 && bad > 20, "{good} decoded, {bad} not");
+}

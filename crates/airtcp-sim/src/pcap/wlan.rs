@@ -7,18 +7,21 @@
 //! `wlan_radio.tsf_at_end`), so its 802.11 radio view shows each frame's start, end and the
 //! gaps between them as simulated. Data frames
 //! carry each MSDU as LLC/SNAP and IPv4; by default a record ends after the last MSDU's
-//! transport header. BSSs do not interfere in the simulator, so they are shown on channels 1,
-//! 6 and 11 in turn.
+//! transport header. A WLAN that names a channel is shown on it; the others do not interfere
+//! in the simulator, so they are shown on channels 1, 6 and 11 in turn. On a channel with
+//! geometry each frame carries its power at its receiver and the noise there (dBm Antenna
+//! Signal and Noise).
 
 use std::path::Path;
 
+use airtcp_proto::wifi::propagation::channel_frequency_hz;
 use airtcp_proto::wifi::{Modulation, Phy, Preamble};
 use airtcp_proto::wire::ieee80211::{
     emit_amsdu_subframe_header, emit_fcs, DsDirection, FrameRepr, LLC_SNAP_IPV4,
 };
 use airtcp_proto::wire::radiotap::{
     RadiotapRepr, CHANNEL_2GHZ, CHANNEL_CCK, CHANNEL_GFSK, CHANNEL_OFDM, FLAG_BAD_FCS,
-    FLAG_FCS_AT_END, FLAG_SHORT_PREAMBLE, RADIOTAP_LEN,
+    FLAG_FCS_AT_END, FLAG_SHORT_PREAMBLE,
 };
 use pcap_file::DataLink;
 
@@ -40,14 +43,18 @@ struct Radio {
 }
 
 impl Radio {
-    fn of(bss: usize, phy: &Phy) -> Radio {
+    fn of(bss: usize, phy: &Phy, channel: Option<u32>) -> Radio {
         let (modulation, short_preamble) = match phy.modulation {
             Modulation::Dsss(preamble) => (CHANNEL_CCK, preamble == Preamble::Short),
             Modulation::ErpOfdm => (CHANNEL_OFDM, false),
             Modulation::Fhss { .. } => (CHANNEL_GFSK, false),
         };
         Radio {
-            channel_mhz: CHANNELS_MHZ[bss % CHANNELS_MHZ.len()],
+            channel_mhz: channel
+                .and_then(channel_frequency_hz)
+                .map_or(CHANNELS_MHZ[bss % CHANNELS_MHZ.len()], |hz| {
+                    (hz / 1e6) as u16
+                }),
             channel_flags: CHANNEL_2GHZ | modulation,
             short_preamble,
             signal_extension_ns: phy.signal_extension_ns(),
@@ -64,16 +71,17 @@ pub struct WlanTraces {
 
 impl WlanTraces {
     /// Creates a capture per BSS, named after its index and its AP (`wlans`: the AP node's
-    /// name and the PHY of each); records keep `snaplen` bytes of each frame, or its headers.
+    /// name, the PHY and the channel number of each); records keep `snaplen` bytes of each
+    /// frame, or its headers.
     pub fn create(
         dir: &Path,
-        wlans: &[(&str, &Phy)],
+        wlans: &[(&str, &Phy, Option<u32>)],
         snaplen: Option<u32>,
     ) -> std::io::Result<WlanTraces> {
         let names = wlans
             .iter()
             .enumerate()
-            .map(|(i, (ap, _))| format!("wlan{i}-{ap}"));
+            .map(|(i, (ap, _, _))| format!("wlan{i}-{ap}"));
         // An A-MSDU's headers run through its last subframe: allow whole frames.
         let files = TraceFiles::create(
             dir,
@@ -86,7 +94,7 @@ impl WlanTraces {
             radios: wlans
                 .iter()
                 .enumerate()
-                .map(|(i, (_, phy))| Radio::of(i, phy))
+                .map(|(i, (_, phy, channel))| Radio::of(i, phy, *channel))
                 .collect(),
             buffer: Vec::with_capacity(4096),
             snaplen,
@@ -110,16 +118,21 @@ impl WlanTraces {
             flags |= FLAG_SHORT_PREAMBLE;
         }
         self.buffer.clear();
-        RadiotapRepr {
+        // dBm as radiotap carries it: a signed byte.
+        let dbm = |value: f64| value.round().clamp(-128.0, 127.0) as i8;
+        let radiotap = RadiotapRepr {
             tsft_us: (frame.at.as_nanos() + frame.airtime_ns - radio.signal_extension_ns) / 1_000,
             flags,
             rate_500kbps: (frame.rate_bps / 500_000) as u8,
             channel_mhz: radio.channel_mhz,
             channel_flags: radio.channel_flags,
-        }
-        .emit(&mut self.buffer);
+            signal_dbm: frame
+                .signal_dbm
+                .map(|(signal, noise)| (dbm(signal), dbm(noise))),
+        };
+        radiotap.emit(&mut self.buffer);
         let headers_end = emit_frame(&mut self.buffer, frame, payload_of);
-        emit_fcs(&mut self.buffer, RADIOTAP_LEN, !frame.bad_fcs);
+        emit_fcs(&mut self.buffer, radiotap.header_len(), !frame.bad_fcs);
         let original = self.buffer.len();
         let kept = match self.snaplen {
             Some(snaplen) => original.min(snaplen as usize),

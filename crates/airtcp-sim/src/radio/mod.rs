@@ -45,12 +45,13 @@ mod geometry;
 mod reception;
 pub mod validate;
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use std::time::Duration;
 
 use airtcp_proto::agent::Agent;
 use airtcp_proto::wifi::error_rate::Family;
-use airtcp_proto::wifi::propagation::{dbm_to_mw, noise_dbm};
+use airtcp_proto::wifi::propagation::{dbm_to_mw, mw_to_dbm, noise_dbm};
 use airtcp_proto::wifi::rate_control::{RateControl, RateInfo};
 use airtcp_proto::wifi::{
     Modulation, Phy, Preamble, FRAME_ACK_BYTES, FRAME_CTS_BYTES, FRAME_RTS_BYTES,
@@ -64,26 +65,24 @@ use crate::interface::AgentSlot;
 use crate::packet::Packet;
 use crate::rng::{stream, Stream, StreamId};
 use crate::slab::Slab;
-use crate::wlan::{Frame, MacCounters, MacParams, MacQueue};
+use crate::wlan::{AirBody, AirFrame, Frame, MacCounters, MacParams, MacQueue};
 use access::Access;
 pub use config::{FadingConfig, NodePosition, PropagationConfig, RadioConfig};
 use geometry::Neighbour;
 pub use geometry::Placement;
-use reception::{Antenna, Arrival, FrameShape};
+use reception::{Antenna, Arrival, FrameShape, SuccessCache};
 
 /// Something a shared channel asked to be woken for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RadioEvent {
-    /// A radio's backoff (or IFS) ends: it transmits, if `generation` is still current.
-    Access { radio: u32, generation: u32 },
+    /// The earliest backoff end of the channel's radios (`SharedChannel::accesses`).
+    Accesses,
     /// A transmission's last bit leaves its sender.
     TxEnd { tx: u32 },
     /// SIFS after a frame: a radio sends the response (CTS, ACK) or data frame it owes.
     Sifs { radio: u32 },
     /// A radio's AckTimeout or CTSTimeout.
     Timeout { radio: u32, generation: u32 },
-    /// A radio's NAV runs out.
-    NavEnd { radio: u32 },
 }
 
 /// What the caller must do after a call into a shared channel.
@@ -92,6 +91,8 @@ pub struct RadioActions {
     pub timers: Vec<(Instant, RadioEvent)>,
     /// A packet reaches MAC `mac` of WLAN `bss` at a time.
     pub deliveries: Vec<(Instant, u32, u32, Packet)>,
+    /// Frames that ended on the air, with their WLAN, while capturing (`capture_air`).
+    pub air: Vec<(u32, AirFrame)>,
 }
 
 /// What only a channel with geometry counts, per WLAN (next to its `MacCounters`).
@@ -123,6 +124,21 @@ pub struct WlanPart {
     first_interface: u32,
 }
 
+/// What one MAC of a WLAN with geometry sent, and how its peers heard it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StationStats {
+    /// Data or RTS frames that opened an attempt, the attempts that failed, and the frames
+    /// delivered.
+    pub attempts: u64,
+    pub failures: u64,
+    pub delivered: u64,
+    /// The sum of the attempts' data rates (their mean is the rate it used).
+    pub rate_sum_bps: f64,
+    /// The frames its addressees decoded from it and the sum of their received powers.
+    pub received: u64,
+    pub power_sum_mw: f64,
+}
+
 /// A WLAN's MAC on the channel: its radio, queue and agent.
 #[derive(Debug)]
 struct Interface {
@@ -133,6 +149,7 @@ struct Interface {
     queues: [VecDeque<Frame>; 2],
     held: Vec<(u32, Frame)>,
     agent: Option<AgentSlot>,
+    stats: StationStats,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,12 +169,15 @@ struct Transmission {
     to: u32,
     wlan: u32,
     rate_bps: u64,
+    start: Instant,
     /// The Duration field, ns after the frame's end (the NAV it sets).
     duration_ns: u64,
     /// Data frames: the MSDU, its sequence number and retry bit, and the receiving MAC.
     packet: Option<(Packet, u16, bool, u32)>,
     /// Another signal overlapped it at its addressee (its failure is a collision).
     overlapped: bool,
+    /// Never reused, unlike its slot (`Arrival::serial`).
+    serial: u32,
 }
 
 /// A response a radio owes SIFS after a frame, or the data frame after its CTS.
@@ -221,8 +241,6 @@ struct Radio {
     short_retries: u32,
     long_retries: u32,
     next_sequence: u16,
-    /// The NAV end a `NavEnd` event is pending for.
-    nav_event: Option<Instant>,
     /// Per transmitter radio, the last sequence number received (duplicate detection).
     last_sequence: Vec<(u32, u16)>,
     /// Per destination radio, how the rate is chosen (created on first use).
@@ -250,6 +268,17 @@ pub struct SharedChannel {
     cca_time_ns: u64,
     fading: FadingConfig,
     rng: Stream,
+    /// Backoff ends (time, radio, generation), earliest first: entries a busy medium made
+    /// stale stay until they surface, so that a frame costs the radios that hear it a heap
+    /// push each, not an event of the run each.
+    accesses: BinaryHeap<Reverse<(Instant, u32, u32)>>,
+    /// The time of the earliest `Accesses` event pending in the run.
+    armed: Option<Instant>,
+    success_cache: SuccessCache,
+    /// Report every frame in `RadioActions::air`.
+    capture: bool,
+    /// The serial number of the next transmission.
+    next_serial: u32,
 }
 
 /// A WLAN to put on a shared channel: its scenario index, PHY and MAC settings, its MACs'
@@ -303,7 +332,6 @@ impl SharedChannel {
                             short_retries: 0,
                             long_retries: 0,
                             next_sequence: 0,
-                            nav_event: None,
                             last_sequence: Vec::new(),
                             rates: Vec::new(),
                             seed: seed ^ (u64::from(channel) << 32) ^ u64::from(id),
@@ -319,6 +347,7 @@ impl SharedChannel {
                     queues: [VecDeque::new(), VecDeque::new()],
                     held: Vec::new(),
                     agent: None,
+                    stats: StationStats::default(),
                 });
             }
             let stations = spec.nodes.len() - 1;
@@ -365,12 +394,38 @@ impl SharedChannel {
             capture_ratio: radio.capture_margin_db.map(dbm_to_mw),
             fading: radio.fading,
             rng: stream(seed, StreamId::RadioChannel { channel }),
+            accesses: BinaryHeap::new(),
+            armed: None,
+            success_cache: SuccessCache::default(),
+            capture: false,
+            next_serial: 0,
         }
+    }
+
+    /// Reports every frame put on the air from now on in `RadioActions::air`.
+    pub fn capture_air(&mut self) {
+        self.capture = true;
     }
 
     /// The WLANs on this channel.
     pub fn wlans(&self) -> &[WlanPart] {
         &self.wlans
+    }
+
+    /// Per MAC of WLAN `bss` (the AP first), its node and what it sent and was heard with.
+    pub fn station_stats(&self, bss: u32) -> Vec<(usize, StationStats)> {
+        let part = self.part(bss);
+        self.interfaces
+            .iter()
+            .skip(part.first_interface as usize)
+            .take_while(|i| self.wlans[i.wlan as usize].bss == bss)
+            .map(|i| (self.radios[i.radio as usize].node, i.stats))
+            .collect()
+    }
+
+    /// The noise power in dBm.
+    pub fn noise_dbm(&self) -> f64 {
+        mw_to_dbm(self.noise_mw)
     }
 
     /// The counters of WLAN `bss` (on this channel).
@@ -446,6 +501,17 @@ impl SharedChannel {
         to: u32,
         out: &mut RadioActions,
     ) {
+        self.queue_frame(now, bss, mac, packet, to);
+        self.arm(out);
+    }
+
+    /// A timer of this channel fired.
+    pub fn on_event(&mut self, now: Instant, event: RadioEvent, out: &mut RadioActions) {
+        self.handle(now, event, out);
+        self.arm(out);
+    }
+
+    fn queue_frame(&mut self, now: Instant, bss: u32, mac: u32, packet: Packet, to: u32) {
         let i = self.interface_of(bss, mac);
         let interface = &mut self.interfaces[i as usize];
         let part = &mut self.wlans[interface.wlan as usize];
@@ -472,30 +538,29 @@ impl SharedChannel {
         if self.is_busy(r, now) {
             // A frame meeting a busy medium backs off (§10.3.4.3).
             self.radios[r as usize].access.draw();
-            return;
         }
-        if self.radios[r as usize].access.scheduled.is_none() {
-            self.schedule_access(r, now, out);
+        // Idle (or idle once its NAV runs out): the access is due.
+        let access = &self.radios[r as usize].access;
+        if access.idle_since.is_some() && access.scheduled.is_none() {
+            self.schedule_access(r, now);
         }
     }
 
-    /// A timer of this channel fired.
-    pub fn on_event(&mut self, now: Instant, event: RadioEvent, out: &mut RadioActions) {
+    fn handle(&mut self, now: Instant, event: RadioEvent, out: &mut RadioActions) {
         match event {
-            RadioEvent::Access { radio, generation } => {
-                let access = &mut self.radios[radio as usize].access;
-                if access.generation != generation || access.scheduled.is_none() {
-                    return;
+            RadioEvent::Accesses => {
+                if self.armed == Some(now) {
+                    self.armed = None;
                 }
-                access.scheduled = None;
-                access.backoff = None;
-                if self.head_interface(radio).is_some() {
-                    self.radios[radio as usize].access.idle_since = None;
-                    self.start_exchange(radio, now, out);
-                } else {
-                    // A post-backoff ran out with nothing to send; the medium stays idle
-                    // since when it was, unless a signal is on its way.
-                    self.refresh(radio, now, now, out);
+                while let Some(&Reverse((at, radio, generation))) = self.accesses.peek() {
+                    if at > now {
+                        break;
+                    }
+                    self.accesses.pop();
+                    let access = &self.radios[radio as usize].access;
+                    if access.generation == generation && access.scheduled == Some(at) {
+                        self.access(radio, now, out);
+                    }
                 }
             }
             RadioEvent::TxEnd { tx } => self.end_transmission(tx, now, out),
@@ -516,15 +581,44 @@ impl SharedChannel {
                 let receiving_response = r.antenna.lock.is_some_and(|lock| {
                     self.transmissions
                         .get(lock.tx)
-                        .is_some_and(|t| t.sender == from)
+                        .is_some_and(|t| t.serial == lock.serial && t.sender == from)
                 });
                 if receiving_response {
                     awaiting.expired = true;
                 } else {
-                    self.fail_attempt(radio, now, out);
+                    self.fail_attempt(radio, now);
                 }
             }
-            RadioEvent::NavEnd { radio } => self.refresh(radio, now, now, out),
+        }
+    }
+
+    /// A radio's backoff ended: it sends, or its post-backoff is over.
+    fn access(&mut self, radio: u32, now: Instant, out: &mut RadioActions) {
+        let access = &mut self.radios[radio as usize].access;
+        access.scheduled = None;
+        access.backoff = None;
+        if self.head_interface(radio).is_some() {
+            self.radios[radio as usize].access.idle_since = None;
+            self.start_exchange(radio, now, out);
+        } else {
+            // A post-backoff ran out with nothing to send; the medium stays idle since
+            // when it was, unless a signal is on its way.
+            self.refresh(radio, now, now);
+        }
+    }
+
+    /// Arms the run's event for the earliest live backoff end, if none is armed as early.
+    fn arm(&mut self, out: &mut RadioActions) {
+        while let Some(&Reverse((at, radio, generation))) = self.accesses.peek() {
+            let access = &self.radios[radio as usize].access;
+            if access.generation == generation && access.scheduled == Some(at) {
+                if self.armed.is_none_or(|armed| at < armed) {
+                    self.armed = Some(at);
+                    out.timers.push((at, RadioEvent::Accesses));
+                }
+                return;
+            }
+            self.accesses.pop();
         }
     }
 
@@ -552,19 +646,12 @@ impl SharedChannel {
 
     /// A radio's situation changed at `now`, sensed at `sensed` (a signal's arrival plus
     /// aCCATime, or `now`): it freezes or resumes its backoff.
-    fn refresh(&mut self, r: u32, now: Instant, sensed: Instant, out: &mut RadioActions) {
-        let busy = self.is_busy(r, sensed.max(now));
+    fn refresh(&mut self, r: u32, now: Instant, sensed: Instant) {
+        // The NAV holds the medium only until a known time: a radio held by it alone is
+        // idle from then on (a signal before then freezes a count that has not started),
+        // which spares an event per radio and NAV.
+        let busy = self.is_busy_ignoring_nav(r, sensed.max(now));
         if busy {
-            let nav_until = self.radios[r as usize].nav_until;
-            if nav_until > now
-                && self.radios[r as usize].nav_event != Some(nav_until)
-                && !self.is_busy_ignoring_nav(r, now)
-            {
-                // Only the NAV holds the medium: look again when it runs out.
-                self.radios[r as usize].nav_event = Some(nav_until);
-                out.timers
-                    .push((nav_until, RadioEvent::NavEnd { radio: r }));
-            }
             let radio = &mut self.radios[r as usize];
             if radio.access.idle_since.is_none() {
                 return;
@@ -581,8 +668,8 @@ impl SharedChannel {
         }
         let radio = &mut self.radios[r as usize];
         if radio.access.idle_since.is_none() {
-            radio.access.idle_since = Some(now);
-            self.schedule_access(r, now, out);
+            radio.access.idle_since = Some(radio.nav_until.max(now));
+            self.schedule_access(r, now);
         }
     }
 
@@ -595,20 +682,14 @@ impl SharedChannel {
             || radio.antenna.energy_mw(at, None) >= self.cca_ed_mw
     }
 
-    fn schedule_access(&mut self, r: u32, now: Instant, out: &mut RadioActions) {
+    fn schedule_access(&mut self, r: u32, now: Instant) {
         let has_frame = self.head_interface(r).is_some();
         let radio = &mut self.radios[r as usize];
         if let Some(at) = radio.access.access_time(now, has_frame, &self.phy) {
             radio.access.stale();
             radio.access.scheduled = Some(at);
             let generation = radio.access.generation;
-            out.timers.push((
-                at,
-                RadioEvent::Access {
-                    radio: r,
-                    generation,
-                },
-            ));
+            self.accesses.push(Reverse((at, r, generation)));
         }
     }
 
@@ -623,6 +704,9 @@ impl SharedChannel {
         let attempt = self.radios[r as usize].short_retries + self.radios[r as usize].long_retries;
         let (rate_bps, rate_index) =
             self.pick_rate(r, to, w, interface.mac, frame.to, now, attempt);
+        let stats = &mut self.interfaces[i as usize].stats;
+        stats.attempts += 1;
+        stats.rate_sum_bps += rate_bps as f64;
         let part = &mut self.wlans[w as usize];
         part.counters.attempts += 1;
         let bytes = part.phy.mac_overhead_bytes + frame.msdu_bytes();
@@ -693,7 +777,7 @@ impl SharedChannel {
         if self.radios[r as usize].sending_until.is_some() {
             // Cannot answer while sending; a data frame after its CTS then fails.
             if owed.kind == Kind::Data {
-                self.fail_attempt(r, now, out);
+                self.fail_attempt(r, now);
             }
             return;
         }
@@ -743,10 +827,13 @@ impl SharedChannel {
             to,
             wlan,
             rate_bps,
+            start: now,
             duration_ns,
             packet,
             overlapped: false,
+            serial: self.next_serial,
         });
+        self.next_serial = self.next_serial.wrapping_add(1);
         let radio = &mut self.radios[r as usize];
         radio.sending_until = Some(end);
         radio.antenna.lock = None; // sending aborts a reception
@@ -758,11 +845,12 @@ impl SharedChannel {
             let delay = Duration::from_nanos(neighbour.delay_ns);
             let arrival = Arrival {
                 tx,
+                serial: self.transmissions.get(tx).expect("just sent").serial,
                 start: now + delay,
                 end: end + delay,
                 power_mw: power * neighbour.gain * fading,
             };
-            self.arrive(neighbour.radio, arrival, now, out);
+            self.arrive(neighbour.radio, arrival, now);
         }
         out.timers.push((end, RadioEvent::TxEnd { tx }));
     }
@@ -778,13 +866,13 @@ impl SharedChannel {
     }
 
     /// A signal starts arriving at radio `q`.
-    fn arrive(&mut self, q: u32, arrival: Arrival, now: Instant, out: &mut RadioActions) {
+    fn arrive(&mut self, q: u32, arrival: Arrival, now: Instant) {
         self.mark_overlaps(q, &arrival);
         let radio = &mut self.radios[q as usize];
         radio.antenna.add(arrival);
         if radio.sending_until.is_none() {
             let detect = |frame: &Arrival, antenna: &Antenna| {
-                let others = antenna.energy_mw(frame.start, Some(frame.tx));
+                let others = antenna.energy_mw(frame.start, Some(frame.serial));
                 frame.power_mw >= self.preamble_rssi_mw
                     && frame.power_mw >= self.preamble_snr * (self.noise_mw + others)
             };
@@ -817,7 +905,7 @@ impl SharedChannel {
             }
         }
         let sensed = arrival.start + Duration::from_nanos(self.cca_time_ns);
-        self.refresh(q, now, sensed, out);
+        self.refresh(q, now, sensed);
     }
 
     /// A signal reaches radio `q` while others are on the air there: frames addressed to `q`
@@ -826,9 +914,9 @@ impl SharedChannel {
         let antenna = &self.radios[q as usize].antenna;
         let transmissions = &mut self.transmissions;
         let mut any = false;
-        for other in antenna.on_air(arrival.start) {
+        for (slot, serial) in antenna.on_air(arrival.start) {
             any = true;
-            if let Some(t) = transmissions.get_mut(other) {
+            if let Some(t) = transmissions.get_mut(slot).filter(|t| t.serial == serial) {
                 t.overlapped |= t.to == q;
             }
         }
@@ -869,44 +957,103 @@ impl SharedChannel {
         }
         if matches!(t.kind, Kind::Ack | Kind::Cts) {
             // A response it sent aborted its own reception of the response it awaits.
-            self.response_failed(s, now, out);
+            self.response_failed(s, now);
         }
-        self.refresh(s, now, now, out);
+        self.refresh(s, now, now);
+        let mut at_receiver = None;
         for n in 0..self.neighbours[s as usize].len() {
             let neighbour = self.neighbours[s as usize][n];
             let at = now + Duration::from_nanos(neighbour.delay_ns);
-            self.signal_ends(neighbour.radio, tx, &t, at, out);
+            if self.capture && neighbour.radio == t.to {
+                let power = self.radios[t.to as usize].antenna.power_of(t.serial);
+                let decoded = self.signal_ends(neighbour.radio, &t, at, out);
+                at_receiver = power.map(|power| (decoded, power));
+            } else {
+                self.signal_ends(neighbour.radio, &t, at, out);
+            }
+        }
+        if self.capture {
+            let frame = self.air_frame(&t, now, at_receiver);
+            out.air.push((self.wlans[t.wlan as usize].bss, frame));
         }
     }
 
-    /// Transmission `tx` ends at radio `q` at `at`.
+    /// Frame `t`, which ended at `end`, as a monitor by its receiver captured it: bad unless
+    /// the receiver decoded it, with the power it had there.
+    #[cold]
+    fn air_frame(
+        &self,
+        t: &Transmission,
+        end: Instant,
+        at_receiver: Option<(bool, f64)>,
+    ) -> AirFrame {
+        let node = |radio: u32| self.radios[radio as usize].node;
+        let part = &self.wlans[t.wlan as usize];
+        let body = match t.kind {
+            Kind::Rts => AirBody::Rts {
+                transmitter: node(t.sender),
+            },
+            Kind::Cts => AirBody::Cts,
+            Kind::Ack => AirBody::Ack,
+            Kind::Data => {
+                let (packet, sequence, retry, _) = t.packet.expect("data frames carry one");
+                let ap = self.interfaces[part.first_interface as usize].radio;
+                AirBody::Data {
+                    transmitter: node(t.sender),
+                    ap: node(ap),
+                    retry,
+                    sequence,
+                    msdus: vec![packet],
+                }
+            }
+        };
+        AirFrame {
+            at: t.start,
+            airtime_ns: (end - t.start).as_nanos() as u64,
+            rate_bps: t.rate_bps,
+            nav_ns: t.duration_ns,
+            bad_fcs: !at_receiver.is_some_and(|(decoded, _)| decoded),
+            receiver: node(t.to),
+            body,
+            signal_dbm: at_receiver.map(|(_, power)| (mw_to_dbm(power), self.noise_dbm())),
+        }
+    }
+
+    /// Transmission `t` ends at radio `q` at `at`; whether `q` decoded it.
     fn signal_ends(
         &mut self,
         q: u32,
-        tx: u32,
         t: &Transmission,
         at: Instant,
         out: &mut RadioActions,
-    ) {
+    ) -> bool {
         let radio = &mut self.radios[q as usize];
-        let locked = radio.antenna.lock.filter(|lock| lock.tx == tx);
+        let locked = radio.antenna.lock.filter(|lock| lock.serial == t.serial);
+        let mut decoded = false;
         if let Some(frame) = locked {
             let phy = &self.wlans[t.wlan as usize].phy;
             let shape = frame_shape(phy, t.rate_bps);
-            let p = radio
-                .antenna
-                .success_probability(&frame, &shape, self.noise_mw);
+            let p = radio.antenna.success_probability(
+                &frame,
+                &shape,
+                self.noise_mw,
+                &mut self.success_cache,
+            );
             radio.antenna.lock = None;
             let ok = p >= 1.0 || self.rng.random::<f64>() < p;
             self.radios[q as usize].antenna.prune(at);
+            decoded = ok;
             if ok {
+                if q == t.to && matches!(t.kind, Kind::Data | Kind::Rts) {
+                    self.heard(t.sender, frame.power_mw);
+                }
                 self.received(q, t, at, out);
             } else {
                 self.radios[q as usize].access.eifs_after = Some(t.rate_bps);
                 if q == t.to && matches!(t.kind, Kind::Data | Kind::Rts) {
                     self.blame(t.sender, t.overlapped);
                 }
-                self.response_failed(q, at, out);
+                self.response_failed(q, at);
             }
         } else {
             if q == t.to && matches!(t.kind, Kind::Data | Kind::Rts) {
@@ -915,7 +1062,17 @@ impl SharedChannel {
             }
             self.radios[q as usize].antenna.prune(at);
         }
-        self.refresh(q, at, at, out);
+        self.refresh(q, at, at);
+        decoded
+    }
+
+    /// The addressee of radio `sender`'s exchange decoded its frame at `power_mw`.
+    fn heard(&mut self, sender: u32, power_mw: f64) {
+        if let Some(exchange) = self.radios[sender as usize].exchange {
+            let stats = &mut self.interfaces[exchange.interface as usize].stats;
+            stats.received += 1;
+            stats.power_sum_mw += power_mw;
+        }
     }
 
     fn blame(&mut self, sender: u32, collided: bool) {
@@ -925,12 +1082,12 @@ impl SharedChannel {
     }
 
     /// A reception ended in error at a radio waiting for a response whose timeout passed.
-    fn response_failed(&mut self, q: u32, at: Instant, out: &mut RadioActions) {
+    fn response_failed(&mut self, q: u32, at: Instant) {
         if self.radios[q as usize]
             .awaiting
             .is_some_and(|awaiting| awaiting.expired)
         {
-            self.fail_attempt(q, at, out);
+            self.fail_attempt(q, at);
         }
     }
 
@@ -944,7 +1101,7 @@ impl SharedChannel {
             if until > radio.nav_until {
                 radio.nav_until = until;
             }
-            self.response_failed(q, at, out);
+            self.response_failed(q, at);
             return;
         }
         let phy = &self.wlans[t.wlan as usize].phy;
@@ -1032,6 +1189,7 @@ impl SharedChannel {
             .expect("an exchange");
         let interface = &mut self.interfaces[exchange.interface as usize];
         let frame = interface.queues[0].pop_front().expect("head frame");
+        interface.stats.delivered += 1;
         let counters = &mut self.wlans[interface.wlan as usize].counters;
         counters.successes += 1;
         counters.delivered_msdus += 1;
@@ -1045,15 +1203,17 @@ impl SharedChannel {
     }
 
     /// Radio `r`'s attempt went unanswered (or its response was lost): retry or drop.
-    fn fail_attempt(&mut self, r: u32, now: Instant, out: &mut RadioActions) {
+    fn fail_attempt(&mut self, r: u32, now: Instant) {
         let radio = &mut self.radios[r as usize];
         radio.awaiting = None;
         radio.owed = None;
         let Some(exchange) = radio.exchange.take() else {
-            self.refresh(r, now, now, out);
+            self.refresh(r, now, now);
             return;
         };
-        let w = self.interfaces[exchange.interface as usize].wlan as usize;
+        let interface = &mut self.interfaces[exchange.interface as usize];
+        interface.stats.failures += 1;
+        let w = interface.wlan as usize;
         let params = &self.wlans[w].params;
         let long = exchange.rts && exchange.cts_received;
         let at_limit = if long {
@@ -1095,7 +1255,7 @@ impl SharedChannel {
             self.report_rate(r, &exchange, now, outcome, false);
         }
         self.radios[r as usize].access.draw();
-        self.refresh(r, now, now, out);
+        self.refresh(r, now, now);
     }
 
     /// Tells the rate control of the exchange's destination how the attempt went.

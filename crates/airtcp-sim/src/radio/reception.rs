@@ -10,11 +10,14 @@
 use airtcp_proto::wifi::error_rate::{success_rate, Family};
 use airtcp_proto::Instant;
 
-/// A signal at this radio's antenna: transmission `tx`, from `start` to `end` (at this radio:
-/// propagation delay included), received with `power_mw`.
+/// A signal at this radio's antenna: transmission `tx` (its slot while on the air) of serial
+/// number `serial` (never reused: a signal outlives its transmission's slot while a frame it
+/// overlapped is being received), from `start` to `end` (at this radio: propagation delay
+/// included), received with `power_mw`.
 #[derive(Clone, Copy, Debug)]
 pub struct Arrival {
     pub tx: u32,
+    pub serial: u32,
     pub start: Instant,
     pub end: Instant,
     pub power_mw: f64,
@@ -49,52 +52,84 @@ impl Antenna {
     pub fn energy_mw(&self, at: Instant, except: Option<u32>) -> f64 {
         self.arrivals
             .iter()
-            .filter(|a| a.end > at && Some(a.tx) != except)
+            .filter(|a| a.end > at && Some(a.serial) != except)
             .map(|a| a.power_mw)
             .sum()
     }
 
+    /// The power at which transmission `tx` arrives here, if it does.
+    pub fn power_of(&self, serial: u32) -> Option<f64> {
+        self.arrivals
+            .iter()
+            .find(|a| a.serial == serial)
+            .map(|a| a.power_mw)
+    }
+
     /// The transmissions whose signals have not ended by `at`.
-    pub fn on_air(&self, at: Instant) -> impl Iterator<Item = u32> + '_ {
+    pub fn on_air(&self, at: Instant) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.arrivals
             .iter()
             .filter(move |a| a.end > at)
-            .map(|a| a.tx)
+            .map(|a| (a.tx, a.serial))
     }
 
-    /// Forgets signals that ended by `now` and that no frame being received overlaps.
+    /// Forgets signals that ended before `now` and that no frame being received overlaps
+    /// (one ending at `now` stays until the next call: its transmission, which may end at
+    /// the same instant as the one pruning, has yet to be settled here).
     pub fn prune(&mut self, now: Instant) {
         let keep_from = self.lock.map_or(now, |lock| lock.start.min(now));
-        self.arrivals.retain(|a| a.end > keep_from);
+        self.arrivals.retain(|a| a.end >= keep_from);
     }
 
     /// Probability that `frame` (an arrival at this antenna) is received without error,
     /// over noise `noise_mw` and the other signals that overlapped it.
-    pub fn success_probability(&self, frame: &Arrival, shape: &FrameShape, noise_mw: f64) -> f64 {
+    pub fn success_probability(
+        &self,
+        frame: &Arrival,
+        shape: &FrameShape,
+        noise_mw: f64,
+        cache: &mut SuccessCache,
+    ) -> f64 {
         let (start, end) = (frame.start.as_nanos(), frame.end.as_nanos());
         let header_at = start + shape.header_ns;
         let payload_at = start + shape.payload_ns;
-        let mut cuts: Vec<u64> = vec![header_at, payload_at];
-        let interferers: Vec<&Arrival> = self
+        let alone = !self
             .arrivals
             .iter()
-            .filter(|a| a.tx != frame.tx && a.start < frame.end && a.end > frame.start)
-            .collect();
-        for a in &interferers {
+            .any(|a| a.serial != frame.serial && a.start < frame.end && a.end > frame.start);
+        if alone {
+            // The common case: two chunks at one SINR, without allocating.
+            let sinr = frame.power_mw / noise_mw;
+            let header_bits = bits_in(payload_at - header_at, shape.header_rate_bps);
+            let payload_bits = bits_in(end.saturating_sub(payload_at), shape.payload_rate_bps);
+            return cache.success_rate(shape.family, shape.header_rate_bps, sinr, header_bits)
+                * cache.success_rate(shape.family, shape.payload_rate_bps, sinr, payload_bits);
+        }
+        // Chunks of constant SINR, then the least likely first: a frame already below 1e-30
+        // is lost whatever the rest (no draw in [0, 1) falls under it but 0 itself, once in
+        // 2^53), which spares the rest of a collided frame's chunks.
+        let overlapping =
+            |a: &&Arrival| a.serial != frame.serial && a.start < frame.end && a.end > frame.start;
+        let mut cuts = std::mem::take(&mut cache.cuts);
+        cuts.clear();
+        cuts.extend([header_at, payload_at, end]);
+        for a in self.arrivals.iter().filter(overlapping) {
             cuts.extend([a.start.as_nanos(), a.end.as_nanos()]);
         }
-        cuts.retain(|&t| t > header_at.min(start) && t < end);
-        cuts.push(end);
+        cuts.retain(|&t| t > start && t <= end);
         cuts.sort_unstable();
         cuts.dedup();
-        let mut probability = 1.0;
+        let mut chunks = std::mem::take(&mut cache.chunks);
+        chunks.clear();
         let mut from = header_at;
         for &to in &cuts {
             if to <= from {
                 continue;
             }
-            let interference: f64 = interferers
+            let interference: f64 = self
+                .arrivals
                 .iter()
+                .filter(overlapping)
                 .filter(|a| a.start.as_nanos() <= from && a.end.as_nanos() > from)
                 .map(|a| a.power_mw)
                 .sum();
@@ -104,13 +139,73 @@ impl Antenna {
             } else {
                 shape.payload_rate_bps
             };
-            let bits = (u128::from(to - from) * u128::from(rate) / 1_000_000_000) as u64;
-            if bits > 0 {
-                probability *= success_rate(shape.family, rate, sinr, bits);
-            }
+            chunks.push((sinr, rate, bits_in(to - from, rate)));
             from = to;
         }
+        chunks.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let mut probability = 1.0;
+        for &(sinr, rate, bits) in &chunks {
+            probability *= cache.success_rate(shape.family, rate, sinr, bits);
+            if probability < 1e-30 {
+                probability = 0.0;
+                break;
+            }
+        }
+        cache.cuts = cuts;
+        cache.chunks = chunks;
         probability
+    }
+}
+
+/// Bits sent in `ns` at `rate_bps` (whole bits, as ns-3 counts a chunk's).
+fn bits_in(ns: u64, rate_bps: u64) -> u64 {
+    (u128::from(ns) * u128::from(rate_bps) / 1_000_000_000) as u64
+}
+
+/// The last success rates computed, direct-mapped by their arguments: without fading or
+/// interference a pair of radios meets the same SINR frame after frame, and CCK's rate costs
+/// a numerical integral. A hit returns exactly what the model would.
+#[derive(Debug)]
+pub struct SuccessCache {
+    entries: Vec<Option<(ChunkKey, f64)>>,
+    /// Scratch space of `Antenna::success_probability`, kept to spare allocations.
+    cuts: Vec<u64>,
+    chunks: Vec<(f64, u64, u64)>,
+}
+
+/// A chunk's family, rate, SINR (its bits) and bit count.
+type ChunkKey = (Family, u64, u64, u64);
+
+impl Default for SuccessCache {
+    fn default() -> Self {
+        SuccessCache {
+            entries: vec![None; 1 << 12],
+            cuts: Vec::new(),
+            chunks: Vec::new(),
+        }
+    }
+}
+
+impl SuccessCache {
+    pub fn success_rate(&mut self, family: Family, rate_bps: u64, sinr: f64, bits: u64) -> f64 {
+        if bits == 0 {
+            return 1.0;
+        }
+        let key = (family, rate_bps, sinr.to_bits(), bits);
+        let hash = key
+            .2
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(rate_bps ^ bits.rotate_left(32))
+            .wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let slot = (hash >> 52) as usize;
+        if let Some((cached, value)) = self.entries[slot] {
+            if cached == key {
+                return value;
+            }
+        }
+        let value = success_rate(family, rate_bps, sinr, bits);
+        self.entries[slot] = Some((key, value));
+        value
     }
 }
 
@@ -135,13 +230,15 @@ mod tests {
         let noise = 1e-9;
         let frame = Arrival {
             tx: 0,
+            serial: 0,
             start: at(0),
             end: at(1192),
             power_mw: 1e-8,
         };
         let mut antenna = Antenna::default();
         antenna.add(frame);
-        let alone = antenna.success_probability(&frame, &DSSS_11, noise);
+        let alone =
+            antenna.success_probability(&frame, &DSSS_11, noise, &mut SuccessCache::default());
         let header = success_rate(Family::Dsss, 1_000_000, 10.0, 48);
         let payload = success_rate(Family::Dsss, 11_000_000, 10.0, 11_000);
         assert!((alone - header * payload).abs() < 1e-12, "{alone}");
@@ -149,6 +246,7 @@ mod tests {
         for (tx, from, to, power) in [(1, 500, 700, 2e-9), (2, 600, 900, 3e-9)] {
             antenna.add(Arrival {
                 tx,
+                serial: tx,
                 start: at(from),
                 end: at(to),
                 power_mw: power,
@@ -160,10 +258,12 @@ mod tests {
             * success_rate(Family::Dsss, 11_000_000, 1e-8 / 6e-9, 11 * 100)
             * success_rate(Family::Dsss, 11_000_000, 1e-8 / 4e-9, 11 * 200)
             * success_rate(Family::Dsss, 11_000_000, 10.0, 11 * 292);
-        let got = antenna.success_probability(&frame, &DSSS_11, noise);
+        let got =
+            antenna.success_probability(&frame, &DSSS_11, noise, &mut SuccessCache::default());
         assert!((got - expected).abs() < 1e-12, "{got} vs {expected}");
         assert!(got < alone);
-        assert_eq!(antenna.on_air(at(650)).collect::<Vec<_>>(), vec![0, 1, 2]);
+        let on_air: Vec<u32> = antenna.on_air(at(650)).map(|(_, serial)| serial).collect();
+        assert_eq!(on_air, vec![0, 1, 2]);
         assert_eq!(antenna.energy_mw(at(800), None), 1e-8 + 3e-9);
         antenna.lock = Some(frame);
         antenna.prune(at(1000));
@@ -175,5 +275,9 @@ mod tests {
         antenna.lock = None;
         antenna.prune(at(1000));
         assert_eq!(antenna.arrivals.len(), 1);
+        antenna.prune(at(1192));
+        assert_eq!(antenna.arrivals.len(), 1, "ending now: kept until settled");
+        antenna.prune(at(1193));
+        assert!(antenna.arrivals.is_empty());
     }
 }

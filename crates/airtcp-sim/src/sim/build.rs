@@ -106,7 +106,7 @@ impl Simulation {
                 None,
             )));
         }
-        let shared = plan
+        let mut shared = plan
             .shared
             .iter()
             .enumerate()
@@ -143,29 +143,27 @@ impl Simulation {
                     message: "the scenario has no WLAN to capture".into(),
                 })
             }
-            Some(_) if !plan.shared.is_empty() => {
-                return Err(ConfigError {
-                    key: "pcap-80211".into(),
-                    message: "802.11 captures of WLANs with geometry are not written yet".into(),
-                })
-            }
             Some(dir) => {
-                let alone: Vec<&mut Bss> = wlans
-                    .iter_mut()
-                    .map(|wlan| match wlan {
-                        Wlan::Alone(bss) => bss,
-                        Wlan::Shared(_) => unreachable!("no shared channel"),
-                    })
-                    .collect();
-                let phys: Vec<(&str, &Phy)> = scenario
+                let phys: Vec<Phy> = scenario
                     .wlans
                     .iter()
-                    .zip(&alone)
-                    .map(|(wlan, bss)| (scenario.nodes[wlan.ap].as_str(), bss.phy()))
+                    .enumerate()
+                    .map(|(b, wlan)| wlan.build_phy(&format!("wlans[{b}]")))
+                    .collect::<Result<_, _>>()?;
+                let described: Vec<(&str, &Phy, Option<u32>)> = scenario
+                    .wlans
+                    .iter()
+                    .zip(&phys)
+                    .map(|(wlan, phy)| (scenario.nodes[wlan.ap].as_str(), phy, wlan.channel))
                     .collect();
-                let traces = WlanTraces::create(dir, &phys, options.pcap_snaplen)
+                let traces = WlanTraces::create(dir, &described, options.pcap_snaplen)
                     .map_err(|e| cannot_write("pcap-80211", dir, e))?;
-                alone.into_iter().for_each(Bss::capture_air);
+                for wlan in &mut wlans {
+                    if let Wlan::Alone(bss) = wlan {
+                        bss.capture_air();
+                    }
+                }
+                shared.iter_mut().for_each(SharedChannel::capture_air);
                 Some(traces)
             }
             None => None,

@@ -386,7 +386,7 @@ impl Simulation {
                     }
                 }
             }
-            Event::Radio { channel, event } => self.radio_event(u32::from(channel), event),
+            Event::Radio { channel, event } => self.radio_event(u32::from(channel), event)?,
             Event::MeasureStart => {
                 for flow in &mut self.flows {
                     flow.delivered_at_measure = flow.delivered;

@@ -151,6 +151,7 @@ impl Simulation {
                     collision_probability: ratio(c.failed_attempts, c.attempts),
                     mean_contenders: ratio(weighted, accesses),
                     radio: radio.cloned(),
+                    macs: self.mac_summaries(bss),
                 }
             })
             .collect();

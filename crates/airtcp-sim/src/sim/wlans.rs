@@ -8,7 +8,9 @@ use super::{Event, Simulation};
 use crate::interface::AgentSlot;
 use crate::packet::Packet;
 use crate::radio::{RadioActions, RadioCounters, RadioEvent};
+use crate::summary::MacSummary;
 use crate::wlan::{Bss, MacCounters, MacQueue};
+use airtcp_proto::wifi::propagation::mw_to_dbm;
 
 /// A WLAN as the run holds it. A run has few WLANs, and keeping the fast path's `Bss`
 /// inline spares it an indirection on every frame.
@@ -53,6 +55,34 @@ impl Simulation {
                 (mac, Some(radio))
             }
         }
+    }
+
+    /// Per MAC of a WLAN with geometry, what it sent and how it was heard (empty without).
+    pub(super) fn mac_summaries(&self, bss: usize) -> Vec<MacSummary> {
+        let Wlan::Shared(k) = &self.wlans[bss] else {
+            return Vec::new();
+        };
+        let channel = &self.shared[*k as usize];
+        let noise = channel.noise_dbm();
+        let ratio = |a: f64, b: u64| if b == 0 { 0.0 } else { a / b as f64 };
+        channel
+            .station_stats(bss as u32)
+            .into_iter()
+            .map(|(node, stats)| {
+                let rssi = (stats.received > 0)
+                    .then(|| mw_to_dbm(stats.power_sum_mw / stats.received as f64));
+                MacSummary {
+                    node: self.scenario.nodes[node].clone(),
+                    attempts: stats.attempts,
+                    failures: stats.failures,
+                    delivered: stats.delivered,
+                    loss: ratio(stats.failures as f64, stats.attempts),
+                    mean_rate_bps: ratio(stats.rate_sum_bps, stats.attempts),
+                    rssi_dbm: rssi,
+                    snr_db: rssi.map(|dbm| dbm - noise),
+                }
+            })
+            .collect()
     }
 
     pub(super) fn wlan_has_agent(&self, bss: u32, mac: u32) -> bool {
@@ -135,20 +165,19 @@ impl Simulation {
                 let k = *k;
                 let mut actions = std::mem::take(&mut self.radio_actions);
                 self.shared[k as usize].enqueue(now, bss, mac, packet, to, &mut actions);
-                self.apply_radio(k, actions);
-                Ok(())
+                self.apply_radio(k, actions)
             }
         }
     }
 
-    pub(super) fn radio_event(&mut self, channel: u32, event: RadioEvent) {
+    pub(super) fn radio_event(&mut self, channel: u32, event: RadioEvent) -> std::io::Result<()> {
         let now = self.now();
         let mut actions = std::mem::take(&mut self.radio_actions);
         self.shared[channel as usize].on_event(now, event, &mut actions);
-        self.apply_radio(channel, actions);
+        self.apply_radio(channel, actions)
     }
 
-    fn apply_radio(&mut self, channel: u32, mut actions: RadioActions) {
+    fn apply_radio(&mut self, channel: u32, mut actions: RadioActions) -> std::io::Result<()> {
         let channel = channel as u16;
         for (at, event) in actions.timers.drain(..) {
             self.events.schedule(at, Event::Radio { channel, event });
@@ -159,6 +188,16 @@ impl Simulation {
             self.events
                 .schedule(at, Event::ArriveWlan { bss, mac, packet });
         }
+        if let Some(traces) = &mut self.wlan_traces {
+            let external = self.external.as_ref();
+            for (bss, frame) in &actions.air {
+                traces.record(*bss as usize, frame, |packet| {
+                    external.and_then(|external| external.payload(packet))
+                })?;
+            }
+        }
+        actions.air.clear();
         self.radio_actions = actions;
+        Ok(())
     }
 }

@@ -29,6 +29,8 @@ pub struct AirFrame {
     /// The node it is addressed to.
     pub receiver: usize,
     pub body: AirBody,
+    /// On a channel with geometry: its power at the receiver and the noise there, in dBm.
+    pub signal_dbm: Option<(f64, f64)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -90,6 +92,7 @@ impl Bss {
             body: AirBody::Rts {
                 transmitter: self.node(mac),
             },
+            signal_dbm: None,
         }
     }
 
@@ -106,6 +109,7 @@ impl Bss {
             bad_fcs: false,
             receiver: self.node(mac),
             body: AirBody::Cts,
+            signal_dbm: None,
         }
     }
 
@@ -136,6 +140,7 @@ impl Bss {
                 sequence: first.sequence,
                 msdus: frames.range(carried).map(|f| f.packet).collect(),
             },
+            signal_dbm: None,
         }
     }
 
@@ -150,6 +155,7 @@ impl Bss {
             bad_fcs: false,
             receiver: self.node(mac),
             body: AirBody::Ack,
+            signal_dbm: None,
         }
     }
 
