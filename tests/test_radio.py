@@ -126,3 +126,27 @@ def test_a_node_of_a_wlan_with_geometry_without_a_position(tmp_path: Path):
     (tmp_path / "s.toml").write_text(text)
     result = airtcp("validate", str(tmp_path / "s.toml"))
     assert_one_line_error(result, "positions", "node 'right'", "has no position")
+
+
+def test_run_prints_each_mac_and_captures_carry_power(tmp_path: Path):
+    out = tmp_path / "o"
+    result = airtcp(
+        "run", "hidden-pair", "--set", "simulation.duration=4s", "--set",
+        "simulation.measure_from=1s", "--out", str(out), "--pcap-80211",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    first_cells = [line.split("│")[1].strip() for line in result.stdout.splitlines() if "│" in line]
+    rows = [cell for cell in first_cells if cell in ("left", "right")]
+    assert len(rows) == 2, result.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    macs = {mac["node"]: mac for mac in summary["wlans"][0]["macs"]}
+    assert set(macs) == {"ap", "left", "right"}
+    # 40 m: -78.7 dBm at the AP, 14.9 dB over the -93.55 dBm noise; 2 Mbit/s.
+    assert abs(macs["left"]["rssi_dbm"] - -78.68) < 0.05
+    assert abs(macs["left"]["snr_db"] - 14.87) < 0.05
+    assert macs["left"]["mean_rate_bps"] == 2_000_000
+    assert 0 < macs["left"]["loss"] < 1
+    capture = next((out / "pcap-80211").glob("wlan0-ap.pcap")).read_bytes()
+    # Records after the 24-byte pcap header: a 16-byte record header, then radiotap whose
+    # length is 24 (signal and noise present).
+    assert capture[24 + 16 + 2] == 24, "radiotap with dBm signal and noise"

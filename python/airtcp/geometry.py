@@ -21,6 +21,7 @@ _RADIO = {
     "capture_margin": "capture_margin_db",
     "cutoff": "cutoff_dbm",
     "propagation_delay": "propagation_delay",
+    "cca_time": "cca_time_ns",
 }
 _PROPAGATION = {
     "exponent": "exponent",

@@ -436,6 +436,7 @@ class Radio(Strict):
     capture_margin: Decibels | Literal["off"] | None = None
     cutoff: Dbm | None = None
     propagation_delay: bool | None = None
+    cca_time: Duration | None = None
 
 
 class Place(Strict):

@@ -155,6 +155,12 @@ pub struct RadioConfig {
     /// Signals travel at the speed of light (false: they arrive when sent).
     #[serde(default = "yes")]
     pub propagation_delay: bool,
+    /// How long after a signal arrives a radio's carrier sense reports it: a backoff that
+    /// ends sooner transmits all the same. The standard bounds it by aCCATime (15 µs DSSS,
+    /// 4 µs OFDM); the default is ns-3's preamble detection time, after which its PHY
+    /// reports the medium busy.
+    #[serde(default = "default_cca_time")]
+    pub cca_time_ns: u64,
 }
 
 impl Default for RadioConfig {
@@ -192,6 +198,9 @@ fn default_preamble_snr() -> f64 {
 }
 fn yes() -> bool {
     true
+}
+fn default_cca_time() -> u64 {
+    4_000
 }
 
 #[cfg(test)]

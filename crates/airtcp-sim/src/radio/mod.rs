@@ -21,8 +21,10 @@
 //!   for a response, hears energy above the CCA threshold, or its NAV runs; stations that do
 //!   not hear each other both transmit (hidden terminals), and a radio hearing a frame it
 //!   cannot decode under the preamble threshold is free (exposed terminals transmit).
-//!   A signal is sensed aCCATime after it arrives: a radio whose backoff ends within that
-//!   time of another's frame reaching it transmits too (a collision in the same slot).
+//!   A signal is sensed `cca_time` after it arrives (4 µs by default, ns-3's preamble
+//!   detection time; the standard allows up to aCCATime, 15 µs for DSSS, 4 µs for OFDM): a
+//!   radio whose backoff ends within that time of another's frame reaching it transmits
+//!   too (a collision in the same slot).
 //! - **Exchanges**: DATA-ACK, or RTS-CTS-DATA-ACK above the RTS threshold; a CTS only while
 //!   the responder's NAV is clear; AckTimeout/CTSTimeout from the frame's end
 //!   (`Phy::response_timeout_ns`), extended while a response is being received; retries on
@@ -380,7 +382,7 @@ impl SharedChannel {
             r.access.idle_since = Some(Instant::ZERO);
         }
         SharedChannel {
-            cca_time_ns: cca_time_ns(&phy),
+            cca_time_ns: radio.cca_time_ns,
             phy,
             wlans: parts,
             radios,
@@ -1410,11 +1412,3 @@ fn frame_shape(phy: &Phy, rate_bps: u64) -> FrameShape {
 
 /// How long a PHY takes to detect a preamble (ns-3's `PreambleDetectionDuration`, 4 µs).
 const PREAMBLE_DETECTION: Duration = Duration::from_micros(4);
-
-/// aCCATime: DSSS at most 15 µs (§16.3.4.4, aCCATime), OFDM under 4 µs (§17.4.4).
-fn cca_time_ns(phy: &Phy) -> u64 {
-    match phy.modulation {
-        Modulation::Dsss(_) => 15_000,
-        _ => 4_000,
-    }
-}

@@ -245,6 +245,12 @@ impl Scenario {
         if let Some(margin) = radio.capture_margin_db {
             in_range("radio.capture_margin_db", margin, 0.0, 50.0, "dB")?;
         }
+        if radio.cca_time_ns > 15_000 {
+            return fail(
+                "radio.cca_time_ns",
+                "must be at most 15 µs (aCCATime of DSSS, the longest the standard allows)",
+            );
+        }
         if let Some(cutoff) = radio.cutoff_dbm {
             in_range("radio.cutoff_dbm", cutoff, -250.0, 0.0, "dBm")?;
         }
