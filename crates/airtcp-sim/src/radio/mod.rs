@@ -1052,15 +1052,15 @@ impl SharedChannel {
                 self.received(q, t, at, out);
             } else {
                 self.radios[q as usize].access.eifs_after = Some(t.rate_bps);
-                if q == t.to && matches!(t.kind, Kind::Data | Kind::Rts) {
-                    self.blame(t.sender, t.overlapped);
+                if q == t.to {
+                    self.blame(t, t.overlapped);
                 }
                 self.response_failed(q, at);
             }
         } else {
-            if q == t.to && matches!(t.kind, Kind::Data | Kind::Rts) {
+            if q == t.to {
                 // Not even detected: a collision if other signals were on the air.
-                self.blame(t.sender, t.overlapped);
+                self.blame(t, t.overlapped);
             }
             self.radios[q as usize].antenna.prune(at);
         }
@@ -1077,8 +1077,14 @@ impl SharedChannel {
         }
     }
 
-    fn blame(&mut self, sender: u32, collided: bool) {
-        if let Some(exchange) = &mut self.radios[sender as usize].exchange {
+    /// Frame `t` failed at its addressee, by a collision or not: the exchange it belongs
+    /// to is its sender's (data, RTS) or its addressee's (the ACK or CTS it awaited).
+    fn blame(&mut self, t: &Transmission, collided: bool) {
+        let owner = match t.kind {
+            Kind::Data | Kind::Rts => t.sender,
+            Kind::Ack | Kind::Cts => t.to,
+        };
+        if let Some(exchange) = &mut self.radios[owner as usize].exchange {
             exchange.collided |= collided;
         }
     }
