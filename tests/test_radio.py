@@ -150,3 +150,31 @@ def test_run_prints_each_mac_and_captures_carry_power(tmp_path: Path):
     # Records after the 24-byte pcap header: a 16-byte record header, then radiotap whose
     # length is 24 (signal and noise present).
     assert capture[24 + 16 + 2] == 24, "radiotap with dBm signal and noise"
+
+
+def test_the_macs_series_follows_rate_control(tmp_path: Path):
+    # ARF at 85 m (5 dB SNR, detection opened to -101 dBm) and at 40 m (15 dB), the two
+    # stations hidden from each other (125 m): ARF takes their collisions for a bad channel
+    # (its known weakness) and steps both down, the far one further.
+    overrides = [
+        "simulation.duration=6s",
+        "simulation.measure_from=1s",
+        "wlan.rate_control=arf",
+        "radio.preamble_threshold=-101dBm",
+        "positions.left=[-85, 0]",
+    ]
+    result = api.run("hidden-pair", overrides=overrides)
+    macs = result.macs
+    assert list(macs.columns) == [
+        "node", "wlan", "time_s", "attempts", "failures", "rate_bps", "rssi_dbm"
+    ]  # fmt: skip
+    assert set(macs["node"]) == {"ap", "left", "right"} and set(macs["wlan"]) == {"ap"}
+    late = macs[macs["time_s"] > 3]
+    left, right = (late[late["node"] == name]["rate_bps"].mean() for name in ("left", "right"))
+    assert left < right < 11e6, (left, right)
+    assert abs(late[late["node"] == "left"]["rssi_dbm"].mean() - -88.56) < 0.05
+    result.write(tmp_path / "out")
+    import pandas as pd
+
+    written = pd.read_parquet(tmp_path / "out" / "macs.parquet")
+    assert len(written) == len(macs) and list(written["node"][:3]) == ["ap", "left", "right"]

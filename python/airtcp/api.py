@@ -13,7 +13,7 @@ from . import _core
 from .output import atomic_write, output_dir, replacing
 from .resolve import resolve_checked
 from .scenario import Scenario, ScenarioError, load, parse_with_overrides
-from .timeseries import frame, write_parquet
+from .timeseries import frame, mac_frame, write_mac_parquet, write_parquet
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,13 +35,23 @@ class RunResult:
         """Built on first use: pandas is imported only by those who ask for it."""
         return frame(self.columns)
 
+    @cached_property
+    def macs(self) -> pd.DataFrame:
+        """The series of the MACs of WLANs with geometry (rate, loss, power per interval);
+        empty without them."""
+        return mac_frame(self.columns)
+
     def write(self, out: str | Path) -> None:
-        """Writes summary.json, scenario.json and timeseries.parquet atomically into ``out``."""
+        """Writes summary.json, scenario.json and timeseries.parquet atomically into ``out``,
+        and macs.parquet when WLANs with geometry have a series."""
         out = output_dir(Path(out))
         atomic_write(out / "summary.json", json.dumps(self.summary, indent=2).encode())
         atomic_write(out / "scenario.json", json.dumps(self.scenario, indent=2).encode())
         with replacing(out / "timeseries.parquet") as temporary:
             write_parquet(self.columns, temporary)
+        if self.columns.get("macs", {}).get("mac"):
+            with replacing(out / "macs.parquet") as temporary:
+                write_mac_parquet(self.columns, temporary)
 
 
 def prepare(

@@ -1,6 +1,7 @@
 """The per-flow time series, from the simulator's raw little-endian columns to a DataFrame
 without a per-value Python object (about 66 bytes a sample in pandas), or straight to
-Parquet through pyarrow (pandas is slow to import and not needed to write)."""
+Parquet through pyarrow (pandas is slow to import and not needed to write); and the series
+of the MACs of WLANs with geometry (``columns["macs"]``) the same way."""
 
 from __future__ import annotations
 
@@ -23,6 +24,14 @@ COLUMNS = {
     "acks_received": "<u8",
     "goodput_bps": "<f8",
     "in_handoff": "?",
+}
+# Per MAC of a WLAN with geometry, per sampling interval (docs/radio.md).
+MAC_COLUMNS = {
+    "time_s": "<f8",
+    "attempts": "<u8",
+    "failures": "<u8",
+    "rate_bps": "<f8",
+    "rssi_dbm": "<f8",
 }
 
 
@@ -75,3 +84,49 @@ def write_parquet(columns: dict[str, Any], path: Path) -> None:
     )
     data = {name: array(types[dtype], columns[name]) for name, dtype in COLUMNS.items()}
     pq.write_table(pa.table({"flow": flow, **data}), path)
+
+
+def mac_frame(columns: dict[str, Any]) -> pd.DataFrame:
+    """A DataFrame (node, wlan, time_s, attempts, failures, rate_bps, rssi_dbm) of the MACs
+    of WLANs with geometry, one row per MAC per interval; node and wlan (its AP) are
+    categorical. Empty without such WLANs or without a time series."""
+    import numpy as np
+    import pandas as pd
+
+    macs = columns["macs"]
+    codes = np.frombuffer(macs["mac"], dtype="<u4").astype(np.int32)
+    nodes, wlans = list(macs["nodes"]), list(macs["wlans"])
+    wlan_names = sorted(set(wlans), key=wlans.index)
+    wlan_codes = np.array([wlan_names.index(w) for w in wlans], dtype=np.int32)
+    values = {name: np.frombuffer(macs[name], dtype=t) for name, t in MAC_COLUMNS.items()}
+    return pd.DataFrame(
+        {
+            "node": pd.Categorical.from_codes(codes, categories=pd.unique(np.array(nodes))),
+            "wlan": pd.Categorical.from_codes(
+                wlan_codes[codes] if len(codes) else codes, categories=wlan_names
+            ),
+            **values,
+        },
+        copy=False,
+    )
+
+
+def write_mac_parquet(columns: dict[str, Any], path: Path) -> None:
+    """The same table as `mac_frame`, written to ``path`` with node and wlan as strings."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    macs = columns["macs"]
+    rows = len(macs["mac"]) // 4
+    types = {"<f8": pa.float64(), "<u8": pa.uint64()}
+    keys = array("I")
+    keys.frombytes(macs["mac"])
+    data = {
+        "node": _strings(pa, [macs["nodes"][k] for k in keys]),
+        "wlan": _strings(pa, [macs["wlans"][k] for k in keys]),
+        **{
+            name: pa.Array.from_buffers(types[t], rows, [None, pa.py_buffer(macs[name])])
+            for name, t in MAC_COLUMNS.items()
+        },
+    }
+    pq.write_table(pa.table(data), path)

@@ -271,6 +271,22 @@ fn series_columns(py: Python<'_>, series: TimeSeries) -> PyResult<Bound<'_, PyDi
         "in_handoff",
         column(py, series.in_handoff, |b| [u8::from(b)])?,
     )?;
+    let macs = series.macs;
+    let mac_columns = PyDict::new(py);
+    mac_columns.set_item("nodes", macs.nodes)?;
+    mac_columns.set_item("wlans", macs.wlans)?;
+    mac_columns.set_item("mac", column(py, macs.mac, u32::to_le_bytes)?)?;
+    for (name, values) in [
+        ("time_s", macs.time_s),
+        ("rate_bps", macs.rate_bps),
+        ("rssi_dbm", macs.rssi_dbm),
+    ] {
+        mac_columns.set_item(name, column(py, values, f64::to_le_bytes)?)?;
+    }
+    for (name, values) in [("attempts", macs.attempts), ("failures", macs.failures)] {
+        mac_columns.set_item(name, column(py, values, u64::to_le_bytes)?)?;
+    }
+    out.set_item("macs", mac_columns)?;
     Ok(out)
 }
 

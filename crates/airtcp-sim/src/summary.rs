@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::radio::series::MacSeries;
 use crate::radio::RadioCounters;
 
 use crate::wlan::MacCounters;
@@ -183,6 +184,8 @@ pub struct TimeSeries {
     pub goodput_bps: Vec<f64>,
     /// A mobile end of the flow is in a handoff (from its detach until it is reachable).
     pub in_handoff: Vec<bool>,
+    /// The MACs of WLANs with geometry (`crate::radio::series`).
+    pub macs: MacSeries,
 }
 
 /// One row of the time series.
@@ -259,6 +262,8 @@ mod tests {
             acks_received,
             goodput_bps,
             in_handoff,
+            // Bounded apart: per radio, not per flow (`validate_series` counts both).
+            macs: _,
         } = TimeSeries::default();
         let columns = [
             element(&flow),

@@ -355,16 +355,29 @@ impl Scenario {
             .iter()
             .filter(|f| matches!(f.app, AppConfig::TcpBulk { .. }))
             .count() as u64;
+        // The MACs of WLANs with geometry have a row each per instant too.
+        let macs: u64 = crate::radio::validate::ChannelPlan::of(self)
+            .shared
+            .iter()
+            .flatten()
+            .map(|&w| self.wlans[w].stations.len() as u64 + 1)
+            .sum();
+        let rows = tcp_flows + macs;
         let instants = self.duration_ns / self.sample_interval_ns;
-        let samples = tcp_flows.saturating_mul(instants);
+        let samples = rows.saturating_mul(instants);
         if samples <= MAX_SERIES_SAMPLES {
             return Ok(());
         }
-        let shortest = (self.duration_ns * tcp_flows).div_ceil(MAX_SERIES_SAMPLES);
+        let shortest = (self.duration_ns * rows).div_ceil(MAX_SERIES_SAMPLES);
+        let what = if macs > 0 {
+            format!("{tcp_flows} TCP flows and {macs} radios")
+        } else {
+            format!("{tcp_flows} TCP flows")
+        };
         fail(
             "simulation.sample_interval_ns",
             format!(
-                "{} s of {tcp_flows} TCP flows sampled every {} would keep {samples} \
+                "{} s of {what} sampled every {} would keep {samples} \
                  time-series samples (about {}); at most {MAX_SERIES_SAMPLES}: sample every \
                  {} or more, or set \"0s\" for no time series",
                 seconds(self.duration_ns),

@@ -45,6 +45,7 @@ mod access;
 pub mod config;
 mod geometry;
 mod reception;
+pub mod series;
 pub mod validate;
 
 use std::cmp::Reverse;
@@ -152,6 +153,8 @@ struct Interface {
     held: Vec<(u32, Frame)>,
     agent: Option<AgentSlot>,
     stats: StationStats,
+    /// `stats` at the last sampling instant.
+    sampled: StationStats,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -350,6 +353,7 @@ impl SharedChannel {
                     held: Vec::new(),
                     agent: None,
                     stats: StationStats::default(),
+                    sampled: StationStats::default(),
                 });
             }
             let stations = spec.nodes.len() - 1;
@@ -423,6 +427,26 @@ impl SharedChannel {
             .take_while(|i| self.wlans[i.wlan as usize].bss == bss)
             .map(|i| (self.radios[i.radio as usize].node, i.stats))
             .collect()
+    }
+
+    /// Per MAC of the channel (in WLAN order, the AP first), its node and what it did since
+    /// the last call: attempts, failures, mean rate and mean decoded power.
+    pub fn sample(&mut self) -> impl Iterator<Item = (u32, usize, StationStats)> + '_ {
+        let radios = &self.radios;
+        let wlans = &self.wlans;
+        self.interfaces.iter_mut().map(move |i| {
+            let s = i.stats;
+            let d = StationStats {
+                attempts: s.attempts - i.sampled.attempts,
+                failures: s.failures - i.sampled.failures,
+                delivered: s.delivered - i.sampled.delivered,
+                rate_sum_bps: s.rate_sum_bps - i.sampled.rate_sum_bps,
+                received: s.received - i.sampled.received,
+                power_sum_mw: s.power_sum_mw - i.sampled.power_sum_mw,
+            };
+            i.sampled = s;
+            (wlans[i.wlan as usize].bss, radios[i.radio as usize].node, d)
+        })
     }
 
     /// The noise power in dBm.

@@ -53,6 +53,7 @@ impl Simulation {
                 in_handoff,
             });
         }
+        self.sample_macs(now.as_secs_f64());
         let next = now + Duration::from_nanos(self.scenario.sample_interval_ns);
         self.events.schedule(next, Event::Sample);
     }

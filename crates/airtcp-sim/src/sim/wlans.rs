@@ -8,6 +8,7 @@ use super::{Event, Simulation};
 use crate::interface::AgentSlot;
 use crate::packet::Packet;
 use crate::radio::{RadioActions, RadioCounters, RadioEvent};
+use crate::radio::series::MacSample;
 use crate::summary::MacSummary;
 use crate::wlan::{Bss, MacCounters, MacQueue};
 use airtcp_proto::wifi::propagation::mw_to_dbm;
@@ -83,6 +84,31 @@ impl Simulation {
                 }
             })
             .collect()
+    }
+
+    /// A row of the MACs' series per MAC of a WLAN with geometry (their names on the first).
+    pub(super) fn sample_macs(&mut self, time_s: f64) {
+        let series = &mut self.series.macs;
+        let names = &self.scenario.nodes;
+        let mut key = 0u32;
+        for channel in &mut self.shared {
+            for (bss, node, d) in channel.sample().collect::<Vec<_>>() {
+                if series.nodes.len() == key as usize {
+                    series.nodes.push(names[node].clone());
+                    series.wlans.push(names[self.scenario.wlans[bss as usize].ap].clone());
+                }
+                let mean = |sum: f64, n: u64| if n == 0 { f64::NAN } else { sum / n as f64 };
+                series.push(MacSample {
+                    mac: key,
+                    time_s,
+                    attempts: d.attempts,
+                    failures: d.failures,
+                    rate_bps: mean(d.rate_sum_bps, d.attempts),
+                    rssi_dbm: mw_to_dbm(mean(d.power_sum_mw, d.received)),
+                });
+                key += 1;
+            }
+        }
     }
 
     pub(super) fn wlan_has_agent(&self, bss: u32, mac: u32) -> bool {
