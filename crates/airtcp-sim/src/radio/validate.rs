@@ -167,34 +167,18 @@ impl Scenario {
                     "m",
                 )?;
             }
-            PropagationConfig::Friis { system_loss_db } => {
-                in_range(
-                    "radio.propagation.system_loss_db",
-                    system_loss_db,
-                    0.0,
-                    100.0,
-                    "dB",
-                )?;
+            PropagationConfig::Friis { system_loss_db }
+            | PropagationConfig::TwoRayGround { system_loss_db, .. } => {
+                let key = "radio.propagation.system_loss_db";
+                in_range(key, system_loss_db, 0.0, 100.0, "dB")?;
             }
-            PropagationConfig::TwoRayGround {
-                system_loss_db,
-                antenna_height_m,
-            } => {
-                in_range(
-                    "radio.propagation.system_loss_db",
-                    system_loss_db,
-                    0.0,
-                    100.0,
-                    "dB",
-                )?;
-                in_range(
-                    "radio.propagation.antenna_height_m",
-                    antenna_height_m,
-                    0.01,
-                    1e4,
-                    "m",
-                )?;
-            }
+        }
+        if let PropagationConfig::TwoRayGround {
+            antenna_height_m, ..
+        } = radio.propagation
+        {
+            let key = "radio.propagation.antenna_height_m";
+            in_range(key, antenna_height_m, 0.01, 1e4, "m")?;
         }
         in_range(
             "radio.shadowing_sigma_db",

@@ -417,22 +417,32 @@ impl Simulation {
             self.events.schedule(at, Event::WlanBusyEnd { bss });
         }
         for (at, mac, packet) in actions.deliveries.drain(..) {
-            let (bss, mac) = (bss as u16, mac as u16);
-            let packet = self.in_flight.insert(packet);
-            self.events
-                .schedule(at, Event::ArriveWlan { bss, mac, packet });
+            self.wlan_arrival(at, bss, mac, packet);
         }
-        if let Some(traces) = &mut self.wlan_traces {
-            let external = self.external.as_ref();
-            for frame in &actions.air {
-                traces.record(bss as usize, frame, |packet| {
-                    external.and_then(|external| external.payload(packet))
-                })?;
-            }
+        for frame in actions.air.drain(..) {
+            self.record_air(bss, &frame)?;
         }
-        actions.air.clear();
         self.wlan_actions = actions;
         Ok(())
+    }
+
+    /// A packet reaches MAC `mac` of WLAN `bss` at `at`.
+    fn wlan_arrival(&mut self, at: Instant, bss: u32, mac: u32, packet: Packet) {
+        let (bss, mac) = (bss as u16, mac as u16);
+        let packet = self.in_flight.insert(packet);
+        self.events
+            .schedule(at, Event::ArriveWlan { bss, mac, packet });
+    }
+
+    /// Writes a frame of WLAN `bss` into its 802.11 capture, if one is being written.
+    fn record_air(&mut self, bss: u32, frame: &crate::wlan::AirFrame) -> std::io::Result<()> {
+        let Some(traces) = &mut self.wlan_traces else {
+            return Ok(());
+        };
+        let external = self.external.as_ref();
+        traces.record(bss as usize, frame, |packet| {
+            external.and_then(|external| external.payload(packet))
+        })
     }
 
     /// Sends a packet from `node` towards its destination's first hop.

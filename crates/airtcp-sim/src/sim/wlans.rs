@@ -7,8 +7,8 @@ use airtcp_proto::agent::Agent;
 use super::{Event, Simulation};
 use crate::interface::AgentSlot;
 use crate::packet::Packet;
-use crate::radio::{RadioActions, RadioCounters, RadioEvent};
 use crate::radio::series::MacSample;
+use crate::radio::{RadioActions, RadioCounters, RadioEvent};
 use crate::summary::MacSummary;
 use crate::wlan::{Bss, MacCounters, MacQueue};
 use airtcp_proto::wifi::propagation::mw_to_dbm;
@@ -95,7 +95,9 @@ impl Simulation {
             for (bss, node, d) in channel.sample().collect::<Vec<_>>() {
                 if series.nodes.len() == key as usize {
                     series.nodes.push(names[node].clone());
-                    series.wlans.push(names[self.scenario.wlans[bss as usize].ap].clone());
+                    series
+                        .wlans
+                        .push(names[self.scenario.wlans[bss as usize].ap].clone());
                 }
                 let mean = |sum: f64, n: u64| if n == 0 { f64::NAN } else { sum / n as f64 };
                 series.push(MacSample {
@@ -209,20 +211,11 @@ impl Simulation {
             self.events.schedule(at, Event::Radio { channel, event });
         }
         for (at, bss, mac, packet) in actions.deliveries.drain(..) {
-            let (bss, mac) = (bss as u16, mac as u16);
-            let packet = self.in_flight.insert(packet);
-            self.events
-                .schedule(at, Event::ArriveWlan { bss, mac, packet });
+            self.wlan_arrival(at, bss, mac, packet);
         }
-        if let Some(traces) = &mut self.wlan_traces {
-            let external = self.external.as_ref();
-            for (bss, frame) in &actions.air {
-                traces.record(*bss as usize, frame, |packet| {
-                    external.and_then(|external| external.payload(packet))
-                })?;
-            }
+        for (bss, frame) in actions.air.drain(..) {
+            self.record_air(bss, &frame)?;
         }
-        actions.air.clear();
         self.radio_actions = actions;
         Ok(())
     }

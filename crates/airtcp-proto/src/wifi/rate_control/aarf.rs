@@ -85,17 +85,7 @@ impl RateControl for Aarf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn play(rc: &mut Aarf, pattern: &str) -> Vec<usize> {
-        pattern
-            .chars()
-            .map(|c| {
-                let rate = rc.rate_for_attempt(0, 0);
-                rc.handle_attempt(0, rate, c == 'S');
-                rc.current_rate()
-            })
-            .collect()
-    }
+    use crate::wifi::rate_control::play;
 
     #[test]
     fn failed_probes_double_the_success_threshold_up_to_60() {

@@ -156,18 +156,7 @@ impl RateControl for Arf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Plays `pattern` ('S' acked, 'F' not) and returns the rate after each attempt.
-    fn play(rc: &mut Arf, pattern: &str) -> Vec<usize> {
-        pattern
-            .chars()
-            .map(|c| {
-                let rate = rc.rate_for_attempt(0, 0);
-                rc.handle_attempt(0, rate, c == 'S');
-                rc.current_rate()
-            })
-            .collect()
-    }
+    use crate::wifi::rate_control::play;
 
     #[test]
     fn steps_up_after_exactly_ten_successes() {

@@ -128,6 +128,20 @@ fn check_rates(rates: &[RateInfo]) -> Result<(), String> {
     Ok(())
 }
 
+/// Plays `pattern` ('S' acked, 'F' not) as first attempts and returns the rate after each
+/// (the algorithms' tests).
+#[cfg(test)]
+pub(crate) fn play(rc: &mut dyn RateControl, pattern: &str) -> Vec<usize> {
+    pattern
+        .chars()
+        .map(|c| {
+            let rate = rc.rate_for_attempt(0, 0);
+            rc.handle_attempt(0, rate, c == 'S');
+            rc.current_rate()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
