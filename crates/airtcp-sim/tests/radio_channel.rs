@@ -25,8 +25,9 @@ fn uploads_at(
     seconds: u64,
     seed: u64,
 ) -> Value {
-    let mut nodes = vec!["ap".to_string()];
-    nodes.extend(stations.iter().map(|(name, _)| name.to_string()));
+    let phy = json!({"standard": "802.11b", "rate_bps": rate_bps, "basic_rate_bps": 1_000_000});
+    let n = stations.len();
+    let mut scenario = common::saturation_on(phy, rate_bps, n, MSDU, rts, seed, seconds);
     let mut positions = vec![json!({"node": 0, "x": 0.0, "y": 0.0})];
     positions.extend(
         stations
@@ -34,23 +35,8 @@ fn uploads_at(
             .enumerate()
             .map(|(i, (_, x))| json!({"node": i + 1, "x": x, "y": 0.0})),
     );
-    let payload = MSDU - 8 - 20 - 8;
-    let rate = 2 * rate_bps / stations.len() as u64 + 1_000_000;
-    let flows: Vec<Value> = (1..=stations.len())
-        .map(|i| {
-            json!({"name": format!("udp{i}"), "src": i, "dst": 0,
-                   "app": {"kind": "udp_cbr", "rate_bps": rate, "payload_bytes": payload}})
-        })
-        .collect();
-    json!({
-        "name": "geometry", "seed": seed, "duration_ns": seconds * S, "measure_from_ns": 2 * S,
-        "nodes": nodes,
-        "positions": positions,
-        "wlans": [{"ap": 0, "stations": (1..=stations.len()).collect::<Vec<_>>(),
-                   "phy": {"standard": "802.11b", "rate_bps": rate_bps, "basic_rate_bps": 1_000_000},
-                   "rts_threshold": if rts { Some(0) } else { None }, "queue_packets": 50}],
-        "flows": flows,
-    })
+    scenario["positions"] = json!(positions);
+    scenario
 }
 
 fn msdu_throughput(summary: &airtcp_sim::Summary) -> f64 {

@@ -345,35 +345,25 @@ mod tests {
 
     #[test]
     fn rate_table() {
-        assert_eq!(mode(6_000_000), Some((Constellation::Bpsk, CodeRate::Half)));
-        assert_eq!(
-            mode(9_000_000),
-            Some((Constellation::Bpsk, CodeRate::ThreeQuarters))
-        );
-        assert_eq!(
-            mode(12_000_000),
-            Some((Constellation::Qpsk, CodeRate::Half))
-        );
-        assert_eq!(
-            mode(18_000_000),
-            Some((Constellation::Qpsk, CodeRate::ThreeQuarters))
-        );
-        assert_eq!(
-            mode(24_000_000),
-            Some((Constellation::Qam16, CodeRate::Half))
-        );
-        assert_eq!(
-            mode(36_000_000),
-            Some((Constellation::Qam16, CodeRate::ThreeQuarters))
-        );
-        assert_eq!(
-            mode(48_000_000),
-            Some((Constellation::Qam64, CodeRate::TwoThirds))
-        );
-        assert_eq!(
-            mode(54_000_000),
-            Some((Constellation::Qam64, CodeRate::ThreeQuarters))
-        );
+        use CodeRate::{Half, ThreeQuarters, TwoThirds};
+        use Constellation::{Bpsk, Qam16, Qam64, Qpsk};
+        let table = [
+            (6, Bpsk, Half),
+            (9, Bpsk, ThreeQuarters),
+            (12, Qpsk, Half),
+            (18, Qpsk, ThreeQuarters),
+            (24, Qam16, Half),
+            (36, Qam16, ThreeQuarters),
+            (48, Qam64, TwoThirds),
+            (54, Qam64, ThreeQuarters),
+        ];
+        for (mbps, constellation, code) in table {
+            assert_eq!(
+                mode(mbps * 1_000_000),
+                Some((constellation, code)),
+                "{mbps}"
+            );
+        }
         assert_eq!(mode(11_000_000), None);
     }
 }
