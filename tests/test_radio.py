@@ -178,3 +178,46 @@ def test_the_macs_series_follows_rate_control(tmp_path: Path):
 
     written = pd.read_parquet(tmp_path / "out" / "macs.parquet")
     assert len(written) == len(macs) and list(written["node"][:3]) == ["ap", "left", "right"]
+
+
+def test_moving_nodes_reach_the_simulator_and_move():
+    walk = (
+        "positions.left={x=-40, random_waypoint="
+        '{area=[-60, 60, -20, 20], speed=[1, 3], pause="1s"}}'
+    )
+    path = 'positions.right={x=40, path=[{at="5s", x=200}]}'
+    scenario = resolved("hidden-pair", walk, path, "radio.position_update=50ms")
+    moves = {scenario["nodes"][p["node"]]: p.get("motion") for p in scenario["positions"]}
+    assert moves["ap"] is None
+    assert moves["left"] == {
+        "model": "random_waypoint", "x_min": -60, "x_max": 60, "y_min": -20, "y_max": 20,
+        "speed_min_mps": 1, "speed_max_mps": 3, "pause_ns": 1_000_000_000,
+    }  # fmt: skip
+    assert moves["right"] == {
+        "model": "path",
+        "points": [{"at_ns": 5_000_000_000, "x": 200, "y": 0.0, "z": 0.0}],
+    }
+    assert scenario["radio"]["position_update_ns"] == 50_000_000
+
+    # `right` walks out of range after about 2 s: it delivers far less than standing still.
+    def right_goodput(*overrides: str) -> float:
+        run = api.run("hidden-pair", overrides=["simulation.duration=10s", *overrides])
+        return run.summary["flows"][1]["goodput_bps"]
+
+    assert right_goodput(path) < 0.2 * right_goodput()
+
+
+@pytest.mark.parametrize(
+    ("override", "fragments"),
+    [
+        ('positions.left={x=-40, path=[{at="2s", x=10}, {at="1s", x=5}]}',
+         ("positions.left.path[1].at", "later than the one before")),
+        ("positions.left={x=-40, random_waypoint={area=[0, 10, 5, 0], speed=[1, 2]}}",
+         ("positions.left.random_waypoint.area", "below its minimum")),
+        ("positions.left={x=-40, random_waypoint={area=[0, 10, 0, 5], speed=[3, 2]}}",
+         ("positions.left.random_waypoint.speed",)),
+        ("radio.position_update=10us", ("radio.position_update", "at least 1 ms")),
+    ],
+)  # fmt: skip
+def test_bad_motion_is_one_line_naming_the_key(override: str, fragments: tuple[str, ...]):
+    assert_one_line_error(airtcp("validate", "hidden-pair", "--set", override), *fragments)

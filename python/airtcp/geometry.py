@@ -22,6 +22,7 @@ _RADIO = {
     "cutoff": "cutoff_dbm",
     "propagation_delay": "propagation_delay",
     "cca_time": "cca_time_ns",
+    "position_update": "position_update_ns",
 }
 _PROPAGATION = {
     "exponent": "exponent",
@@ -75,9 +76,21 @@ def positions_json(
         if name not in index:
             known = ", ".join(list(index)[:8]) + (", ..." if len(index) > 8 else "")
             raise ValueError(f"positions.{name}", f"unknown node {name!r} (nodes: {known})")
-        entry = {"node": index[name], "x": place.x, "y": place.y, "z": place.z}
+        entry: dict[str, Any] = {"node": index[name], "x": place.x, "y": place.y, "z": place.z}
         if place.tx_power is not None:
             entry["tx_power_dbm"] = place.tx_power
+        if place.path is not None:
+            points = [{"at_ns": p.at, "x": p.x, "y": p.y, "z": p.z} for p in place.path]
+            entry["motion"] = {"model": "path", "points": points}
+        if (walk := place.random_waypoint) is not None:
+            x_min, x_max, y_min, y_max = walk.area
+            entry["motion"] = {
+                "model": "random_waypoint",
+                **{"x_min": x_min, "x_max": x_max, "y_min": y_min, "y_max": y_max},
+                "speed_min_mps": walk.speed[0],
+                "speed_max_mps": walk.speed[1],
+                "pause_ns": walk.pause,
+            }
         placed.append(entry)
         keys.append(f"positions.{name}")
     done = set(scenario.positions)

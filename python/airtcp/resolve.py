@@ -90,7 +90,7 @@ class Origins:
             return user_radio_key(rest), ""
         if part == "positions":
             if i is not None and i < len(self.positions):
-                return self.positions[i], ""
+                return _join(self.positions[i], _motion_field(rest)), ""
             return "positions", ""
         if part in ("mobiles", "agents") and i is not None:
             leaves = ".".join(user_leaf(p) for p in rest.split(".")) if rest else ""
@@ -141,6 +141,17 @@ def _wlan_field(rest: str) -> str:
     if rest == "agent.kind":
         return "agent"
     return ".".join(user_leaf(p) for p in rest.split(".")) if rest else ""
+
+
+def _motion_field(rest: str) -> str:
+    """The user's key under a position for a resolved one (``motion.points[0].at_ns``)."""
+    if rest.startswith("motion.points"):
+        return re.sub(r"^motion\.points(\[\d+\])?\.?(\w*?)(_ns)?$", r"path\1.\2", rest).rstrip(".")
+    if rest.startswith("motion."):
+        leaf = rest.removeprefix("motion.")
+        name = "speed" if leaf.startswith("speed") else "pause" if leaf == "pause_ns" else "area"
+        return f"random_waypoint.{name}"
+    return user_leaf(rest) if rest else ""
 
 
 def _join(prefix: str, rest: str) -> str:

@@ -437,15 +437,43 @@ class Radio(Strict):
     cutoff: Dbm | None = None
     propagation_delay: bool | None = None
     cca_time: Duration | None = None
+    position_update: PositiveDuration | None = None
+
+
+class PathPoint(Strict):
+    """Where a moving node is at ``at`` (metres); it goes in straight lines between points."""
+
+    at: PositiveDuration
+    x: Metres
+    y: Metres = 0.0
+    z: Metres = 0.0
+
+
+class RandomWaypoint(Strict):
+    """Random waypoint: to a point of ``area`` ([x_min, x_max, y_min, y_max], metres) drawn
+    uniformly, at a speed drawn uniformly from ``speed`` ([min, max] m/s), then ``pause``."""
+
+    area: Annotated[list[Metres], Field(min_length=4, max_length=4)]
+    speed: Annotated[list[Annotated[float, Field(gt=0.0)]], Field(min_length=2, max_length=2)]
+    pause: Duration = 0
 
 
 class Place(Strict):
-    """A node's radio: where it is (metres) and, if not the scenario's, its power."""
+    """A node's radio: where it is (metres), if not the scenario's its power, and how it
+    moves from there (``path`` or ``random_waypoint``), if it does."""
 
     x: Metres
     y: Metres = 0.0
     z: Metres = 0.0
     tx_power: Dbm | None = None
+    path: Annotated[list[PathPoint], Field(min_length=1)] | None = None
+    random_waypoint: RandomWaypoint | None = None
+
+    @model_validator(mode="after")
+    def _one_motion(self) -> Place:
+        if self.path is not None and self.random_waypoint is not None:
+            raise ValueError("a node moves by 'path' or by 'random_waypoint', not both")
+        return self
 
 
 def _place(value: object) -> object:

@@ -48,6 +48,11 @@ pub enum StreamId {
     RadioChannel {
         channel: u32,
     },
+    /// A moving radio's random waypoints.
+    RadioMotion {
+        channel: u32,
+        radio: u32,
+    },
 }
 
 impl StreamId {
@@ -67,6 +72,9 @@ impl StreamId {
                 (7 << 60) | (u64::from(channel) << 32) | u64::from(radio)
             }
             StreamId::RadioChannel { channel } => (8 << 60) | u64::from(channel),
+            StreamId::RadioMotion { channel, radio } => {
+                (9 << 60) | (u64::from(channel) << 32) | u64::from(radio)
+            }
         }
     }
 }

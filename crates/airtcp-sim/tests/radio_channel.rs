@@ -329,3 +329,44 @@ fn rate_control_steps_down_where_the_top_rate_fails() {
         );
     }
 }
+
+#[test]
+fn a_station_walking_away_slows_its_rate_then_loses_the_ap() {
+    // From 10 m to 200 m in 20 s, Minstrel choosing its rate (preamble detection at
+    // -101 dBm and -10 dB, so that the rates, not the detector, set the range): 11 Mbit/s near the AP, lower rates as the SNR falls (5.5 Mbit/s needs
+    // 3.3 dB, reached near 100 m; 1 Mbit/s -3.8 dB, 168 m), then nothing gets through.
+    // (ARF, as ns-3's, stays at the rate of a failed probe until a frame succeeds there.)
+    let mut scenario = uploads(&[("walker", 10.0)], false, 24, 8);
+    scenario["flows"][0]["app"]["rate_bps"] = json!(1_000_000);
+    scenario["sample_interval_ns"] = json!(S);
+    scenario["radio"] = json!({"preamble_rssi_dbm": -101.0, "preamble_snr_db": -10.0});
+    scenario["wlans"][0]["rate_control"] = json!("minstrel");
+    scenario["positions"][1]["motion"] =
+        json!({"model": "path", "points": [{"at_ns": 20 * S, "x": 200.0, "y": 0.0}]});
+    let result = common::run(&scenario);
+    let macs = &result.series.macs;
+    let walker = |from: f64, to: f64| -> (f64, u64, u64) {
+        let rows: Vec<usize> = (0..macs.len())
+            .filter(|&i| macs.mac[i] == 1 && macs.time_s[i] > from && macs.time_s[i] <= to)
+            .collect();
+        let attempts: u64 = rows.iter().map(|&i| macs.attempts[i]).sum();
+        let failures: u64 = rows.iter().map(|&i| macs.failures[i]).sum();
+        let rate: f64 = rows
+            .iter()
+            .map(|&i| macs.rate_bps[i] * macs.attempts[i] as f64)
+            .sum::<f64>()
+            / attempts.max(1) as f64;
+        (rate, attempts, failures)
+    };
+    let near = walker(0.0, 4.0); // 10 to 48 m
+    let middle = walker(10.0, 14.0); // 105 to 143 m
+    let gone = walker(21.0, 24.0); // 200 m
+    eprintln!("near {near:?}, middle {middle:?}, gone {gone:?}");
+    assert_eq!(macs.nodes, vec!["ap", "sta1"]);
+    assert!(near.0 > 10e6, "{near:?}");
+    assert!(middle.0 < 6e6 && middle.2 < middle.1, "{middle:?}");
+    assert!(
+        gone.2 == gone.1 && gone.1 > 0,
+        "every attempt fails: {gone:?}"
+    );
+}

@@ -15,9 +15,11 @@ use serde::Deserialize;
 
 use airtcp_proto::wifi::propagation::PathLoss;
 
+use super::motion::MotionConfig;
+
 /// A node's radio: where it is (metres) and, if it differs from the scenario's, its transmit
 /// power.
-#[derive(Clone, Copy, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodePosition {
     pub node: usize,
@@ -27,6 +29,9 @@ pub struct NodePosition {
     pub z: f64,
     #[serde(default)]
     pub tx_power_dbm: Option<f64>,
+    /// How it moves from there, if it does.
+    #[serde(default)]
+    pub motion: Option<MotionConfig>,
 }
 
 /// The deterministic path loss (`airtcp_proto::wifi::propagation`).
@@ -161,6 +166,9 @@ pub struct RadioConfig {
     /// reports the medium busy.
     #[serde(default = "default_cca_time")]
     pub cca_time_ns: u64,
+    /// How often moving radios' positions (and who hears whom) are recomputed.
+    #[serde(default = "default_position_update")]
+    pub position_update_ns: u64,
 }
 
 impl Default for RadioConfig {
@@ -201,6 +209,9 @@ fn yes() -> bool {
 }
 fn default_cca_time() -> u64 {
     4_000
+}
+fn default_position_update() -> u64 {
+    100_000_000
 }
 
 #[cfg(test)]

@@ -44,6 +44,7 @@
 mod access;
 pub mod config;
 mod geometry;
+pub mod motion;
 mod reception;
 pub mod series;
 pub mod validate;
@@ -73,6 +74,7 @@ use access::Access;
 pub use config::{FadingConfig, NodePosition, PropagationConfig, RadioConfig};
 use geometry::Neighbour;
 pub use geometry::Placement;
+use motion::{Motion, MotionConfig};
 use reception::{Antenna, Arrival, FrameShape, SuccessCache};
 
 /// Something a shared channel asked to be woken for.
@@ -86,6 +88,8 @@ pub enum RadioEvent {
     Sifs { radio: u32 },
     /// A radio's AckTimeout or CTSTimeout.
     Timeout { radio: u32, generation: u32 },
+    /// The moving radios' positions are due again (`RadioConfig::position_update_ns`).
+    Move,
 }
 
 /// What the caller must do after a call into a shared channel.
@@ -183,6 +187,8 @@ struct Transmission {
     overlapped: bool,
     /// Never reused, unlike its slot (`Arrival::serial`).
     serial: u32,
+    /// On a channel whose radios move: the slot of the radios it reached.
+    reached: Option<u32>,
 }
 
 /// A response a radio owes SIFS after a frame, or the data frame after its CTS.
@@ -284,6 +290,23 @@ pub struct SharedChannel {
     capture: bool,
     /// The serial number of the next transmission.
     next_serial: u32,
+    /// Radios that move, if any do.
+    moving: Option<Moving>,
+}
+
+/// A channel whose radios move: where each is, how it moves, what the neighbour lists are
+/// recomputed from, and the radios each frame on the air reached (the lists may change
+/// before it ends).
+#[derive(Debug)]
+struct Moving {
+    motions: Vec<Option<Motion>>,
+    placements: Vec<Placement>,
+    radio: RadioConfig,
+    frequency_hz: f64,
+    cutoff_dbm: f64,
+    keys: (u64, u32),
+    reached: Slab<Vec<Neighbour>>,
+    spare: Vec<Vec<Neighbour>>,
 }
 
 /// A WLAN to put on a shared channel: its scenario index, PHY and MAC settings, its MACs'
@@ -306,11 +329,12 @@ impl SharedChannel {
         wlans: Vec<WlanSpec>,
         radio: &RadioConfig,
         frequency_hz: f64,
-        placement: impl Fn(usize) -> Placement,
+        placement: impl Fn(usize) -> (Placement, Option<MotionConfig>),
     ) -> Self {
         let phy = wlans[0].phy.clone();
         let mut radios: Vec<Radio> = Vec::new();
         let mut placements = Vec::new();
+        let mut motions = Vec::new();
         let mut interfaces = Vec::new();
         let mut parts = Vec::new();
         for (w, spec) in wlans.into_iter().enumerate() {
@@ -319,9 +343,13 @@ impl SharedChannel {
                 let index = match radios.iter().position(|r| r.node == node) {
                     Some(index) => index,
                     None => {
-                        let place = placement(node);
+                        let (place, motion) = placement(node);
                         placements.push(place);
                         let id = radios.len() as u32;
+                        motions.push(motion.map(|config| {
+                            let rng = stream(seed, StreamId::RadioMotion { channel, radio: id });
+                            Motion::new(config, place.position, rng)
+                        }));
                         let rng = stream(seed, StreamId::Radio { channel, radio: id });
                         radios.push(Radio {
                             node,
@@ -405,7 +433,45 @@ impl SharedChannel {
             success_cache: SuccessCache::default(),
             capture: false,
             next_serial: 0,
+            moving: motions.iter().any(Option::is_some).then(|| Moving {
+                motions,
+                placements,
+                radio: radio.clone(),
+                frequency_hz,
+                cutoff_dbm: cutoff,
+                keys: (seed, channel),
+                reached: Slab::default(),
+                spare: Vec::new(),
+            }),
         }
+    }
+
+    /// When the moving radios' positions are first due (their run event), if any move.
+    pub fn first_move(&self) -> Option<Instant> {
+        let moving = self.moving.as_ref()?;
+        Some(Instant::from_nanos(moving.radio.position_update_ns))
+    }
+
+    /// The moving radios move to where they are at `now`; who hears whom is recomputed.
+    fn move_radios(&mut self, now: Instant, out: &mut RadioActions) {
+        let Some(moving) = &mut self.moving else {
+            return;
+        };
+        let t = now.as_secs_f64();
+        for (place, motion) in moving.placements.iter_mut().zip(&mut moving.motions) {
+            if let Some(motion) = motion {
+                place.position = motion.position_at(t);
+            }
+        }
+        self.neighbours = geometry::neighbours(
+            &moving.placements,
+            &moving.radio,
+            moving.frequency_hz,
+            moving.cutoff_dbm,
+            moving.keys,
+        );
+        let next = now + Duration::from_nanos(moving.radio.position_update_ns);
+        out.timers.push((next, RadioEvent::Move));
     }
 
     /// Reports every frame put on the air from now on in `RadioActions::air`.
@@ -590,6 +656,7 @@ impl SharedChannel {
                 }
             }
             RadioEvent::TxEnd { tx } => self.end_transmission(tx, now, out),
+            RadioEvent::Move => self.move_radios(now, out),
             RadioEvent::Sifs { radio } => {
                 if let Some(owed) = self.radios[radio as usize].owed.take() {
                     self.send_owed(radio, owed, now, out);
@@ -857,6 +924,7 @@ impl SharedChannel {
             duration_ns,
             packet,
             overlapped: false,
+            reached: None,
             serial: self.next_serial,
         });
         self.next_serial = self.next_serial.wrapping_add(1);
@@ -865,6 +933,13 @@ impl SharedChannel {
         radio.antenna.lock = None; // sending aborts a reception
         radio.access.freeze(now, &self.phy);
         let power = radio.tx_power_mw;
+        if let Some(moving) = &mut self.moving {
+            // The lists may change before the frame ends: keep whom it reached.
+            let mut reached = moving.spare.pop().unwrap_or_default();
+            reached.extend_from_slice(&self.neighbours[r as usize]);
+            let slot = moving.reached.insert(reached);
+            self.transmissions.get_mut(tx).expect("just sent").reached = Some(slot);
+        }
         for n in 0..self.neighbours[r as usize].len() {
             let neighbour = self.neighbours[r as usize][n];
             let fading = self.fading_factor();
@@ -987,8 +1062,18 @@ impl SharedChannel {
         }
         self.refresh(s, now, now);
         let mut at_receiver = None;
-        for n in 0..self.neighbours[s as usize].len() {
-            let neighbour = self.neighbours[s as usize][n];
+        let reached = match (&mut self.moving, t.reached) {
+            (Some(moving), Some(slot)) => Some(moving.reached.take(slot)),
+            _ => None,
+        };
+        let count = reached
+            .as_ref()
+            .map_or(self.neighbours[s as usize].len(), Vec::len);
+        for n in 0..count {
+            let neighbour = match &reached {
+                Some(list) => list[n],
+                None => self.neighbours[s as usize][n],
+            };
             let at = now + Duration::from_nanos(neighbour.delay_ns);
             if self.capture && neighbour.radio == t.to {
                 let power = self.radios[t.to as usize].antenna.power_of(t.serial);
@@ -997,6 +1082,10 @@ impl SharedChannel {
             } else {
                 self.signal_ends(neighbour.radio, &t, at, out);
             }
+        }
+        if let (Some(moving), Some(mut list)) = (&mut self.moving, reached) {
+            list.clear();
+            moving.spare.push(list);
         }
         if self.capture {
             let frame = self.air_frame(&t, now, at_receiver);

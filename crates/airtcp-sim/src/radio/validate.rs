@@ -9,6 +9,7 @@ use airtcp_proto::wifi::rate_control::RATE_CONTROLS;
 use airtcp_proto::wifi::Modulation;
 
 use super::config::{FadingConfig, PropagationConfig};
+use super::motion::MotionConfig;
 use crate::config::{ConfigError, PhyStandard, Scenario, WlanConfig};
 
 fn fail<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, ConfigError> {
@@ -91,6 +92,9 @@ impl Scenario {
                         "must be a finite number of metres within 10000 km",
                     );
                 }
+            }
+            if let Some(motion) = &position.motion {
+                validate_motion(&format!("{key}.motion"), motion)?;
             }
             if let Some(power) = position.tx_power_dbm {
                 in_range(&format!("{key}.tx_power_dbm"), power, -50.0, 50.0, "dBm")?;
@@ -229,6 +233,12 @@ impl Scenario {
         if let Some(margin) = radio.capture_margin_db {
             in_range("radio.capture_margin_db", margin, 0.0, 50.0, "dB")?;
         }
+        if radio.position_update_ns < 1_000_000 {
+            return fail(
+                "radio.position_update_ns",
+                "must be at least 1 ms (each update recomputes who hears whom)",
+            );
+        }
         if radio.cca_time_ns > 15_000 {
             return fail(
                 "radio.cca_time_ns",
@@ -306,6 +316,77 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+/// A path's points in time order at finite places; a random waypoint's area and speeds in
+/// order, the speeds positive.
+fn validate_motion(key: &str, motion: &MotionConfig) -> Result<(), ConfigError> {
+    match motion {
+        MotionConfig::Path { points } => {
+            if points.is_empty() {
+                return fail(format!("{key}.points"), "a path needs at least one point");
+            }
+            let mut after = 0;
+            for (j, p) in points.iter().enumerate() {
+                let point = format!("{key}.points[{j}]");
+                if p.at_ns <= after && j > 0 || p.at_ns == 0 {
+                    return fail(
+                        format!("{point}.at_ns"),
+                        "points come after time 0, each later than the one before",
+                    );
+                }
+                after = p.at_ns;
+                for (axis, value) in [("x", p.x), ("y", p.y), ("z", p.z)] {
+                    in_range(&format!("{point}.{axis}"), value, -1e7, 1e7, "m")?;
+                }
+            }
+        }
+        MotionConfig::RandomWaypoint {
+            x_min,
+            x_max,
+            y_min,
+            y_max,
+            speed_min_mps,
+            speed_max_mps,
+            pause_ns: _,
+        } => {
+            for (name, value) in [
+                ("x_min", x_min),
+                ("x_max", x_max),
+                ("y_min", y_min),
+                ("y_max", y_max),
+            ] {
+                in_range(&format!("{key}.{name}"), *value, -1e7, 1e7, "m")?;
+            }
+            in_range(
+                &format!("{key}.speed_min_mps"),
+                *speed_min_mps,
+                1e-3,
+                1e3,
+                "m/s",
+            )?;
+            in_range(
+                &format!("{key}.speed_max_mps"),
+                *speed_max_mps,
+                1e-3,
+                1e3,
+                "m/s",
+            )?;
+            for (low, high, name) in [
+                (x_min, x_max, "x_max"),
+                (y_min, y_max, "y_max"),
+                (speed_min_mps, speed_max_mps, "speed_max_mps"),
+            ] {
+                if high < low {
+                    return fail(
+                        format!("{key}.{name}"),
+                        format!("{high} is below its minimum {low}"),
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 const STAND_IN: &str = "a random loss stand-in (frames fail from their SINR)";

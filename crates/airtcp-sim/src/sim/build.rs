@@ -400,10 +400,11 @@ fn build_shared(
             .iter()
             .find(|p| p.node == node)
             .expect("validated: every node placed");
-        Placement {
+        let place = Placement {
             position: [p.x, p.y, p.z],
             tx_power_dbm: p.tx_power_dbm.unwrap_or(radio.tx_power_dbm),
-        }
+        };
+        (place, p.motion.clone())
     };
     let frequency = frequency_hz(&scenario.wlans[group[0]]);
     Ok(SharedChannel::new(

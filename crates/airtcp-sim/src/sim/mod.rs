@@ -234,6 +234,13 @@ impl Simulation {
             Instant::from_nanos(self.scenario.measure_from_ns),
             Event::MeasureStart,
         );
+        for (k, channel) in self.shared.iter().enumerate() {
+            if let Some(at) = channel.first_move() {
+                let channel = k as u16;
+                let event = RadioEvent::Move;
+                self.events.schedule(at, Event::Radio { channel, event });
+            }
+        }
         if self.time_series && self.scenario.sample_interval_ns > 0 {
             self.events.schedule(
                 Instant::from_nanos(self.scenario.sample_interval_ns),
