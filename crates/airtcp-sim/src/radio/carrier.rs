@@ -1,0 +1,109 @@
+//! Carrier sense and channel access on a shared channel: when each radio's medium is busy
+//! (sending, receiving, awaiting or owing a response, energy above the CCA threshold, NAV),
+//! freezing and resuming its backoff (`access::Access`), and the one run event per channel
+//! for the earliest backoff end (IEEE 802.11-2020 §10.3.2.1, §10.3.4.3).
+
+use super::*;
+
+impl SharedChannel {
+    /// A radio's backoff ended: it sends, or its post-backoff is over.
+    pub(super) fn access(&mut self, radio: u32, now: Instant, out: &mut RadioActions) {
+        let access = &mut self.radios[radio as usize].access;
+        access.scheduled = None;
+        access.backoff = None;
+        if self.head_interface(radio).is_some() {
+            self.radios[radio as usize].access.idle_since = None;
+            self.start_exchange(radio, now, out);
+        } else {
+            // A post-backoff ran out with nothing to send; the medium stays idle since
+            // when it was, unless a signal is on its way.
+            self.refresh(radio, now, now);
+        }
+    }
+
+    /// Arms the run's event for the earliest live backoff end, if none is armed as early.
+    pub(super) fn arm(&mut self, out: &mut RadioActions) {
+        while let Some(&Reverse((at, radio, generation))) = self.accesses.peek() {
+            let access = &self.radios[radio as usize].access;
+            if access.generation == generation && access.scheduled == Some(at) {
+                if self.armed.is_none_or(|armed| at < armed) {
+                    self.armed = Some(at);
+                    out.timers.push((at, RadioEvent::Accesses));
+                }
+                return;
+            }
+            self.accesses.pop();
+        }
+    }
+
+    /// The interface whose head frame a radio sends next: the earliest queued.
+    pub(super) fn head_interface(&self, radio: u32) -> Option<u32> {
+        self.radios[radio as usize]
+            .interfaces
+            .iter()
+            .copied()
+            .filter_map(|i| Some((self.interfaces[i as usize].queues[0].front()?.queued_at, i)))
+            .min()
+            .map(|(_, i)| i)
+    }
+
+    /// Whether a radio's medium is busy at `at`.
+    pub(super) fn is_busy(&self, r: u32, at: Instant) -> bool {
+        let radio = &self.radios[r as usize];
+        radio.sending_until.is_some()
+            || radio.antenna.lock.is_some()
+            || radio.awaiting.is_some()
+            || radio.owed.is_some()
+            || radio.nav_until > at
+            || radio.antenna.energy_mw(at, None) >= self.cca_ed_mw
+    }
+
+    /// A radio's situation changed at `now`, sensed at `sensed` (a signal's arrival plus
+    /// aCCATime, or `now`): it freezes or resumes its backoff.
+    pub(super) fn refresh(&mut self, r: u32, now: Instant, sensed: Instant) {
+        // The NAV holds the medium only until a known time: a radio held by it alone is
+        // idle from then on (a signal before then freezes a count that has not started),
+        // which spares an event per radio and NAV.
+        let busy = self.is_busy_ignoring_nav(r, sensed.max(now));
+        if busy {
+            let radio = &mut self.radios[r as usize];
+            if radio.access.idle_since.is_none() {
+                return;
+            }
+            // A backoff that ends before the radio can sense the signal ends in a
+            // transmission all the same.
+            if radio.access.scheduled.is_some_and(|at| at <= sensed)
+                && radio.sending_until.is_none()
+            {
+                return;
+            }
+            radio.access.freeze(sensed, &self.phy);
+            return;
+        }
+        let radio = &mut self.radios[r as usize];
+        if radio.access.idle_since.is_none() {
+            radio.access.idle_since = Some(radio.nav_until.max(now));
+            self.schedule_access(r, now);
+        }
+    }
+
+    pub(super) fn is_busy_ignoring_nav(&self, r: u32, at: Instant) -> bool {
+        let radio = &self.radios[r as usize];
+        radio.sending_until.is_some()
+            || radio.antenna.lock.is_some()
+            || radio.awaiting.is_some()
+            || radio.owed.is_some()
+            || radio.antenna.energy_mw(at, None) >= self.cca_ed_mw
+    }
+
+    pub(super) fn schedule_access(&mut self, r: u32, now: Instant) {
+        let has_frame = self.head_interface(r).is_some();
+        let radio = &mut self.radios[r as usize];
+        if let Some(at) = radio.access.access_time(now, has_frame, &self.phy) {
+            radio.access.stale();
+            radio.access.scheduled = Some(at);
+            let generation = radio.access.generation;
+            self.accesses.push(Reverse((at, r, generation)));
+        }
+    }
+}

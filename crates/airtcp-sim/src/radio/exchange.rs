@@ -1,0 +1,422 @@
+//! The frame exchanges of a shared channel (IEEE 802.11-2020 §10.3.2.5-§10.3.2.9, §10.3.4.4):
+//! an exchange opens with DATA or RTS at the rate its destination's rate choice gives, the
+//! addressee answers with ACK or CTS (a CTS only while its NAV is clear), the sender
+//! succeeds on the response or fails at its timeout, retrying on the short or long counter;
+//! control frames at the highest mandatory rate not above the data frame's (§10.6.6.5.2).
+
+use super::*;
+
+impl SharedChannel {
+    /// The radio's backoff ended: it sends its head frame, or the RTS for it.
+    pub(super) fn start_exchange(&mut self, r: u32, now: Instant, out: &mut RadioActions) {
+        let i = self.head_interface(r).expect("a frame is queued");
+        let interface = &self.interfaces[i as usize];
+        let frame = *interface.queues[0].front().expect("head frame");
+        let w = interface.wlan;
+        let to =
+            self.interfaces[(self.wlans[w as usize].first_interface + frame.to) as usize].radio;
+        let attempt = self.radios[r as usize].short_retries + self.radios[r as usize].long_retries;
+        let (rate_bps, rate_index) =
+            self.pick_rate(r, to, w, interface.mac, frame.to, now, attempt);
+        let stats = &mut self.interfaces[i as usize].stats;
+        stats.attempts += 1;
+        stats.rate_sum_bps += rate_bps as f64;
+        let part = &mut self.wlans[w as usize];
+        part.counters.attempts += 1;
+        let bytes = part.phy.mac_overhead_bytes + frame.msdu_bytes();
+        let rts = part
+            .params
+            .rts_threshold
+            .is_some_and(|threshold| bytes > threshold);
+        let phy = &part.phy;
+        let control = control_rate(phy, rate_bps);
+        let ack_ns = phy.airtime_ns(FRAME_ACK_BYTES, control);
+        self.radios[r as usize].exchange = Some(Exchange {
+            interface: i,
+            to,
+            rate_bps,
+            rate_index,
+            rts,
+            cts_received: false,
+            collided: false,
+        });
+        if rts {
+            let data_ns = phy.airtime_ns(bytes, rate_bps);
+            let cts_ns = phy.airtime_ns(FRAME_CTS_BYTES, control);
+            let duration = 3 * phy.sifs_ns + cts_ns + data_ns + ack_ns;
+            self.transmit(
+                r,
+                Kind::Rts,
+                to,
+                w,
+                (FRAME_RTS_BYTES, control),
+                duration,
+                None,
+                now,
+                out,
+            );
+        } else {
+            self.send_data(r, now, out);
+        }
+    }
+
+    /// Sends the data frame of the radio's exchange.
+    pub(super) fn send_data(&mut self, r: u32, now: Instant, out: &mut RadioActions) {
+        let exchange = self.radios[r as usize].exchange.expect("an exchange");
+        let interface = &mut self.interfaces[exchange.interface as usize];
+        let frame = interface.queues[0].front_mut().expect("head frame");
+        let retry = frame.transmitted;
+        frame.transmitted = true;
+        let frame = *frame;
+        let w = interface.wlan;
+        let phy = &self.wlans[w as usize].phy;
+        let bytes = phy.mac_overhead_bytes + frame.msdu_bytes();
+        let ack_ns = phy.airtime_ns(FRAME_ACK_BYTES, control_rate(phy, exchange.rate_bps));
+        let duration = phy.sifs_ns + ack_ns;
+        let packet = Some((frame.packet, frame.sequence, retry, frame.to));
+        self.transmit(
+            r,
+            Kind::Data,
+            exchange.to,
+            w,
+            (bytes, exchange.rate_bps),
+            duration,
+            packet,
+            now,
+            out,
+        );
+    }
+
+    pub(super) fn send_owed(&mut self, r: u32, owed: Owed, now: Instant, out: &mut RadioActions) {
+        if self.radios[r as usize].sending_until.is_some() {
+            // Cannot answer while sending; a data frame after its CTS then fails.
+            if owed.kind == Kind::Data {
+                self.fail_attempt(r, now);
+            }
+            return;
+        }
+        match owed.kind {
+            Kind::Data => self.send_data(r, now, out),
+            kind => {
+                let bytes = if kind == Kind::Cts {
+                    FRAME_CTS_BYTES
+                } else {
+                    FRAME_ACK_BYTES
+                };
+                self.transmit(
+                    r,
+                    kind,
+                    owed.to,
+                    owed.wlan,
+                    (bytes, owed.rate_bps),
+                    owed.duration_ns,
+                    None,
+                    now,
+                    out,
+                );
+            }
+        }
+    }
+
+    /// A reception ended in error at a radio waiting for a response whose timeout passed.
+    pub(super) fn response_failed(&mut self, q: u32, at: Instant) {
+        if self.radios[q as usize]
+            .awaiting
+            .is_some_and(|awaiting| awaiting.expired)
+        {
+            self.fail_attempt(q, at);
+        }
+    }
+
+    /// Radio `q` decoded frame `t` at `at`.
+    pub(super) fn received(
+        &mut self,
+        q: u32,
+        t: &Transmission,
+        at: Instant,
+        out: &mut RadioActions,
+    ) {
+        let sifs = Duration::from_nanos(self.wlans[t.wlan as usize].phy.sifs_ns);
+        let radio = &mut self.radios[q as usize];
+        radio.access.eifs_after = None;
+        if t.to != q {
+            let until = at + Duration::from_nanos(t.duration_ns);
+            if until > radio.nav_until {
+                radio.nav_until = until;
+            }
+            self.response_failed(q, at);
+            return;
+        }
+        let phy = &self.wlans[t.wlan as usize].phy;
+        let control = control_rate(phy, t.rate_bps);
+        match t.kind {
+            Kind::Data => {
+                let (packet, sequence, retry, mac) = t.packet.expect("data frames carry one");
+                let duplicate = retry
+                    && radio
+                        .last_sequence
+                        .iter()
+                        .any(|&(from, last)| from == t.sender && last == sequence);
+                match radio
+                    .last_sequence
+                    .iter_mut()
+                    .find(|(from, _)| *from == t.sender)
+                {
+                    Some(entry) => entry.1 = sequence,
+                    None => radio.last_sequence.push((t.sender, sequence)),
+                }
+                let part = &mut self.wlans[t.wlan as usize];
+                if duplicate {
+                    part.radio_counters.duplicates += 1;
+                } else {
+                    out.deliveries.push((at, part.bss, mac, packet));
+                }
+                radio.owed = Some(Owed {
+                    kind: Kind::Ack,
+                    to: t.sender,
+                    wlan: t.wlan,
+                    rate_bps: control,
+                    duration_ns: 0,
+                });
+                out.timers.push((at + sifs, RadioEvent::Sifs { radio: q }));
+            }
+            Kind::Rts => {
+                // A CTS only while the NAV is clear (§10.3.2.8).
+                if radio.nav_until <= at {
+                    let cts_ns = phy.airtime_ns(FRAME_CTS_BYTES, control);
+                    radio.owed = Some(Owed {
+                        kind: Kind::Cts,
+                        to: t.sender,
+                        wlan: t.wlan,
+                        rate_bps: control,
+                        duration_ns: t.duration_ns.saturating_sub(phy.sifs_ns + cts_ns),
+                    });
+                    out.timers.push((at + sifs, RadioEvent::Sifs { radio: q }));
+                }
+            }
+            Kind::Cts | Kind::Ack => {
+                let expected = radio
+                    .awaiting
+                    .is_some_and(|a| a.from == t.sender && a.kind == t.kind);
+                if !expected {
+                    return;
+                }
+                radio.awaiting = None;
+                if t.kind == Kind::Cts {
+                    // The CTS resets the short retry count (§10.3.4.4); the data frame goes
+                    // SIFS later.
+                    radio.short_retries = 0;
+                    if let Some(exchange) = &mut radio.exchange {
+                        exchange.cts_received = true;
+                        radio.owed = Some(Owed {
+                            kind: Kind::Data,
+                            to: t.sender,
+                            wlan: t.wlan,
+                            rate_bps: exchange.rate_bps,
+                            duration_ns: 0,
+                        });
+                        out.timers.push((at + sifs, RadioEvent::Sifs { radio: q }));
+                    }
+                } else {
+                    self.succeed(q, at);
+                }
+            }
+        }
+    }
+
+    /// The head frame of radio `r`'s exchange was acknowledged at `at`.
+    pub(super) fn succeed(&mut self, r: u32, at: Instant) {
+        let exchange = self.radios[r as usize]
+            .exchange
+            .take()
+            .expect("an exchange");
+        let interface = &mut self.interfaces[exchange.interface as usize];
+        let frame = interface.queues[0].pop_front().expect("head frame");
+        interface.stats.delivered += 1;
+        let counters = &mut self.wlans[interface.wlan as usize].counters;
+        counters.successes += 1;
+        counters.delivered_msdus += 1;
+        counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
+        self.report_rate(r, &exchange, at, Some(true), true);
+        let radio = &mut self.radios[r as usize];
+        radio.short_retries = 0;
+        radio.long_retries = 0;
+        radio.access.cw = self.phy.cw_min;
+        radio.access.draw(); // post-backoff
+    }
+
+    /// Radio `r`'s attempt went unanswered (or its response was lost): retry or drop.
+    pub(super) fn fail_attempt(&mut self, r: u32, now: Instant) {
+        let radio = &mut self.radios[r as usize];
+        radio.awaiting = None;
+        radio.owed = None;
+        let Some(exchange) = radio.exchange.take() else {
+            self.refresh(r, now, now);
+            return;
+        };
+        let interface = &mut self.interfaces[exchange.interface as usize];
+        interface.stats.failures += 1;
+        let w = interface.wlan as usize;
+        let params = &self.wlans[w].params;
+        let long = exchange.rts && exchange.cts_received;
+        let at_limit = if long {
+            radio.short_retries = 0;
+            radio.long_retries += 1;
+            radio.long_retries >= params.long_retry_limit
+        } else {
+            radio.short_retries += 1;
+            radio.short_retries >= params.short_retry_limit
+        };
+        let radio_counters = &mut self.wlans[w].radio_counters;
+        if exchange.rts && !exchange.cts_received {
+            radio_counters.rts_failures += 1;
+        } else {
+            radio_counters.data_failures += 1;
+        }
+        let counters = &mut self.wlans[w].counters;
+        counters.failed_attempts += 1;
+        if exchange.collided {
+            counters.collisions += 1;
+        } else {
+            counters.channel_errors += 1;
+        }
+        let data_attempted = !exchange.rts || exchange.cts_received;
+        if at_limit {
+            counters.retry_drops += 1;
+            self.interfaces[exchange.interface as usize].queues[0].pop_front();
+            let radio = &mut self.radios[r as usize];
+            radio.short_retries = 0;
+            radio.long_retries = 0;
+            radio.access.cw = self.phy.cw_min;
+            let outcome = data_attempted.then_some(false);
+            self.report_rate(r, &exchange, now, outcome, true);
+        } else {
+            counters.retries += 1;
+            let radio = &mut self.radios[r as usize];
+            radio.access.cw = (2 * radio.access.cw + 1).min(self.phy.cw_max);
+            let outcome = data_attempted.then_some(false);
+            self.report_rate(r, &exchange, now, outcome, false);
+        }
+        self.radios[r as usize].access.draw();
+        self.refresh(r, now, now);
+    }
+
+    /// Tells the rate control of the exchange's destination how the attempt went.
+    pub(super) fn report_rate(
+        &mut self,
+        r: u32,
+        exchange: &Exchange,
+        now: Instant,
+        acked: Option<bool>,
+        done: bool,
+    ) {
+        let Some(index) = exchange.rate_index else {
+            return;
+        };
+        let radio = &mut self.radios[r as usize];
+        let Some((_, RateChoice::Control { control, .. })) =
+            radio.rates.iter_mut().find(|(to, _)| *to == exchange.to)
+        else {
+            return;
+        };
+        let now_ns = now.as_nanos();
+        if let Some(acked) = acked {
+            control.handle_attempt(now_ns, index, acked);
+        }
+        if done {
+            control.handle_frame_done(now_ns, acked == Some(true));
+        }
+    }
+
+    /// The data rate from radio `r` to radio `to` for this attempt (and the rate control's
+    /// index of it).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn pick_rate(
+        &mut self,
+        r: u32,
+        to: u32,
+        w: u32,
+        mac: u32,
+        to_mac: u32,
+        now: Instant,
+        attempt: u32,
+    ) -> (u64, Option<usize>) {
+        let part = &self.wlans[w as usize];
+        let radio = &mut self.radios[r as usize];
+        if !radio.rates.iter().any(|(d, _)| *d == to) {
+            let choice = match &part.rate_control {
+                Some(name) => {
+                    let rates = legacy_rates(&part.phy);
+                    let infos = rates
+                        .iter()
+                        .map(|&rate| RateInfo {
+                            rate_bps: rate,
+                            exchange_ns: part
+                                .phy
+                                .airtime_ns(part.phy.mac_overhead_bytes + 1200, rate)
+                                + part.phy.sifs_ns
+                                + part
+                                    .phy
+                                    .airtime_ns(FRAME_ACK_BYTES, control_rate(&part.phy, rate)),
+                        })
+                        .collect();
+                    let infos: Vec<RateInfo> = infos;
+                    let control = airtcp_proto::wifi::rate_control::new_rate_control(
+                        name,
+                        &infos,
+                        radio.seed ^ u64::from(to),
+                    )
+                    .expect("the name is checked");
+                    RateChoice::Control { control, rates }
+                }
+                None => {
+                    // Frames to and from a station go at its rate (the AP's MAC is 0).
+                    let station = if mac == 0 { to_mac } else { mac };
+                    RateChoice::Fixed(part.mac_rates[station as usize])
+                }
+            };
+            radio.rates.push((to, choice));
+        }
+        let (_, choice) = radio
+            .rates
+            .iter_mut()
+            .find(|(d, _)| *d == to)
+            .expect("made above");
+        match choice {
+            RateChoice::Fixed(rate) => (*rate, None),
+            RateChoice::Control { control, rates } => {
+                let index = control.rate_for_attempt(now.as_nanos(), attempt);
+                (rates[index], Some(index))
+            }
+        }
+    }
+}
+
+/// The rate of a control response (ACK, CTS) to a frame at `rate_bps`, and of an RTS: the
+/// highest mandatory rate of the PHY not above it, capped at the BSS's basic rate
+/// (§10.6.6.5.2).
+pub(super) fn control_rate(phy: &Phy, rate_bps: u64) -> u64 {
+    let mandatory: &[u64] = match phy.modulation {
+        Modulation::Dsss(_) => &[1_000_000, 2_000_000],
+        Modulation::ErpOfdm => &[6_000_000, 12_000_000, 24_000_000],
+        Modulation::Fhss { .. } => &[1_000_000],
+    };
+    let highest = mandatory
+        .iter()
+        .copied()
+        .filter(|&r| r <= rate_bps)
+        .max()
+        .unwrap_or(mandatory[0]);
+    highest.min(phy.basic_rate_bps).max(mandatory[0])
+}
+
+/// The rates a rate control chooses among.
+pub(super) fn legacy_rates(phy: &Phy) -> Vec<u64> {
+    match phy.modulation {
+        Modulation::Dsss(_) => vec![1_000_000, 2_000_000, 5_500_000, 11_000_000],
+        _ => vec![
+            6_000_000, 9_000_000, 12_000_000, 18_000_000, 24_000_000, 36_000_000, 48_000_000,
+            54_000_000,
+        ],
+    }
+}
