@@ -46,3 +46,4 @@ bench: install
 	$(PY) bench/emu_link.py
 	$(PY) bench/emu_bss.py
 	$(PY) bench/ns3_compare.py --upload  # ns-3 in its own venv: NS3_PYTHON=.../bin/python
+	$(PY) bench/ns3_spatial.py
