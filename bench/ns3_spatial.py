@@ -6,7 +6,12 @@ Common PHY and channel, in both simulators: 802.11b (ns-3: WIFI_STANDARD_80211b,
 DsssRate1Mbps, long preamble; YansWifiChannel with LogDistancePropagationLossModel (exponent
 3, reference loss 46.6777 dB at 1 m: ns-3's defaults) and ConstantSpeedPropagationDelayModel;
 TxPowerStart = TxPowerEnd = 16.0206 dBm; RxNoiseFigure 7 dB; ThresholdPreambleDetectionModel
-(4 dB, -82 dBm, ns-3's default); CcaEdThreshold -62 dBm; no FrameCaptureModel; no queue disc
+(4 dB, -82 dBm, ns-3's default); CcaEdThreshold -62 dBm, and ns-3's CcaSensitivity -82 dBm for
+the PPDUs its PHY does not receive (airtcp: `cca_sensitivity = "-82dBm"`); channel access as
+ns-3 3.44's (airtcp: `dcf = "ns3"`: EIFS from the end of the frame received in error, with
+304 us for the ACK; no backoff for a frame queued while its node owes an ACK; the CW after
+a frame dropped at the retry limit; docs/radio.md), `--airtcp-standard` leaving airtcp's
+standard CCA and DCF instead; no FrameCaptureModel; no queue disc
 on the WLAN (a DropTail MAC queue of 50 packets, no MaxDelay); ns-3's default retry limit
 (3.44: WifiMac::FrameRetryLimit = 7 attempts of a frame, RTS and data failures counted
 together; WifiRemoteStationManager's MaxSsrc/MaxSlrc are obsolete and do nothing), airtcp's
@@ -93,6 +98,8 @@ RADIO = {
     "tx_power": "16.0206dBm", "noise_figure": "7dB", "cca_threshold": "-62dBm",
     "preamble_threshold": "-82dBm", "preamble_snr": "4dB", "capture_margin": "off",
     "propagation_delay": True,
+    # ns-3's CCA for PPDUs it does not receive and its channel access (--airtcp-standard: not).
+    "cca_sensitivity": "-82dBm", "dcf": "ns3",
 }  # fmt: skip
 
 
@@ -644,6 +651,11 @@ def main() -> None:
         help="ns-3's ConstantRateWifiManager ControlMode, its RTS rate (DsssRate2Mbps: RTS and "
         "CTS at 2 Mbit/s, as airtcp's with basic_rate 2 Mbit/s)",
     )
+    parser.add_argument(
+        "--airtcp-standard",
+        action="store_true",
+        help="airtcp with its standard CCA (-62 dBm for missed preambles) and DCF, not ns-3's",
+    )
     parser.add_argument("--verbose", action="store_true", help="ns-3's frames by rate, drops")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -655,6 +667,8 @@ def main() -> None:
         print(f"ns3_spatial: skipped, {missing} (ns-3 needs its own venv: see the docstring)")
         return
     only = set(args.only or ("pair", "groups", "chain"))
+    if args.airtcp_standard:
+        del RADIO["cca_sensitivity"], RADIO["dcf"]
     print(
         "MSDU throughput, Mbit/s (a/ns3: airtcp's over ns-3's); dfail: data frames without "
         "an ACK over data frames sent; rfail: the same of RTS; events: each simulator's "

@@ -33,6 +33,8 @@ def test_positions_radio_settings_and_station_rates_reach_the_simulator():
         "radio.propagation.exponent=3.5",
         "radio.fading=rayleigh",
         "radio.cca_threshold=-70dBm",
+        "radio.cca_sensitivity=-82dBm",
+        "radio.dcf=ns3",
         "positions.left=[-30, 0, 2]",
         "wlan.station_rates.right=11Mbps",
         "wlan.rate_control=minstrel",
@@ -43,6 +45,8 @@ def test_positions_radio_settings_and_station_rates_reach_the_simulator():
     assert scenario["radio"] == {
         "tx_power_dbm": 20.0,
         "cca_ed_threshold_dbm": -70.0,
+        "cca_sensitivity_dbm": -82.0,
+        "dcf": "ns3",
         "propagation": {"model": "log_distance", "exponent": 3.5},
         "fading": {"model": "rayleigh"},
     }
@@ -108,6 +112,8 @@ def test_run_prints_a_wlan_with_geometry_by_its_channel_counters(tmp_path: Path)
         ("radio.shadowing=-3dB", ("radio.shadowing", "0 to 30 dB")),
         ("radio.tx_power=5dB", ("radio.tx_power", "a power like")),
         ("radio.fading=nakagami", ("radio.fading", "'m'")),
+        ("radio.cca_sensitivity=-50dBm", ("radio.cca_sensitivity", "-130 to -62 dBm")),
+        ("radio.dcf=ns2", ("radio.dcf", "ns3")),
         ("wlan.channel=40", ("wlan.channel", "2.4 GHz channel")),
         ("wlan.rate_control=fast", ("wlan.rate_control", "minstrel")),
         ("wlan.station_rates.left=3Mbps", ("wlan.station_rates.left", "not a 802.11b rate")),

@@ -16,6 +16,7 @@ _RADIO = {
     "antenna_gain": "antenna_gain_db",
     "noise_figure": "noise_figure_db",
     "cca_threshold": "cca_ed_threshold_dbm",
+    "cca_sensitivity": "cca_sensitivity_dbm",
     "preamble_threshold": "preamble_rssi_dbm",
     "preamble_snr": "preamble_snr_db",
     "capture_margin": "capture_margin_db",
@@ -23,6 +24,7 @@ _RADIO = {
     "propagation_delay": "propagation_delay",
     "cca_time": "cca_time_ns",
     "position_update": "position_update_ns",
+    "dcf": "dcf",
 }
 _PROPAGATION = {
     "exponent": "exponent",

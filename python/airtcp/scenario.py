@@ -431,6 +431,7 @@ class Radio(Strict):
     antenna_gain: Decibels | None = None
     noise_figure: Decibels | None = None
     cca_threshold: Dbm | None = None
+    cca_sensitivity: Dbm | Literal["off"] | None = None
     preamble_threshold: Dbm | None = None
     preamble_snr: Decibels | None = None
     capture_margin: Decibels | Literal["off"] | None = None
@@ -438,6 +439,7 @@ class Radio(Strict):
     propagation_delay: bool | None = None
     cca_time: Duration | None = None
     position_update: PositiveDuration | None = None
+    dcf: Literal["standard", "ns3"] | None = None
 
 
 class PathPoint(Strict):

@@ -7,6 +7,12 @@
 //! slot at a time; the medium falling busy freezes the count at the slots that had passed.
 //! One access event per radio and idle period: a busy medium only bumps the generation that
 //! makes the pending event stale. This is what ns-3's `ChannelAccessManager` does per device.
+//!
+//! EIFS ends with a frame received correctly or with the radio's own next transmission (its
+//! purpose, room for the ACK of a frame this radio could not decode, is then past). ns-3
+//! 3.44's (`ns3_eifs_ack_ns`) runs from the end of the frame received in error rather than
+//! from when the medium falls idle after it, so a busy medium after the error (another
+//! signal still on the air) counts towards it, with one EstimatedAckTxTime for every PPDU.
 
 use airtcp_proto::wifi::Phy;
 use airtcp_proto::Instant;
@@ -25,6 +31,11 @@ pub struct Access {
     pub idle_since: Option<Instant>,
     /// After a frame received in error, the rate of its PPDU: the next IFS is EIFS.
     pub eifs_after: Option<u64>,
+    /// When that frame ended (for ns-3's EIFS).
+    pub error_end: Instant,
+    /// ns-3 3.44's EIFS: from the end of the frame received in error, with this
+    /// EstimatedAckTxTime (`WifiPhy::GetAckTxTime`: 304 µs on 802.11b and g).
+    pub ns3_eifs_ack_ns: Option<u64>,
     /// Bumped when the pending access event becomes stale.
     pub generation: u32,
     /// When the pending access event fires.
@@ -39,18 +50,34 @@ impl Access {
             cw,
             idle_since: None,
             eifs_after: None,
+            error_end: Instant::ZERO,
+            ns3_eifs_ack_ns: None,
             generation: 0,
             scheduled: None,
             rng,
         }
     }
 
-    /// DIFS, or EIFS after a reception error (§10.3.2.3.7).
-    pub fn ifs_ns(&self, phy: &Phy) -> u64 {
+    /// When the backoff starts counting in an idle period that began at `since`: DIFS
+    /// later, or EIFS after a reception error (§10.3.2.3.7); ns-3's EIFS runs from the end
+    /// of the frame received in error, DIFS after the medium falls idle at the earliest.
+    pub fn counting_from(&self, since: Instant, phy: &Phy) -> Instant {
         match self.eifs_after {
-            Some(rate) => phy.eifs_ns(rate),
-            None => phy.difs_ns(),
+            None => since + Duration::from_nanos(phy.difs_ns()),
+            Some(rate) => match self.ns3_eifs_ack_ns {
+                None => since + Duration::from_nanos(phy.eifs_ns(rate)),
+                Some(ack_ns) => {
+                    let eifs_no_difs = Duration::from_nanos(phy.sifs_ns + ack_ns);
+                    since.max(self.error_end + eifs_no_difs) + Duration::from_nanos(phy.difs_ns())
+                }
+            },
         }
+    }
+
+    /// A frame ended in error at `at` (a frame of `rate_bps`): the next IFS is EIFS.
+    pub fn reception_failed(&mut self, at: Instant, rate_bps: u64) {
+        self.eifs_after = Some(rate_bps);
+        self.error_end = at;
     }
 
     /// Draws a backoff in [0, CW].
@@ -64,7 +91,7 @@ impl Access {
         let Some(since) = self.idle_since.take() else {
             return;
         };
-        let counting_from = since + Duration::from_nanos(self.ifs_ns(phy));
+        let counting_from = self.counting_from(since, phy);
         if let (Some(left), true) = (self.backoff, at > counting_from) {
             let elapsed = (at - counting_from).as_nanos() as u64;
             let counted = (elapsed / phy.slot_ns).min(u64::from(left)) as u32;
@@ -89,7 +116,8 @@ impl Access {
             None if has_frame => 0,
             None => return None,
         };
-        let at = since + Duration::from_nanos(self.ifs_ns(phy) + u64::from(slots) * phy.slot_ns);
+        let at =
+            self.counting_from(since, phy) + Duration::from_nanos(u64::from(slots) * phy.slot_ns);
         Some(at.max(now))
     }
 }
@@ -137,6 +165,21 @@ mod tests {
             access.access_time(us(2000), true, &phy),
             Some(us(2000 + 308 + 60))
         );
+        // ns-3's EIFS runs from the end of the frame in error: here 100 µs before the
+        // medium fell idle, so SIFS + 304 µs from that end, then DIFS, then the 3 slots.
+        access.ns3_eifs_ack_ns = Some(304_000);
+        access.reception_failed(us(1900), 11_000_000);
+        assert_eq!(
+            access.access_time(us(2000), true, &phy),
+            Some(us(1900 + 314 + 50 + 60))
+        );
+        // ... and DIFS alone once that end is further back than SIFS + EstimatedAckTxTime.
+        access.reception_failed(us(1600), 11_000_000);
+        assert_eq!(
+            access.access_time(us(2000), true, &phy),
+            Some(us(2000 + 50 + 60))
+        );
+        access.ns3_eifs_ack_ns = None;
         // No backoff: a frame goes once the IFS has passed, or at once after it.
         access.eifs_after = None;
         access.backoff = None;

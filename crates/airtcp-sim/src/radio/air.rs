@@ -40,6 +40,7 @@ impl SharedChannel {
         let radio = &mut self.radios[r as usize];
         radio.sending_until = Some(end);
         radio.antenna.lock = None; // sending aborts a reception
+        radio.access.eifs_after = None; // and ends an EIFS: the ACK it made room for is past
         radio.access.freeze(now, &self.phy);
         let power = radio.tx_power_mw;
         if let Some(moving) = &mut self.moving {
@@ -273,7 +274,9 @@ impl SharedChannel {
                 }
                 self.received(q, t, at, out);
             } else {
-                self.radios[q as usize].access.eifs_after = Some(t.rate_bps);
+                self.radios[q as usize]
+                    .access
+                    .reception_failed(at, t.rate_bps);
                 if q == t.to {
                     self.blame(t, t.overlapped);
                 }

@@ -55,7 +55,17 @@ impl SharedChannel {
             || radio.awaiting.is_some()
             || radio.owed.is_some()
             || radio.nav_until > at
-            || radio.antenna.energy_mw(at, None) >= self.cca_ed_mw
+            || radio.antenna.energy_mw(at, None) >= self.cca_busy_mw
+    }
+
+    /// ns-3's view when a frame is queued: its PHY and NAV, not the response it owes.
+    pub(super) fn is_busy_ignoring_response(&self, r: u32, at: Instant) -> bool {
+        let radio = &self.radios[r as usize];
+        radio.sending_until.is_some()
+            || radio.antenna.lock.is_some()
+            || radio.awaiting.is_some()
+            || radio.nav_until > at
+            || radio.antenna.energy_mw(at, None) >= self.cca_busy_mw
     }
 
     /// A radio's situation changed at `now`, sensed at `sensed` (a signal's arrival plus
@@ -93,7 +103,7 @@ impl SharedChannel {
             || radio.antenna.lock.is_some()
             || radio.awaiting.is_some()
             || radio.owed.is_some()
-            || radio.antenna.energy_mw(at, None) >= self.cca_ed_mw
+            || radio.antenna.energy_mw(at, None) >= self.cca_busy_mw
     }
 
     pub(super) fn schedule_access(&mut self, r: u32, now: Instant) {

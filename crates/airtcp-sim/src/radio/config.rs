@@ -141,6 +141,15 @@ pub struct RadioConfig {
     /// CCA energy detection: the medium is busy while the power received exceeds this.
     #[serde(default = "default_cca_ed")]
     pub cca_ed_threshold_dbm: f64,
+    /// ns-3's `CcaSensitivity` for signals the PHY does not receive (their preamble came
+    /// while it was sending or receiving, or was too weak or too noisy to detect): the
+    /// medium is busy while the power of the signals at the antenna is at or above it.
+    /// `None` (the default): such signals count only against `cca_ed_threshold_dbm`, as
+    /// the standard has it for a missed preamble (§17.3.10.6: 20 dB above the minimum
+    /// sensitivity). ns-3 3.44 applies -82 dBm to every PPDU it knows of
+    /// (`PhyEntity::GetCcaThreshold`).
+    #[serde(default)]
+    pub cca_sensitivity_dbm: Option<f64>,
     /// Preamble detection: a frame is received only if it arrives above this power ...
     #[serde(default = "default_preamble_rssi")]
     pub preamble_rssi_dbm: f64,
@@ -169,6 +178,30 @@ pub struct RadioConfig {
     /// How often moving radios' positions (and who hears whom) are recomputed.
     #[serde(default = "default_position_update")]
     pub position_update_ns: u64,
+    /// Channel access as the standard's DCF (the default), or as ns-3 3.44 runs it.
+    #[serde(default)]
+    pub dcf: DcfModel,
+}
+
+/// Where ns-3 3.44's channel access (`ChannelAccessManager`, `Txop`) departs from the
+/// DCF of IEEE 802.11-2016/2020, for comparisons with it.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DcfModel {
+    /// EIFS from when the medium falls idle after a frame received in error (§10.3.2.3.7);
+    /// a frame queued while its radio owes a response (ACK, CTS) backs off, the medium not
+    /// staying idle for DIFS (§10.3.4.2); the CW back to CWmin when the short (long) retry
+    /// count reaches its limit, the frame dropped then (§10.3.3).
+    #[default]
+    Standard,
+    /// ns-3 3.44: EIFS counted from the end of the frame received in error, even if the
+    /// medium stayed busy after it (`GetAccessGrantStart`); a frame queued while the radio
+    /// owes a response goes DIFS after it without backoff, the PHY and NAV being idle when
+    /// it was queued (`NeedBackoffUponAccess`); the CW follows a station retry count apart
+    /// from the frame's, back to CWmin only at the failure after the one that reaches the
+    /// short retry limit, so a frame dropped there leaves CWmax for the next frame's first
+    /// backoff (`Txop::UpdateFailedCw`, after §10.23.2.2 of 802.11-2020).
+    Ns3,
 }
 
 impl Default for RadioConfig {
@@ -227,6 +260,8 @@ mod tests {
         assert_eq!(radio.preamble_rssi_dbm, -82.0);
         assert_eq!(radio.preamble_snr_db, 4.0);
         assert_eq!(radio.capture_margin_db, None);
+        assert_eq!(radio.cca_sensitivity_dbm, None);
+        assert_eq!(radio.dcf, DcfModel::Standard);
         assert!(radio.propagation_delay);
         let friis: RadioConfig = serde_json::from_str(
             r#"{"propagation": {"model": "friis"}, "fading": {"model": "nakagami", "m": 2}}"#,

@@ -241,6 +241,7 @@ impl SharedChannel {
         let radio = &mut self.radios[r as usize];
         radio.short_retries = 0;
         radio.long_retries = 0;
+        radio.station_retries = 0;
         radio.access.cw = self.phy.cw_min;
         radio.access.draw(); // post-backoff
     }
@@ -258,6 +259,7 @@ impl SharedChannel {
         interface.stats.failures += 1;
         let w = interface.wlan as usize;
         let params = &self.wlans[w].params;
+        let short_limit = params.short_retry_limit;
         let long = exchange.rts && exchange.cts_received;
         let at_limit = if long {
             radio.short_retries = 0;
@@ -287,13 +289,21 @@ impl SharedChannel {
             let radio = &mut self.radios[r as usize];
             radio.short_retries = 0;
             radio.long_retries = 0;
-            radio.access.cw = self.phy.cw_min;
+            if self.dcf_ns3 {
+                ns3_failed_cw(radio, &self.phy, short_limit);
+            } else {
+                radio.access.cw = self.phy.cw_min;
+            }
             let outcome = data_attempted.then_some(false);
             self.report_rate(r, &exchange, now, outcome, true);
         } else {
             counters.retries += 1;
             let radio = &mut self.radios[r as usize];
-            radio.access.cw = (2 * radio.access.cw + 1).min(self.phy.cw_max);
+            if self.dcf_ns3 {
+                ns3_failed_cw(radio, &self.phy, short_limit);
+            } else {
+                radio.access.cw = (2 * radio.access.cw + 1).min(self.phy.cw_max);
+            }
             let outcome = data_attempted.then_some(false);
             self.report_rate(r, &exchange, now, outcome, false);
         }
@@ -418,5 +428,20 @@ pub(super) fn legacy_rates(phy: &Phy) -> Vec<u64> {
             6_000_000, 9_000_000, 12_000_000, 18_000_000, 24_000_000, 36_000_000, 48_000_000,
             54_000_000,
         ],
+    }
+}
+
+/// ns-3 3.44's `Txop::UpdateFailedCw` after a failed attempt: a station retry count, apart
+/// from the frame's and not reset when a frame is dropped, sets the CW to
+/// 2^count × (CWmin + 1) − 1 (at most CWmax) until it has reached `limit`; the failure after
+/// that puts the CW back to CWmin.
+fn ns3_failed_cw(radio: &mut Radio, phy: &Phy, limit: u32) {
+    if radio.station_retries < limit {
+        radio.station_retries += 1;
+        let cw = (u64::from(phy.cw_min) + 1) << radio.station_retries.min(32);
+        radio.access.cw = (cw - 1).min(u64::from(phy.cw_max)) as u32;
+    } else {
+        radio.station_retries = 0;
+        radio.access.cw = phy.cw_min;
     }
 }

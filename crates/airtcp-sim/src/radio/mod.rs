@@ -74,7 +74,7 @@ use crate::rng::{stream, Stream, StreamId};
 use crate::slab::Slab;
 use crate::wlan::{AirBody, AirFrame, Frame, MacCounters, MacParams, MacQueue};
 use access::Access;
-pub use config::{FadingConfig, NodePosition, PropagationConfig, RadioConfig};
+pub use config::{DcfModel, FadingConfig, NodePosition, PropagationConfig, RadioConfig};
 use geometry::Neighbour;
 pub use geometry::Placement;
 use motion::{Motion, MotionConfig};
@@ -254,6 +254,8 @@ struct Radio {
     owed: Option<Owed>,
     short_retries: u32,
     long_retries: u32,
+    /// ns-3 3.44's station retry count, which sets the CW with `DcfModel::Ns3`.
+    station_retries: u32,
     next_sequence: u16,
     /// Per transmitter radio, the last sequence number received (duplicate detection).
     last_sequence: Vec<(u32, u16)>,
@@ -274,7 +276,11 @@ pub struct SharedChannel {
     neighbours: Vec<Vec<Neighbour>>,
     transmissions: Slab<Transmission>,
     noise_mw: f64,
-    cca_ed_mw: f64,
+    /// The medium is busy while the signals at an antenna sum to this (energy detection,
+    /// or ns-3's CCA sensitivity for signals the PHY does not receive, if lower).
+    cca_busy_mw: f64,
+    /// ns-3 3.44's channel access (`DcfModel::Ns3`).
+    dcf_ns3: bool,
     preamble_rssi_mw: f64,
     preamble_snr: f64,
     capture_ratio: Option<f64>,
@@ -367,6 +373,7 @@ impl SharedChannel {
                             owed: None,
                             short_retries: 0,
                             long_retries: 0,
+                            station_retries: 0,
                             next_sequence: 0,
                             last_sequence: Vec::new(),
                             rates: Vec::new(),
@@ -415,6 +422,12 @@ impl SharedChannel {
         // Radios start idle: the medium has been idle since time 0.
         for r in &mut radios {
             r.access.idle_since = Some(Instant::ZERO);
+            r.access.ns3_eifs_ack_ns = (radio.dcf == DcfModel::Ns3).then(|| match phy.modulation {
+                // ns-3 3.44's WifiPhy::Configure80211b (and g, which calls it): 304 µs, an ACK
+                // at 1 Mbit/s, whatever the PPDU (3.45 estimates it per PPDU, as airtcp).
+                Modulation::Dsss(_) | Modulation::ErpOfdm => 304_000,
+                _ => phy.eifs_ns(phy.basic_rate_bps) - phy.sifs_ns - phy.difs_ns(),
+            });
         }
         SharedChannel {
             cca_time_ns: radio.cca_time_ns,
@@ -425,7 +438,14 @@ impl SharedChannel {
             neighbours,
             transmissions: Slab::default(),
             noise_mw: dbm_to_mw(noise_dbm),
-            cca_ed_mw: dbm_to_mw(radio.cca_ed_threshold_dbm),
+            cca_busy_mw: dbm_to_mw(
+                radio
+                    .cca_sensitivity_dbm
+                    .map_or(radio.cca_ed_threshold_dbm, |s| {
+                        s.min(radio.cca_ed_threshold_dbm)
+                    }),
+            ),
+            dcf_ns3: radio.dcf == DcfModel::Ns3,
             preamble_rssi_mw: dbm_to_mw(radio.preamble_rssi_dbm),
             preamble_snr: dbm_to_mw(radio.preamble_snr_db),
             capture_ratio: radio.capture_margin_db.map(dbm_to_mw),
@@ -630,7 +650,15 @@ impl SharedChannel {
         if radio.exchange.is_some() || radio.access.backoff.is_some() {
             return; // contending already, or a post-backoff will find it
         }
-        if self.is_busy(r, now) {
+        // A radio that owes a response (its ACK to the frame that brought this packet) will
+        // not see the medium idle for DIFS: the frame backs off. ns-3 looks at the PHY and
+        // NAV alone and sends it DIFS after the response.
+        let busy = if self.dcf_ns3 {
+            self.is_busy_ignoring_response(r, now)
+        } else {
+            self.is_busy(r, now)
+        };
+        if busy {
             // A frame meeting a busy medium backs off (§10.3.4.3).
             self.radios[r as usize].access.draw();
         }

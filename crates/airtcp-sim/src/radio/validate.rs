@@ -230,6 +230,15 @@ impl Scenario {
             50.0,
             "dB",
         )?;
+        if let Some(sensitivity) = radio.cca_sensitivity_dbm {
+            in_range(
+                "radio.cca_sensitivity_dbm",
+                sensitivity,
+                -130.0,
+                radio.cca_ed_threshold_dbm,
+                "dBm (the CCA threshold at most)",
+            )?;
+        }
         if let Some(margin) = radio.capture_margin_db {
             in_range("radio.capture_margin_db", margin, 0.0, 50.0, "dB")?;
         }
