@@ -191,13 +191,27 @@ impl Simulation {
             }
             Wlan::Shared(k) => {
                 let k = *k;
-                let mut actions = std::mem::take(&mut self.radio_actions);
-                self.shared[k as usize].enqueue(now, bss, mac, packet, to, &mut actions);
-                self.apply_radio(k, actions)
+                self.shared_enqueue(k, (bss, mac, to), packet)
             }
         }
     }
 
+    // Out of line: the fast path's callers inline `wlan_enqueue` without it.
+    #[inline(never)]
+    fn shared_enqueue(
+        &mut self,
+        k: u32,
+        (bss, mac, to): (u32, u32, u32),
+        packet: Packet,
+    ) -> std::io::Result<()> {
+        let now = self.now();
+        let mut actions = std::mem::take(&mut self.radio_actions);
+        self.shared[k as usize].enqueue(now, bss, mac, packet, to, &mut actions);
+        self.apply_radio(k, actions)
+    }
+
+    // Kept out of `handle`, the run loop's dispatch, which the WLANs without geometry use.
+    #[inline(never)]
     pub(super) fn radio_event(&mut self, channel: u32, event: RadioEvent) -> std::io::Result<()> {
         let now = self.now();
         let mut actions = std::mem::take(&mut self.radio_actions);
