@@ -1,6 +1,7 @@
 //! Golden seeded runs: summaries of fixed scenarios, stored in `tests/golden/`, must stay
 //! bit-identical across refactors (the agent interface, routing, the MAC's optional
-//! mechanisms switched off: the MSDU lifetime is off here). Keys a later change adds to the
+//! mechanisms switched off: the MSDU lifetime is off here; the shared channel of WLANs
+//! with geometry). Keys a later change adds to the
 //! summary are allowed; every stored value must be equal. A change that moves them on
 //! purpose re-blesses them with `AIRTCP_BLESS=1 cargo test --test golden` and says why in
 //! its commit.
@@ -49,6 +50,48 @@ fn two_bsses() -> Value {
     })
 }
 
+/// WLANs with geometry (`airtcp_sim::radio`): two cells sharing channel 6, one with RTS/CTS
+/// and Minstrel, log-normal shadowing, Rayleigh fading, frame capture, a station on random
+/// waypoints and one on a path, TCP both ways and UDP.
+fn geometry() -> Value {
+    let nodes = ["ap1", "ap2", "server", "a1", "a2", "b1", "b2"];
+    let wired = json!({"rate_bps": 100_000_000u64, "delay_ns": 2 * MS});
+    let phy = json!({"standard": "802.11b", "rate_bps": 11_000_000, "basic_rate_bps": 2_000_000});
+    let at = |node: usize, x: f64, y: f64| json!({"node": node, "x": x, "y": y});
+    let mut walker = at(4, 20.0, 0.0);
+    walker["motion"] = json!({"model": "random_waypoint", "x_min": -30.0, "x_max": 60.0,
+                              "y_min": -20.0, "y_max": 20.0, "speed_min_mps": 1.0,
+                              "speed_max_mps": 5.0, "pause_ns": S});
+    let mut leaver = at(6, 50.0, 10.0);
+    leaver["motion"] =
+        json!({"model": "path", "points": [{"at_ns": 10 * S, "x": 150.0, "y": 10.0}]});
+    json!({
+        "name": "geometry", "seed": 13, "duration_ns": 12 * S, "measure_from_ns": 2 * S,
+        "sample_interval_ns": 500 * MS,
+        "nodes": nodes,
+        "radio": {"shadowing_sigma_db": 4.0, "fading": {"model": "rayleigh"},
+                  "capture_margin_db": 8.0, "preamble_rssi_dbm": -95.0},
+        "positions": [at(0, 0.0, 0.0), at(1, 60.0, 0.0), at(2, 30.0, 30.0), at(3, -10.0, 5.0),
+                      walker, at(5, 70.0, -5.0), leaver],
+        "links": [
+            {"a": 0, "b": 2, "a_to_b": wired, "b_to_a": wired},
+            {"a": 1, "b": 2, "a_to_b": wired, "b_to_a": wired},
+        ],
+        "wlans": [
+            {"ap": 0, "stations": [3, 4], "channel": 6, "phy": phy, "rts_threshold": 500,
+             "rate_control": "minstrel"},
+            {"ap": 1, "stations": [5, 6], "channel": 6, "phy": phy,
+             "station_rates": [{"station": 6, "rate_bps": 5_500_000}]},
+        ],
+        "flows": [
+            {"name": "a1-up", "src": 3, "dst": 2, "app": {"kind": "tcp_bulk"}},
+            {"name": "down-a2", "src": 2, "dst": 4, "app": {"kind": "tcp_bulk"}},
+            {"name": "b1-b2", "src": 5, "dst": 6,
+             "app": {"kind": "udp_cbr", "rate_bps": 2_000_000, "payload_bytes": 800}},
+        ],
+    })
+}
+
 fn cases() -> Vec<(String, Value)> {
     let mut cases = Vec::new();
     for agent in [
@@ -63,6 +106,7 @@ fn cases() -> Vec<(String, Value)> {
         cases.push((format!("upload-{agent}"), upload(6, config, 7, 15)));
     }
     cases.push(("two-bsses".into(), two_bsses()));
+    cases.push(("geometry".into(), geometry()));
     cases.push(("saturation-rts".into(), saturation(5, 1500, true, 3, 10)));
     cases.push((
         "wired-lossy-finite".into(),
