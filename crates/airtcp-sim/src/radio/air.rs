@@ -79,6 +79,7 @@ impl SharedChannel {
     /// A signal starts arriving at radio `q`.
     pub(super) fn arrive(&mut self, q: u32, arrival: Arrival, now: Instant) {
         self.mark_overlaps(q, &arrival);
+        let mut lost_lock = false;
         let radio = &mut self.radios[q as usize];
         radio.antenna.add(arrival);
         if radio.sending_until.is_none() {
@@ -97,6 +98,7 @@ impl SharedChannel {
                         && !detect(&current, &radio.antenna) =>
                 {
                     radio.antenna.lock = detect(&arrival, &radio.antenna).then_some(arrival);
+                    lost_lock = radio.antenna.lock.is_none();
                 }
                 None => {
                     if detect(&arrival, &radio.antenna) {
@@ -114,6 +116,11 @@ impl SharedChannel {
                     }
                 }
             }
+        }
+        if lost_lock {
+            // Two preambles missed together: a response awaited past its timeout is not
+            // coming.
+            self.response_failed(q, now);
         }
         let sensed = arrival.start + Duration::from_nanos(self.cca_time_ns);
         self.refresh(q, now, sensed);

@@ -128,7 +128,8 @@ impl SharedChannel {
         }
     }
 
-    /// Radio `q` decoded frame `t` at `at`.
+    /// Radio `q` decoded frame `t` at `at`; if it was not the response that radio awaits
+    /// past its timeout, the attempt has failed (§10.3.2.9).
     pub(super) fn received(
         &mut self,
         q: u32,
@@ -136,6 +137,12 @@ impl SharedChannel {
         at: Instant,
         out: &mut RadioActions,
     ) {
+        self.take_frame(q, t, at, out);
+        self.response_failed(q, at);
+    }
+
+    /// What radio `q` does with frame `t` it decoded at `at`.
+    fn take_frame(&mut self, q: u32, t: &Transmission, at: Instant, out: &mut RadioActions) {
         let sifs = Duration::from_nanos(self.wlans[t.wlan as usize].phy.sifs_ns);
         let radio = &mut self.radios[q as usize];
         radio.access.eifs_after = None;
@@ -250,7 +257,11 @@ impl SharedChannel {
     pub(super) fn fail_attempt(&mut self, r: u32, now: Instant) {
         let radio = &mut self.radios[r as usize];
         radio.awaiting = None;
-        radio.owed = None;
+        // The data frame owed after a CTS goes with the exchange; an ACK or CTS owed to
+        // another radio is still sent.
+        if radio.owed.is_some_and(|owed| owed.kind == Kind::Data) {
+            radio.owed = None;
+        }
         let Some(exchange) = radio.exchange.take() else {
             self.refresh(r, now, now);
             return;

@@ -701,13 +701,9 @@ impl SharedChannel {
                 if awaiting.generation != generation {
                     return;
                 }
-                let from = awaiting.from;
-                let receiving_response = r.antenna.lock.is_some_and(|lock| {
-                    self.transmissions
-                        .get(lock.tx)
-                        .is_some_and(|t| t.serial == lock.serial && t.sender == from)
-                });
-                if receiving_response {
+                // A frame being received when the timeout passes may be the response: the
+                // attempt is settled at its end (§10.3.2.9, PHY-RXSTART before the timeout).
+                if r.antenna.lock.is_some() {
                     awaiting.expired = true;
                 } else {
                     self.fail_attempt(radio, now);
