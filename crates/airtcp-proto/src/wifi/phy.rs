@@ -198,6 +198,25 @@ impl Phy {
         }
     }
 
+    /// The data rates the PHY has (802.11b: 1, 2, 5.5, 11 Mbit/s; 802.11g's OFDM rates).
+    pub fn rates(&self) -> &'static [u64] {
+        match self.modulation {
+            Modulation::Dsss(_) => &DSSS_RATES,
+            Modulation::ErpOfdm => &OFDM_RATES,
+            Modulation::Fhss { .. } => &DSSS_RATES[..1],
+        }
+    }
+
+    /// The mandatory rates a control response may use: 1 and 2 Mbit/s on 802.11b, 6, 12 and
+    /// 24 Mbit/s on OFDM (IEEE 802.11-2020 §10.6.6.5.2).
+    pub fn mandatory_rates(&self) -> &'static [u64] {
+        match self.modulation {
+            Modulation::Dsss(_) => &DSSS_RATES[..2],
+            Modulation::ErpOfdm => &OFDM_MANDATORY_BASIC,
+            Modulation::Fhss { .. } => &DSSS_RATES[..1],
+        }
+    }
+
     /// m: the number of times the contention window doubles, CWmax + 1 = 2^m (CWmin + 1).
     pub fn backoff_stages(&self) -> u32 {
         ((self.cw_max + 1) / (self.cw_min + 1)).max(1).ilog2()

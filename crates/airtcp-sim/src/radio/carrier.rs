@@ -49,22 +49,28 @@ impl SharedChannel {
 
     /// Whether a radio's medium is busy at `at`.
     pub(super) fn is_busy(&self, r: u32, at: Instant) -> bool {
-        let radio = &self.radios[r as usize];
-        radio.sending_until.is_some()
-            || radio.antenna.lock.is_some()
-            || radio.awaiting.is_some()
-            || radio.owed.is_some()
-            || radio.nav_until > at
-            || radio.antenna.energy_mw(at, None) >= self.cca_busy_mw
+        self.busy(r, at, true, true)
     }
 
     /// ns-3's view when a frame is queued: its PHY and NAV, not the response it owes.
     pub(super) fn is_busy_ignoring_response(&self, r: u32, at: Instant) -> bool {
+        self.busy(r, at, true, false)
+    }
+
+    pub(super) fn is_busy_ignoring_nav(&self, r: u32, at: Instant) -> bool {
+        self.busy(r, at, false, true)
+    }
+
+    /// Whether radio `r`'s medium is busy at `at`: it sends, receives, awaits a response, or
+    /// hears energy above its CCA threshold; and, as asked, its NAV runs or it owes a
+    /// response.
+    fn busy(&self, r: u32, at: Instant, nav: bool, owed: bool) -> bool {
         let radio = &self.radios[r as usize];
         radio.sending_until.is_some()
             || radio.antenna.lock.is_some()
             || radio.awaiting.is_some()
-            || radio.nav_until > at
+            || (owed && radio.owed.is_some())
+            || (nav && radio.nav_until > at)
             || radio.antenna.energy_mw(at, None) >= self.cca_busy_mw
     }
 
@@ -95,15 +101,6 @@ impl SharedChannel {
             radio.access.idle_since = Some(radio.nav_until.max(now));
             self.schedule_access(r, now);
         }
-    }
-
-    pub(super) fn is_busy_ignoring_nav(&self, r: u32, at: Instant) -> bool {
-        let radio = &self.radios[r as usize];
-        radio.sending_until.is_some()
-            || radio.antenna.lock.is_some()
-            || radio.awaiting.is_some()
-            || radio.owed.is_some()
-            || radio.antenna.energy_mw(at, None) >= self.cca_busy_mw
     }
 
     pub(super) fn schedule_access(&mut self, r: u32, now: Instant) {

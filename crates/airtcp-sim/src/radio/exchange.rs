@@ -367,7 +367,7 @@ impl SharedChannel {
         if !radio.rates.iter().any(|(d, _)| *d == to) {
             let choice = match &part.rate_control {
                 Some(name) => {
-                    let rates = legacy_rates(&part.phy);
+                    let rates = part.phy.rates().to_vec();
                     let infos = rates
                         .iter()
                         .map(|&rate| RateInfo {
@@ -417,11 +417,7 @@ impl SharedChannel {
 /// highest mandatory rate of the PHY not above it, capped at the BSS's basic rate
 /// (§10.6.6.5.2).
 pub(super) fn control_rate(phy: &Phy, rate_bps: u64) -> u64 {
-    let mandatory: &[u64] = match phy.modulation {
-        Modulation::Dsss(_) => &[1_000_000, 2_000_000],
-        Modulation::ErpOfdm => &[6_000_000, 12_000_000, 24_000_000],
-        Modulation::Fhss { .. } => &[1_000_000],
-    };
+    let mandatory = phy.mandatory_rates();
     let highest = mandatory
         .iter()
         .copied()
@@ -429,17 +425,6 @@ pub(super) fn control_rate(phy: &Phy, rate_bps: u64) -> u64 {
         .max()
         .unwrap_or(mandatory[0]);
     highest.min(phy.basic_rate_bps).max(mandatory[0])
-}
-
-/// The rates a rate control chooses among.
-pub(super) fn legacy_rates(phy: &Phy) -> Vec<u64> {
-    match phy.modulation {
-        Modulation::Dsss(_) => vec![1_000_000, 2_000_000, 5_500_000, 11_000_000],
-        _ => vec![
-            6_000_000, 9_000_000, 12_000_000, 18_000_000, 24_000_000, 36_000_000, 48_000_000,
-            54_000_000,
-        ],
-    }
 }
 
 /// ns-3 3.44's `Txop::UpdateFailedCw` after a failed attempt: a station retry count, apart

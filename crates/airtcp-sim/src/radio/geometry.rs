@@ -12,6 +12,7 @@ use rand_distr::{Distribution, Normal};
 use airtcp_proto::wifi::propagation::{dbm_to_mw, SPEED_OF_LIGHT};
 
 use super::config::RadioConfig;
+use super::motion::distance;
 use crate::rng::{stream, StreamId};
 
 /// A radio's signals reach `radio` with gain `gain` (linear; received power = transmitted
@@ -46,13 +47,7 @@ pub fn neighbours(
     for i in 0..placements.len() {
         for j in i + 1..placements.len() {
             let (a, b) = (&placements[i], &placements[j]);
-            let distance = a
-                .position
-                .iter()
-                .zip(&b.position)
-                .map(|(p, q)| (p - q) * (p - q))
-                .sum::<f64>()
-                .sqrt();
+            let distance = distance(a.position, b.position);
             let mean_loss = loss.loss_db(distance, a.position[2] + height, b.position[2] + height)
                 - 2.0 * radio.antenna_gain_db;
             // The strongest either end could receive, shadowing allowed three sigmas.

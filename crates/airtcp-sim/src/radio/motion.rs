@@ -138,7 +138,8 @@ fn interpolate((a, ta): ([f64; 3], f64), (b, tb): ([f64; 3], f64), t: f64) -> [f
     ]
 }
 
-fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
+/// Metres between two points.
+pub(super) fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
     a.iter()
         .zip(&b)
         .map(|(p, q)| (p - q) * (p - q))
