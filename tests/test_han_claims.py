@@ -1,20 +1,23 @@
 """Paper 004's claims judged on synthetic measurements: the RTT and the backbone's capacity,
 which the scenario was set from, are "calibrated" while the calibration holds; variant
 rankings need 95 % intervals apart ("not significant" if they overlap); the hybrid, ours,
-is "beyond the paper" whatever it measures."""
+is "beyond the paper" whatever it measures. Each TCP claim is judged once per lossy wireless
+model (the shared channel, the stand-in), on that model's runs only."""
 
 import pandas as pd
-from airtcp.reproductions.han_mesh import LOSSES, VARIANTS, WINDOWS, claims
-
-LOSSY = LOSSES[1]
+from airtcp.reproductions.han_mesh import JUDGED, PROBED, VARIANTS, WINDOWS, WIRELESS, claims
 
 
 def paths(rtt_ms=192.6, backbone=60.0, meshes=(28.2, 27.9), through=(28.2, 27.3)):
+    """Every probed model measures the same, except the per-hop meshes' capacity, 30."""
     rtts = {1: 0.35, 2: rtt_ms - 0.6, 3: 0.37, 4: rtt_ms - 0.4, 5: rtt_ms}
     capacities = {1: meshes[0], 2: backbone, 3: meshes[1], 4: through[0], 5: through[1]}
+    ideal = {**capacities, 1: 30.0, 3: 30.0, 4: 30.0, 5: 30.0}
     return pd.DataFrame(
-        [{"segment": s, "rtt_avg_ms": rtts[s], "capacity_mbps": capacities[s]} for s in rtts]
-    )
+        [{"wireless": w, "segment": s, "rtt_avg_ms": rtts[s],
+          "capacity_mbps": (capacities if w == "shared channel" else ideal)[s]}
+         for w in PROBED for s in rtts]
+    )  # fmt: skip
 
 
 # Goodput (Mbit/s) and 95 % half-width with 2 MB windows and loss on segments 4 and 5.
@@ -27,38 +30,50 @@ PAPER_LIKE = {
 }
 
 
-def tcp(lossy_2mb=None) -> pd.DataFrame:
-    """Every (segment, variant, loss, window) point: 16 KiB windows 0.65 Mbit/s through the
-    backbone, 22 on the mesh alone; 2 MiB without loss 20 for all; with loss as given."""
-    lossy_2mb = {**PAPER_LIKE, **(lossy_2mb or {})}
+def tcp(lossy_2mb=None, judged=JUDGED) -> pd.DataFrame:
+    """Every (segment, variant, wireless, window) point: 16 KiB windows 0.65 Mbit/s through
+    the backbone, 22 on the mesh alone; 2 MiB ideal 20 for all; with the ``judged`` models'
+    loss as given, with the other lossy model's paper-like."""
     rows = []
     for segment in (1, 4, 5):
         for variant in VARIANTS:
-            for loss in LOSSES:
+            for wireless in WIRELESS:
+                lossy = {**PAPER_LIKE, **(lossy_2mb or {} if wireless in judged else {})}
                 for window in WINDOWS:
                     mean, half = (22.0, 0.05) if segment == 1 else (0.65, 0.01)
                     if window == "2MiB" and segment != 1:
-                        mean, half = lossy_2mb[variant] if loss == LOSSY else (20.0, 0.1)
-                    point = {"segment": segment, "variant": variant, "loss": loss}
+                        mean, half = lossy[variant] if wireless in JUDGED else (20.0, 0.1)
+                    point = {"segment": segment, "variant": variant, "wireless": wireless}
                     rows.append({**point, "window": window, "goodput_mbps": mean,
                                  "ci95_mbps": half})  # fmt: skip
     return pd.DataFrame(rows)
 
 
-def row(start: str, path_frame=None, tcp_frame=None):
+def row(start: str, path_frame=None, tcp_frame=None, wireless="shared channel"):
     rows = claims(paths() if path_frame is None else path_frame,
                   tcp() if tcp_frame is None else tcp_frame)  # fmt: skip
-    (found,) = [r for r in rows if r.claim.startswith(start)]
+    (found,) = [r for r in rows if r.claim.startswith(start)
+                and (r.claim.endswith(f"[{wireless}]") or "[" not in r.claim)]  # fmt: skip
     return found
 
 
 def test_a_paper_like_run():
     rows = claims(paths(), tcp())
+    tcp_verdicts = ["agrees", "agrees", "agrees", "agrees", "beyond the paper"]
     assert [r.verdict for r in rows] == [
-        "calibrated", "calibrated", "agrees", "agrees", "agrees", "agrees", "agrees",
-        "beyond the paper",
+        "calibrated", "calibrated", "agrees", "agrees", *tcp_verdicts, *tcp_verdicts,
     ]  # fmt: skip
     assert all(len(r.why) > 20 for r in rows if r.verdict != "agrees")
+    assert [r.claim.rsplit("[", 1)[-1] for r in rows[4:]] == [
+        f"{w}]" for w in JUDGED for _ in tcp_verdicts
+    ]
+
+
+def test_each_model_is_judged_on_its_own_runs():
+    only_standin = tcp({"westwood": (6.0, 0.5)}, judged=("stand-in",))
+    assert row("Westwood and CUBIC", tcp_frame=only_standin).verdict == "agrees"
+    found = row("Westwood and CUBIC", tcp_frame=only_standin, wireless="stand-in")
+    assert found.verdict == "differs"
 
 
 def test_calibrated_values_are_calibrated_only_while_the_calibration_holds():

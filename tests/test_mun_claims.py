@@ -26,7 +26,7 @@ def test_mbt_is_exact_or_one_step_or_differs():
 
 def test_each_row_says_which_runs_it_judges():
     clean, lossy = mbt_claim(20, 64, 22e6, STEPS, 0.0), mbt_claim(20, 64, 22e6, STEPS, 0.001)
-    assert "no loss (the paper's setup)" in clean.rule and "no loss" in clean.ours
+    assert "no loss added (the paper's setup" in clean.rule and "no loss" in clean.ours
     assert "0.1% random loss" in lossy.rule and "stand-in" in lossy.ours
     # Without loss the reason names this RTT's bandwidth-delay product: 22 Mbit/s x 20 ms.
     assert "= 54 KiB" in clean.why
@@ -60,6 +60,8 @@ def sweep(plateaus: dict[float, dict[int, int]], plan: Plan) -> pd.DataFrame:
                         mun_mbt.LOSS: loss,
                         "tcp.send_buffer": f"{kb}KiB",
                         "flows[0].goodput_bps": 22e6 * min(1.0, kb / knee) * wobble,
+                        "wlans[0].retry_drops": 0,
+                        "wlans[0].delivered_msdus": 50_000,
                         "replication": run,
                         "status": "ok",
                     })  # fmt: skip
@@ -91,6 +93,17 @@ def test_claims_give_one_row_per_rtt_and_loss_setting():
     assert verdicts[(20, "no loss")] == "differs"
     assert verdicts[(5, "loss")] == "partly"
     assert verdicts[(10, "loss")] == "agrees"
+
+
+def test_the_channels_residual_loss_is_counted_from_the_runs_without_added_loss():
+    paper_like = {loss: dict(PAPER_MBT_KB) for loss in LOSSES}
+    runs = sweep(paper_like, FULL)
+    clean = runs[mun_mbt.LOSS] == 0.0
+    runs.loc[clean, "wlans[0].retry_drops"] = 1
+    results = mun_mbt.analyse(runs, FULL, PATH)
+    (falls,) = [r for r in mun_mbt.claims(results, FULL) if r.claim.startswith("The best")]
+    cells = int(clean.sum())
+    assert f"{cells} of {cells * 50_001} MSDUs" in falls.ours
 
 
 def test_a_plateau_at_every_rtt_agrees_without_a_reason_against_it():

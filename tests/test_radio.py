@@ -19,7 +19,7 @@ def resolved(name: str, *overrides: str) -> dict:
 
 def test_scenarios_without_geometry_resolve_as_before():
     # No new key unless used: a run's identity (a hash of this JSON) does not move.
-    for name in ("ryu-upload", "han-mesh", "wlan-saturation"):
+    for name in ("ryu-upload", "han-mesh-per-hop", "wlan-saturation"):
         scenario = resolved(name)
         assert "radio" not in scenario and "positions" not in scenario
         for wlan in scenario["wlans"]:

@@ -123,6 +123,53 @@ replications = 2
     assert {t.seed for t in common.tasks if t.replication == 0} == {common.tasks[0].seed}
 
 
+def test_zip_groups_are_dimensions_and_scenario_names_each_points_base(experiment_file):
+    path = experiment_file(
+        f"""
+[experiment]
+scenario = "{WIRED}"
+[grid]
+"tcp.mss" = [500, 1000]
+[zip]
+"links.0.rate" = ["1Mbps", "2Mbps"]
+"links.0.loss" = [0.0, 0.01]
+[zip.base]
+scenario = ["{WIRED}", "ahn-asymmetric"]
+"simulation.duration" = ["6s", "3s"]
+"""
+    )
+    experiment = load_experiment(path)
+    assert len(experiment.tasks) == 2 * 2 * 2
+    pairs = {(t.params["links.0.rate"], t.params["links.0.loss"]) for t in experiment.tasks}
+    assert pairs == {("1Mbps", 0.0), ("2Mbps", 0.01)}
+    by_base = {t.params["scenario"]: t.scenario for t in experiment.tasks}
+    assert by_base[WIRED]["duration_ns"] == 6_000_000_000
+    assert by_base["ahn-asymmetric"]["duration_ns"] == 3_000_000_000
+    assert by_base["ahn-asymmetric"]["links"] != by_base[WIRED]["links"], "its own base"
+    assert all(t.scenario["links"][0]["a_to_b"]["rate_bps"] in (1e6, 2e6) for t in experiment.tasks)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "fragments"),
+    [
+        ("[grid]", '[zip.base]\nscenario = ["wired-tcp", "ahn-asymmetric"]\n"tcp.mss" = [500]\n'
+         "[grid]", ("zip.base", "same length")),
+        ("[grid]", '[zip.base]\nscenario = ["no-such-scenario"]\n[grid]',
+         ("scenario (point", "no-such-scenario")),
+        ("[grid]", '[zip.base]\n"links.0.delay" = ["1ms"]\n[grid]',
+         ("links.0.delay", "more than one")),
+        ('"links.0.loss"', 'scenario = "wired-tcp"\n"links.0.loss"',
+         ("set.scenario", "[experiment] scenario")),
+    ],
+)  # fmt: skip
+def test_bad_zip_groups_and_scenario_axes(experiment_file, old, new, fragments):
+    path = experiment_file(FAST.replace(old, new, 1))
+    with pytest.raises(ScenarioError) as raised:
+        load_experiment(path)
+    for fragment in (str(path), *fragments):
+        assert fragment in str(raised.value), (fragment, str(raised.value))
+
+
 @pytest.mark.parametrize(
     ("change", "fragments"),
     [

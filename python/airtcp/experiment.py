@@ -22,7 +22,15 @@ timeseries = false                           # keep each run's per-flow time ser
 [zip]                                        # varied together, one dimension of the grid
 "links.0.rate" = ["8kbps", "16kbps", "24kbps"]
 "links.0.ber" = [0, 1e-7, 1e-6]
+
+[zip.channel]                                # a named group: one more dimension of its own
+scenario = ["wired-tcp", "ahn-asymmetric"]   # the key `scenario` names each point's base
+"simulation.duration" = ["20s", "50s"]
 ```
+
+The key ``scenario`` in the grid or a zip group names the base scenario of each point (a
+built-in name, or a path relative to this file) instead of the experiment's; every point's
+flows, WLANs and links are then checked against the metrics of its own shape.
 
 An experiment's identity is a hash of everything that defines its results: each run's
 resolved scenario and seed (so the base scenario, ``set``, the grid, the zip, replications
@@ -134,7 +142,8 @@ class ExperimentFile(BaseModel):
     experiment: Settings
     set: dict[str, Any] = {}
     grid: dict[str, Values] = {}
-    zip: dict[str, Values] = {}
+    # Lists varied together; a table of lists is a further group of its own.
+    zip: dict[str, Values | dict[str, Values]] = {}
 
 
 @dataclass(frozen=True)
@@ -161,7 +170,7 @@ class Experiment:
     settings: Settings
     fixed: dict[str, Any]
     grid: dict[str, list[Any]]
-    zipped: dict[str, list[Any]]
+    zipped: list[dict[str, list[Any]]]
     tasks: list[Task] = field(default_factory=list)
     # A hash of everything that defines the results (see the module's doc).
     identity: str = ""
@@ -180,13 +189,31 @@ def run_id(resolved: dict[str, Any], backend: str = "sim") -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:20]
 
 
-def points(grid: dict[str, list[Any]], zipped: dict[str, list[Any]]) -> list[dict[str, Any]]:
-    """The cartesian product of the grid with the zipped lists as one more dimension."""
-    zip_rows = [
-        dict(zip(zipped, row, strict=True)) for row in zip(*zipped.values(), strict=True)
-    ] or [{}]
+def _named_groups(zipped: dict[str, Any]) -> list[tuple[str, dict[str, list[Any]]]]:
+    """The zip table's groups by their key: its lists as one ("zip"), and each table of
+    lists as another ("zip.NAME")."""
+    plain = {key: value for key, value in zipped.items() if not isinstance(value, dict)}
+    named = [(f"zip.{k}", v) for k, v in zipped.items() if isinstance(v, dict)]
+    return [(where, group) for where, group in [("zip", plain), *named] if group]
+
+
+def zip_groups(zipped: dict[str, Any]) -> list[dict[str, list[Any]]]:
+    """The zip table's groups, each one dimension of the points."""
+    return [group for _, group in _named_groups(zipped)]
+
+
+def points(grid: dict[str, list[Any]], groups: list[dict[str, list[Any]]]) -> list[dict[str, Any]]:
+    """The cartesian product of the grid with each zip group as one more dimension."""
+    dimensions = [
+        [dict(zip(group, row, strict=True)) for row in zip(*group.values(), strict=True)]
+        for group in groups
+    ]
     grid_rows = [dict(zip(grid, combo, strict=True)) for combo in itertools.product(*grid.values())]
-    return [{**g, **z} for g in grid_rows for z in zip_rows]
+    return [
+        {**g, **{k: v for row in rows for k, v in row.items()}}
+        for g in grid_rows
+        for rows in itertools.product(*dimensions)
+    ]
 
 
 def identity(tasks: list[Task]) -> str:
@@ -223,37 +250,48 @@ def _expand(path: Path, text: str, data: dict[str, Any]) -> Experiment:
     except ValidationError as error:
         raise validation_error(source, error, ExperimentFile) from None
     settings = parsed.experiment
-    lengths = {len(v) for v in parsed.zip.values()}
-    if len(lengths) > 1:
+    groups = zip_groups(parsed.zip)
+    for where, group in _named_groups(parsed.zip):
+        lengths = {len(v) for v in group.values()}
+        if len(lengths) > 1:
+            raise ScenarioError(
+                source, where, f"lists must have the same length, got {sorted(lengths)}"
+            )
+    if "scenario" in parsed.set:
         raise ScenarioError(
-            source, "zip", f"lists must have the same length, got {sorted(lengths)}"
+            source,
+            "set.scenario",
+            "the base scenario is [experiment] scenario; vary it in grid or zip",
         )
-    overlap = set(parsed.grid) & set(parsed.zip) | (
-        set(parsed.set) & (set(parsed.grid) | set(parsed.zip))
-    )
+    zipped = [key for group in groups for key in group]
+    overlap = {key for key in zipped if zipped.count(key) > 1}
+    overlap |= set(parsed.grid) & set(zipped) | set(parsed.set) & (set(parsed.grid) | set(zipped))
     if overlap:
         raise ScenarioError(
             source, sorted(overlap)[0], "is set in more than one of set, grid and zip"
         )
-    try:
-        scenario_path = locate(settings.scenario, "scenarios", relative_to=path.parent).resolve()
-    except NotFound as error:
-        raise ScenarioError(source, "experiment.scenario", str(error)) from None
-    _, base = read_toml(scenario_path)
-    experiment = Experiment(
-        path, text, scenario_path, settings, parsed.set, parsed.grid, parsed.zip
-    )
+    scenario_path = _scenario(settings.scenario, path, source, "experiment.scenario")
+    bases = {scenario_path: read_toml(scenario_path)[1]}
+    experiment = Experiment(path, text, scenario_path, settings, parsed.set, parsed.grid, groups)
     shapes: set[tuple[int, int, int]] = set()
-    for index, point in enumerate(points(parsed.grid, parsed.zip)):
-        data = copy.deepcopy(base)
+    for index, point in enumerate(points(parsed.grid, groups)):
         label = ", ".join(f"{k}={v}" for k, v in point.items()) or "base"
+        point_path = scenario_path
+        if "scenario" in point:
+            point_path = _scenario(
+                str(point["scenario"]), path, source, f"scenario (point {label})"
+            )
+            if point_path not in bases:
+                bases[point_path] = read_toml(point_path)[1]
+        data = copy.deepcopy(bases[point_path])
         try:
             for key, value in {**parsed.set, **point}.items():
-                set_key(data, key, value)
+                if key != "scenario":
+                    set_key(data, key, value)
         except ValueError as error:
             raise ScenarioError(source, "", f"point {label}: {error}") from None
         try:
-            point_resolved = resolve_checked(parse(data, str(scenario_path)), str(scenario_path))
+            point_resolved = resolve_checked(parse(data, str(point_path)), str(point_path))
         except ScenarioError as error:
             raise ScenarioError(source, error.key, f"{error.message} (point {label})") from None
         shape = tuple(len(point_resolved[k]) for k in ("flows", "wlans", "links"))
@@ -286,6 +324,14 @@ def _expand(path: Path, text: str, data: dict[str, Any]) -> Experiment:
             )
     experiment.identity = identity(experiment.tasks)
     return experiment
+
+
+def _scenario(name: str, path: Path, source: str, key: str) -> Path:
+    """The scenario file ``name`` means in the experiment at ``path``."""
+    try:
+        return locate(name, "scenarios", relative_to=path.parent).resolve()
+    except NotFound as error:
+        raise ScenarioError(source, key, str(error)) from None
 
 
 def _has(template: dict[str, Any], metric: str) -> bool:
