@@ -2,6 +2,7 @@
 job's engine), `airtcp reproduce park-local-ack --quick` and `airtcp reproduce ahn-dar --quick`,
 from any directory."""
 
+import math
 import re
 from html import escape as html_escape
 
@@ -40,9 +41,21 @@ def test_quick_reproduction_of_paper_000(tmp_path):
     result = airtcp("reproduce", "ryu-ack-priority", "--quick", "--out", str(out), "-q")
     assert result.returncode == 0, result.stderr
     assert "report:" in result.stdout
-    claims_shown(out, result, 8)
+    claims_shown(out, result, 10)
     claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
     assert claims["rule"].str.startswith(("agrees if", "beyond the paper")).all()
+    # The hidden-stations sweep beside the paper's: every point run, both its claims shown.
+    hidden = pd.read_csv(out / "hidden.csv")
+    plan = ryu_ack_priority.QUICK.hidden
+    assert len(hidden) == 2 * 2 * len(plan.flows)
+    assert (hidden["runs"] == plan.replications).all()
+    assert set(hidden["agent"]) == {"dcf", "ack_priority"} and set(hidden["rts_cts"]) == {0, 1}
+    assert (claims.tail(2)["verdict"] == "beyond the paper").all()
+    assert claims.tail(2)["ours"].str.contains("apart at").all()
+    used = pd.read_csv(out / "hidden-settings.csv").set_index("setting")
+    assert used.loc["wlan.layout", "value"] == "circle, radius 40 m"
+    assert used.loc["radio.preamble_threshold", "value"] == "-82 dBm"
+    assert "hidden from each other" in used.loc["wlan.layout", "why"]
     html = (out / "report.html").read_text()
     aggregates = pd.read_csv(out / "aggregates.csv")
     assert set(aggregates["agent"]) == {
@@ -53,14 +66,16 @@ def test_quick_reproduction_of_paper_000(tmp_path):
         "adaptive",
     }
     assert (aggregates["runs"] == 5).all()
-    assert int(re.search(r'data-figures="(\d+)"', html).group(1)) == 5
+    assert int(re.search(r'data-figures="(\d+)"', html).group(1)) == 6
     settings = pd.read_csv(out / "settings.csv").set_index("setting")
     assert settings.loc["wlan.msdu_lifetime", "value"] == "off"
     assert settings.loc["tcp.mss", "value"] == "1024"
     assert settings["why"].str.len().min() > 10
     assert "MAC and TCP settings of every run" in html
     again = airtcp("reproduce", "ryu-ack-priority", "--quick", "--out", str(out))
-    assert again.returncode == 0 and "resuming: 275 of 275" in again.stderr
+    # Both sweeps ran as one: 275 runs of the paper's setup, the hidden stations' beside.
+    runs = 275 + len(hidden) * plan.replications
+    assert again.returncode == 0 and f"resuming: {runs} of {runs}" in again.stderr
 
 
 def test_unknown_reproduction_is_one_line():
@@ -79,6 +94,23 @@ def test_settings_change_every_point_of_a_reproduction(tmp_path):
     assert all(t.scenario["wlans"][0]["msdu_lifetime_ns"] == 524_288_000 for t in tasks)
     shown = ryu_ack_priority.effective_settings(standard).set_index("setting")
     assert shown.loc["wlan.msdu_lifetime", "value"] == "524.288 ms"
+
+
+def test_the_hidden_stations_sweep_takes_the_settings_geometry_runs(tmp_path):
+    plan = ryu_ack_priority.QUICK
+    sweeps = ryu_ack_priority.more_experiments(plan, {"wlan.queue": 50})
+    path = tmp_path / "experiment.toml"
+    path.write_text(sweeps["hidden"])
+    tasks = load(path).tasks
+    assert len(tasks) == 2 * 2 * len(plan.hidden.flows) * plan.hidden.replications
+    assert {t.scenario["wlans"][0]["rts_threshold"] for t in tasks} == {None, 0}
+    for task in tasks:
+        assert task.scenario["wlans"][0]["queue_packets"] == 50
+        ap, *stations = task.scenario["positions"]
+        assert (ap["x"], ap["y"]) == (0.0, 0.0)
+        assert all(abs(math.hypot(p["x"], p["y"]) - 40.0) < 1e-9 for p in stations)
+    # A setting a WLAN with geometry does not run leaves the sweep out; the report says why.
+    assert ryu_ack_priority.more_experiments(plan, {"wlan.msdu_lifetime": "512TU"}) == {}
 
 
 def test_a_bad_reproduction_setting_is_one_line(tmp_path):

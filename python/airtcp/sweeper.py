@@ -251,22 +251,46 @@ def run_experiment(
 ) -> SweepOutcome:
     """Runs the experiment's missing runs into ``out``; safe to call again to resume. An
     OutputError, before anything is written, if ``out`` holds another experiment's runs."""
-    store = ResultStore(out)
-    store.claim(experiment.identity)
-    atomic_write(store.out / "experiment.toml", experiment.text.encode())
-    atomic_write(store.out / "scenario.toml", experiment.scenario_path.read_bytes())
-    done = store.done(include_failed=not retry_failed)
-    todo = [t for t in experiment.tasks if t.run_id not in done]
-    unique: dict[str, Task] = {}
-    for task in todo:
-        unique.setdefault(task.run_id, task)
-    todo = list(unique.values())
-    all_ids = {t.run_id for t in experiment.tasks}
-    outcome = SweepOutcome(total=len(all_ids), skipped=len(done & all_ids), completed=0, failed=0)
+    return run_experiments(
+        [(experiment, out)], jobs, dask, threads, retry_failed, on_start, on_record
+    )
+
+
+def run_experiments(
+    sweeps: list[tuple[Experiment, str | Path]],
+    jobs: int | None = None,
+    dask: str | None = None,
+    threads: bool = False,
+    retry_failed: bool = False,
+    on_start: Callable[[int, int], None] | None = None,
+    on_record: Progress | None = None,
+) -> SweepOutcome:
+    """Runs the missing runs of several experiments, each into its own directory, as one
+    sweep: one set of workers, one count of runs (a reproduction's sweeps of two setups).
+    The directories are claimed in order, each refused as `run_experiment` refuses one."""
+    owners: dict[str, ResultStore] = {}
+    claimed: list[tuple[ResultStore, set[str]]] = []
+    todo: list[Task] = []
+    total = skipped = 0
+    for experiment, out in sweeps:
+        store = ResultStore(out)
+        store.claim(experiment.identity)
+        atomic_write(store.out / "experiment.toml", experiment.text.encode())
+        atomic_write(store.out / "scenario.toml", experiment.scenario_path.read_bytes())
+        done = store.done(include_failed=not retry_failed)
+        all_ids = {t.run_id for t in experiment.tasks}
+        for task in experiment.tasks:
+            if task.run_id not in done and task.run_id not in owners:
+                owners[task.run_id] = store
+                todo.append(task)
+        claimed.append((store, all_ids))
+        total += len(all_ids)
+        skipped += len(done & all_ids)
+    outcome = SweepOutcome(total=total, skipped=skipped, completed=0, failed=0)
     if on_start:
         on_start(outcome.total, outcome.skipped)
     jobs = jobs or os.cpu_count() or 1
-    if experiment.settings.backend == "emu":
+    if any(experiment.settings.backend == "emu" for experiment, _ in sweeps):
         # Real time on this machine's kernels: one run at a time, in this thread, so that
         # Ctrl-C reaches the run and it removes its namespaces.
         if dask:
@@ -287,7 +311,7 @@ def run_experiment(
     try:
         with terminate_as_interrupt():
             for record in source:
-                if store.save(record, replace_failed=retry_failed):
+                if owners[record["row"]["run_id"]].save(record, replace_failed=retry_failed):
                     outcome.completed += 1
                     if record["row"]["status"] != "ok":
                         outcome.failed += 1
@@ -297,6 +321,7 @@ def run_experiment(
         outcome.interrupted = signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT
         source.close()
     finally:
-        store.write_parquet()
-    outcome.failed_total = store.failed(all_ids)
+        for store, _ in claimed:
+            store.write_parquet()
+    outcome.failed_total = sum(store.failed(ids) for store, ids in claimed)
     return outcome

@@ -1,6 +1,7 @@
 //! The settings a run actually uses, defaults applied: each WLAN's PHY timing, MAC limits
 //! and agent, each TCP flow's configuration, each link direction, each mobile's handoff
-//! procedure and each placed agent's settings. Reproductions print them so that every
+//! procedure and each placed agent's settings; with WLANs with geometry, the radio settings
+//! (`radio::config`) and each WLAN node's position. Reproductions print them so that every
 //! value behind a figure is stated, not only the ones a scenario file sets.
 
 use serde_json::{json, Value};
@@ -9,6 +10,7 @@ use crate::config::{
     AgentConfig, AppConfig, ConfigError, DirectionConfig, FastRecoveryConfig, Scenario,
 };
 use crate::mobility::{CellPath, MobileConfig};
+use crate::radio::validate::ChannelPlan;
 
 /// The effective settings of a validated scenario, as JSON.
 pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
@@ -81,10 +83,17 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
             entry
         })
         .collect::<Vec<_>>();
-    Ok(
-        json!({"wlans": wlans, "flows": flows, "links": links, "mobiles": mobiles,
-              "agents": agents}),
-    )
+    let mut settings = json!({"wlans": wlans, "flows": flows, "links": links,
+                              "mobiles": mobiles, "agents": agents});
+    if !ChannelPlan::of(scenario).shared.is_empty() {
+        settings["radio"] = json!(scenario.radio);
+        let positions = scenario.positions.iter().map(|p| {
+            json!({"node": names[p.node], "x_m": p.x, "y_m": p.y, "z_m": p.z,
+                   "tx_power_dbm": p.tx_power_dbm.unwrap_or(scenario.radio.tx_power_dbm)})
+        });
+        settings["positions"] = json!(positions.collect::<Vec<_>>());
+    }
+    Ok(settings)
 }
 
 fn direction(from: &str, to: &str, d: &DirectionConfig) -> Value {

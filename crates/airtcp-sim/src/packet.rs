@@ -38,7 +38,8 @@ pub fn address_node(addr: [u8; 4]) -> Option<usize> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use airtcp_proto::wire::{Ipv4Repr, TransportRepr, UdpRepr};
+    use airtcp_proto::wire::{Ipv4Repr, TcpFlags, TcpRepr, TransportRepr, UdpRepr};
+    use airtcp_proto::SeqNumber;
 
     pub fn udp_packet(payload_len: u32) -> Packet {
         Packet {
@@ -56,6 +57,36 @@ pub(crate) mod tests {
                 }),
             },
         }
+    }
+
+    /// A TCP segment from node 0 to node 1 with these flags and payload.
+    pub fn tcp_packet(flags: TcpFlags, payload_len: u32) -> Packet {
+        let mut packet = udp_packet(0);
+        packet.repr.transport = TransportRepr::Tcp(TcpRepr {
+            src_port: 5001,
+            dst_port: 1024,
+            seq: SeqNumber(1),
+            ack: SeqNumber(1),
+            flags,
+            window: 100,
+            mss: None,
+            window_scale: None,
+            sack_permitted: false,
+            sack: Default::default(),
+            timestamps: None,
+            compaction: None,
+            payload_len,
+        });
+        packet
+    }
+
+    /// A pure TCP ACK: the ACK flag alone, no payload.
+    pub fn pure_ack() -> Packet {
+        let ack = TcpFlags {
+            ack: true,
+            ..TcpFlags::default()
+        };
+        tcp_packet(ack, 0)
     }
 
     #[test]

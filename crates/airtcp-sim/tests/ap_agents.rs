@@ -58,14 +58,7 @@ fn txop_bursts_never_exceed_the_limit() {
 fn aggregation_sends_one_mac_frame_for_k_acks() {
     let agent = json!({"kind": "ack_aggregation", "max_aggregate": 4});
     let w = run(&upload(20, Some(agent), 3, 20)).summary.wlans[0].clone();
-    let c = &w.counters;
-    assert!(c.aggregates > 100, "{} aggregates", c.aggregates);
-    assert!(c.aggregated_msdus <= 4 * c.aggregates && c.aggregated_msdus >= 2 * c.aggregates);
-    // Each aggregate is one successful MAC frame carrying several MSDUs.
-    assert_eq!(
-        c.delivered_msdus - c.successes,
-        c.aggregated_msdus - c.aggregates
-    );
+    common::assert_aggregated(&w.counters, 4);
 }
 
 #[test]

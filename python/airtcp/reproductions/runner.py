@@ -2,7 +2,10 @@
 file, runs (or resumes) the runs into the output directory, which takes the file, and writes
 the report unless interrupted. A reproduction module gives NAME, SCENARIO, the QUICK and FULL
 plans, ``experiment_toml(plan, scenario, settings)`` and
-``write_report(out, plan_name, settings)``."""
+``write_report(out, plan_name, settings)``; one with sweeps of another setup beside the main
+one also gives ``more_experiments(plan, settings)``, their experiment files by the
+subdirectory of the output directory each runs into: all run as one sweep, each experiment's
+runs stored in its own directory."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ..experiment import from_text as experiment_from_text
-from ..sweeper import SweepOutcome, run_experiment
+from ..sweeper import SweepOutcome, run_experiments
 
 
 def reproduce(
@@ -31,9 +34,13 @@ def reproduce(
     ``settings`` change the scenario at every point (``--set`` of `airtcp reproduce`);
     ``kernel`` also runs a reproduction that can (``KERNEL_AGENTS``) over the kernel."""
     plan = reproduction.QUICK if quick else reproduction.FULL
-    text = reproduction.experiment_toml(plan, reproduction.SCENARIO, settings)
-    experiment = experiment_from_text(text, out / "experiment.toml")
-    outcome = run_experiment(experiment, out, jobs, dask, on_start=on_start, on_record=on_record)
+    texts = {out: reproduction.experiment_toml(plan, reproduction.SCENARIO, settings)}
+    more = getattr(reproduction, "more_experiments", None)
+    if more is not None:
+        texts.update({out / name: text for name, text in more(plan, settings).items()})
+    sweeps = [(experiment_from_text(text, where / "experiment.toml"), where)
+              for where, text in texts.items()]  # fmt: skip
+    outcome = run_experiments(sweeps, jobs, dask, on_start=on_start, on_record=on_record)
     if outcome.interrupted:
         return outcome, None, None
     plan_name = "quick" if quick else "full"

@@ -5,11 +5,13 @@ Setup (§3.1): 802.11b without RTS/CTS, 1024-byte TCP segments, N stations each 
 its own wired server behind one wired node, wired links 100 Mbit/s and 5 ms, 100 s, goodput
 measured from 20 s to 100 s. Figures: Fig 4, optimal contenders vs packet length (Bianchi's
 model); Fig 5, goodput vs flows; Fig 2 and 6, distribution of the number of contending
-stations. Every policy of the paper runs, plus `adaptive` (its future work).
+stations. Every policy of the paper runs, plus `adaptive` (its future work). Beside it, the
+same setup with hidden stations, RTS/CTS off and on (`ryu_hidden`, beyond the paper).
 """
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from dataclasses import dataclass
@@ -24,6 +26,8 @@ from .. import _core
 from ..reporting import _png, _table_html, confidence_interval
 from ..resolve import user_leaf
 from ..results import ResultStore
+from ..scenario import ScenarioError
+from . import ryu_hidden
 from .claims import Claim, interval, order, section_html, verdict
 from .claims import table as claims_table
 from .page import finished, set_lines, shown
@@ -41,11 +45,22 @@ class Plan:
     replications: int
     duration_s: int
     measure_from_s: int
+    hidden: ryu_hidden.HiddenPlan
 
 
-FULL = Plan(flows=list(range(1, 41)), replications=10, duration_s=100, measure_from_s=20)
+FULL = Plan(
+    flows=list(range(1, 41)),
+    replications=10,
+    duration_s=100,
+    measure_from_s=20,
+    hidden=ryu_hidden.FULL,
+)
 QUICK = Plan(
-    flows=[1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 40], replications=5, duration_s=50, measure_from_s=10
+    flows=[1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 40],
+    replications=5,
+    duration_s=50,
+    measure_from_s=10,
+    hidden=ryu_hidden.QUICK,
 )
 
 
@@ -70,6 +85,23 @@ metrics = ["aggregate_goodput_bps", "jain_fairness", "wlans[0].collision_probabi
 "wlan.agent" = {json.dumps(list(AGENTS))}
 "wlan.stations" = {json.dumps(plan.flows)}
 """
+
+
+def more_experiments(plan: Plan, settings: dict[str, Any] | None = None) -> dict[str, str]:
+    """The hidden-stations sweep (`ryu_hidden`), by its subdirectory; none if ``settings``
+    ask for what a WLAN with geometry does not run (the report says so)."""
+    if _hidden_refusal(settings) is not None:
+        return {}
+    text = ryu_hidden.experiment_toml(NAME, plan.hidden, SCENARIO, settings)
+    return {ryu_hidden.SUBDIRECTORY: text}
+
+
+def _hidden_refusal(settings: dict[str, Any] | None) -> str | None:
+    try:
+        ryu_hidden.effective(SCENARIO, settings)
+    except ScenarioError as error:
+        return str(error)
+    return None
 
 
 # Why each effective setting has its value (the paper's §3.1 where it says, else the
@@ -566,6 +598,9 @@ def write_report(
     chosen = [n for n in (10, 20, 40) if n in available]
     distributions = {n: _contender_distributions(store, ok, n) for n in chosen}
     table = claims(goodput, contenders, optimum, distributions)
+    plan = QUICK if plan_name == "quick" else FULL
+    hidden = _hidden_part(out, plan.hidden, settings)
+    table = pd.concat([table, claims_table(ryu_hidden.claims(hidden.table))], ignore_index=True)
     figures = [
         ("Fig 4", fig4),
         ("Fig 5", _figure_5(goodput)),
@@ -581,7 +616,7 @@ def write_report(
             _figure_metric(collisions, "collision probability", "Collision probability vs flows"),
         ),
     ]
-    figures = [f for f in figures if f]
+    figures = [f for f in [*figures, hidden.figure] if f]
     aggregates = goodput.rename(columns={"mean": "goodput_bps mean", "ci95": "goodput_bps ci95"})
     aggregates["mean contenders"] = contenders["mean"].to_numpy()
     aggregates["collision probability"] = collisions["mean"].to_numpy()
@@ -598,8 +633,53 @@ def write_report(
         ("The paper's claims and ours", section_html(table)),
         ("MAC and TCP settings of every run", _table_html(used)),
         ("Goodput, contenders and collisions per point", _table_html(aggregates)),
+        ("Beyond the paper: hidden stations", hidden.html),
     ]
     heading = f"Paper 000: TCP-ACK policies at the AP ({plan_name} run)"
-    tables = {"aggregates.csv": aggregates, "claims.csv": table, "settings.csv": used}
+    tables = {"aggregates.csv": aggregates, "claims.csv": table, "settings.csv": used,
+              **hidden.tables}  # fmt: skip
     target = write_report_page(out, NAME, heading, intro, sections, figures, runs, tables)
     return target, table
+
+
+@dataclass(frozen=True)
+class HiddenPart:
+    """The hidden-stations sweep as the report shows it: its aggregates (empty if it did not
+    run), its section, its figure and its CSV files."""
+
+    table: pd.DataFrame
+    html: str
+    figure: tuple[str, str] | None
+    tables: dict[str, pd.DataFrame]
+
+
+def _hidden_part(out: Path, plan: ryu_hidden.HiddenPlan,
+                 settings: dict[str, Any] | None) -> HiddenPart:  # fmt: skip
+    where = out / ryu_hidden.SUBDIRECTORY
+    refusal = _hidden_refusal(settings)
+    frame = ResultStore(where).frame() if (where / "runs").is_dir() else pd.DataFrame()
+    ok = frame[frame["status"] == "ok"] if len(frame) else frame
+    if refusal is not None or ok.empty:
+        why = refusal or f"no runs in {where}"
+        return HiddenPart(pd.DataFrame(), f"<p>Not run: {html.escape(why)}</p>", None, {})
+    table = ryu_hidden.aggregates(ok)
+    used = ryu_hidden.settings_table(ryu_hidden.effective(SCENARIO, settings), plan)
+    runs = frame[["run_id", "wlan.agent", "wlan.rts_threshold", "wlan.stations", "replication",
+                  "seed", "status"]]  # fmt: skip
+    text = (where / "experiment.toml").read_text()
+    body = (
+        f"<p>The paper's Fig 5 setup with the stations on a circle of {ryu_hidden.RADIUS_M:g} "
+        "m around the AP: those across it cannot hear each other, all hear the AP "
+        "(docs/radio.md). DCF and ack_priority, RTS/CTS off and on; "
+        f"{len(ok)} runs ok, {len(frame) - len(ok)} failed, in {html.escape(str(where))}. "
+        "Goodput in bit/s, Jain's fairness index over the flows, collision probability "
+        "(failed attempts over attempts); each with its 95 % half-width.</p>"
+        + _table_html(table)
+        + "<h3>Settings these runs add</h3>"
+        + _table_html(used)
+        + f"<h3>Experiment</h3><pre>{html.escape(text)}</pre>"
+        + "<h3>Runs and seeds</h3>"
+        + _table_html(runs)
+    )
+    figure = ("hidden stations", ryu_hidden.figure(table))
+    return HiddenPart(table, body, figure, {"hidden.csv": table, "hidden-settings.csv": used})

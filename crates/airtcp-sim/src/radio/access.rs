@@ -13,12 +13,16 @@
 //! 3.44's (`ns3_eifs_ack_ns`) runs from the end of the frame received in error rather than
 //! from when the medium falls idle after it, so a busy medium after the error (another
 //! signal still on the air) counts towards it, with one EstimatedAckTxTime for every PPDU.
+//!
+//! At an AP whose agent plans its accesses, the backoff may be set to no slots by the plan,
+//! and the idle and busy periods are recorded for the agent (`planning::Perception`).
 
 use airtcp_proto::wifi::Phy;
 use airtcp_proto::Instant;
 use rand::Rng;
 use std::time::Duration;
 
+use super::planning::Perception;
 use crate::rng::Stream;
 
 #[derive(Debug)]
@@ -40,6 +44,10 @@ pub struct Access {
     pub generation: u32,
     /// When the pending access event fires.
     pub scheduled: Option<Instant>,
+    /// The pending backoff was set to 0 by an AP's access plan, not drawn.
+    pub zero_backoff: bool,
+    /// At a planning AP: what the radio perceives of the channel, for its agent.
+    pub perceived: Option<Perception>,
     rng: Stream,
 }
 
@@ -54,6 +62,8 @@ impl Access {
             ns3_eifs_ack_ns: None,
             generation: 0,
             scheduled: None,
+            zero_backoff: false,
+            perceived: None,
             rng,
         }
     }
@@ -78,11 +88,36 @@ impl Access {
     pub fn reception_failed(&mut self, at: Instant, rate_bps: u64) {
         self.eifs_after = Some(rate_bps);
         self.error_end = at;
+        self.reception_lost();
+    }
+
+    /// A frame the PHY was receiving was lost (in error, to a second preamble, or to a
+    /// stronger frame it captured instead): a planning AP's agent hears of it.
+    pub fn reception_lost(&mut self) {
+        if let Some(perception) = &mut self.perceived {
+            perception.frame_failed();
+        }
     }
 
     /// Draws a backoff in [0, CW].
     pub fn draw(&mut self) {
         self.backoff = Some(self.rng.random_range(0..=self.cw));
+        self.zero_backoff = false;
+    }
+
+    /// A backoff of no slots, as an AP's access plan sets it (paper 000 §2.2 (c)): the radio
+    /// transmits once its IFS has passed.
+    pub fn zero(&mut self) {
+        self.backoff = Some(0);
+        self.zero_backoff = true;
+    }
+
+    /// The radio's own access ends its idle period at `at`.
+    pub fn seize(&mut self, at: Instant, phy: &Phy) {
+        let since = self.idle_since.take();
+        if let (Some(since), Some(perception)) = (since, &mut self.perceived) {
+            perception.idle_ended(since, at, true, phy);
+        }
     }
 
     /// The medium fell busy at `at`: the backoff keeps the slots not yet counted, and the
@@ -91,6 +126,9 @@ impl Access {
         let Some(since) = self.idle_since.take() else {
             return;
         };
+        if let Some(perception) = &mut self.perceived {
+            perception.idle_ended(since, at, false, phy);
+        }
         let counting_from = self.counting_from(since, phy);
         if let (Some(left), true) = (self.backoff, at > counting_from) {
             let elapsed = (at - counting_from).as_nanos() as u64;

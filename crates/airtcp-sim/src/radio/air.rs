@@ -16,7 +16,7 @@ impl SharedChannel {
         wlan: u32,
         (bytes, rate_bps): (u32, u64),
         duration_ns: u64,
-        packet: Option<(Packet, u16, bool, u32)>,
+        packet: Option<Msdus>,
         now: Instant,
         out: &mut RadioActions,
     ) {
@@ -113,6 +113,7 @@ impl SharedChannel {
                         radio.antenna.lock = Some(arrival);
                         let wlan = self.transmissions.get(arrival.tx).expect("on the air").wlan;
                         self.wlans[wlan as usize].radio_counters.captures += 1;
+                        radio.access.reception_lost();
                     }
                 }
             }
@@ -120,6 +121,7 @@ impl SharedChannel {
         if lost_lock {
             // Two preambles missed together: a response awaited past its timeout is not
             // coming.
+            self.radios[q as usize].access.reception_lost();
             self.response_failed(q, now);
         }
         let sensed = arrival.start + Duration::from_nanos(self.cca_time_ns);
@@ -208,6 +210,9 @@ impl SharedChannel {
             let frame = self.air_frame(&t, now, at_receiver);
             out.air.push((self.wlans[t.wlan as usize].bss, frame));
         }
+        if let Some(slot) = t.packet.and_then(|msdus| msdus.more) {
+            self.aggregates.take(slot);
+        }
     }
 
     /// Frame `t`, which ended at `end`, as a monitor by its receiver captured it: bad unless
@@ -228,14 +233,16 @@ impl SharedChannel {
             Kind::Cts => AirBody::Cts,
             Kind::Ack => AirBody::Ack,
             Kind::Data => {
-                let (packet, sequence, retry, _) = t.packet.expect("data frames carry one");
+                let msdus = t.packet.expect("data frames carry one");
+                let more = msdus.more.and_then(|slot| self.aggregates.get(slot));
+                let others = more.into_iter().flatten().map(|&(packet, _)| packet);
                 let ap = self.interfaces[part.first_interface as usize].radio;
                 AirBody::Data {
                     transmitter: node(t.sender),
                     ap: node(ap),
-                    retry,
-                    sequence,
-                    msdus: vec![packet],
+                    retry: msdus.retry,
+                    sequence: msdus.sequence,
+                    msdus: std::iter::once(msdus.packet).chain(others).collect(),
                 }
             }
         };

@@ -12,7 +12,7 @@ impl SharedChannel {
         access.scheduled = None;
         access.backoff = None;
         if self.head_interface(radio).is_some() {
-            self.radios[radio as usize].access.idle_since = None;
+            self.radios[radio as usize].access.seize(now, &self.phy);
             self.start_exchange(radio, now, out);
         } else {
             // A post-backoff ran out with nothing to send; the medium stays idle since
@@ -36,13 +36,17 @@ impl SharedChannel {
         }
     }
 
-    /// The interface whose head frame a radio sends next: the earliest queued.
+    /// The interface whose head frame a radio sends next: the earliest queued (of the queue a
+    /// planning AP's plan serves).
     pub(super) fn head_interface(&self, radio: u32) -> Option<u32> {
         self.radios[radio as usize]
             .interfaces
             .iter()
             .copied()
-            .filter_map(|i| Some((self.interfaces[i as usize].queues[0].front()?.queued_at, i)))
+            .filter_map(|i| {
+                let queue = &self.interfaces[i as usize].queues[self.serving(i)];
+                Some((queue.front()?.queued_at, i))
+            })
             .min()
             .map(|(_, i)| i)
     }

@@ -11,7 +11,7 @@
 //! `SimpleFrameCaptureModel` margin is 5 dB), propagation at the speed of light
 //! (`ConstantSpeedPropagationDelayModel`).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use airtcp_proto::wifi::propagation::PathLoss;
 
@@ -35,7 +35,7 @@ pub struct NodePosition {
 }
 
 /// The deterministic path loss (`airtcp_proto::wifi::propagation`).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PropagationConfig {
     LogDistance {
@@ -108,7 +108,7 @@ impl PropagationConfig {
 }
 
 /// Per-frame fading of the received power on top of path loss and shadowing.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
 pub enum FadingConfig {
     #[default]
@@ -120,7 +120,7 @@ pub enum FadingConfig {
     Nakagami { m: f64 },
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RadioConfig {
     #[serde(default)]
@@ -185,7 +185,7 @@ pub struct RadioConfig {
 
 /// Where ns-3 3.44's channel access (`ChannelAccessManager`, `Txop`) departs from the
 /// DCF of IEEE 802.11-2016/2020, for comparisons with it.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum DcfModel {
     /// EIFS from when the medium falls idle after a frame received in error (§10.3.2.3.7);

@@ -2,44 +2,30 @@
 //! an exchange opens with DATA or RTS at the rate its destination's rate choice gives, the
 //! addressee answers with ACK or CTS (a CTS only while its NAV is clear), the sender
 //! succeeds on the response or fails at its timeout, retrying on the short or long counter;
-//! control frames at the highest mandatory rate not above the data frame's (§10.6.6.5.2).
+//! control frames at the highest mandatory rate not above the data frame's (§10.6.6.5.2). A
+//! planning AP's exchange may carry an A-MSDU or continue a TXOP (`planning`).
 
 use super::*;
+use crate::wlan::ap_plan::payload_bytes;
 
 impl SharedChannel {
-    /// The radio's backoff ended: it sends its head frame, or the RTS for it.
+    /// The radio's backoff ended: it sends its head frame (a planning AP, what its plan
+    /// says), or the RTS for it.
     pub(super) fn start_exchange(&mut self, r: u32, now: Instant, out: &mut RadioActions) {
         let i = self.head_interface(r).expect("a frame is queued");
-        let interface = &self.interfaces[i as usize];
-        let frame = *interface.queues[0].front().expect("head frame");
-        let w = interface.wlan;
-        let to =
-            self.interfaces[(self.wlans[w as usize].first_interface + frame.to) as usize].radio;
-        let attempt = self.radios[r as usize].short_retries + self.radios[r as usize].long_retries;
-        let (rate_bps, rate_index) =
-            self.pick_rate(r, to, w, interface.mac, frame.to, now, attempt);
-        let stats = &mut self.interfaces[i as usize].stats;
-        stats.attempts += 1;
-        stats.rate_sum_bps += rate_bps as f64;
+        let (queue, msdus, txop) = self.access_selection(i, now);
+        let (exchange, bytes) = self.open_exchange(r, i, (queue, msdus), now);
+        let w = self.interfaces[i as usize].wlan;
+        self.interfaces[i as usize]
+            .stats
+            .count_attempt(exchange.rate_bps);
         let part = &mut self.wlans[w as usize];
         part.counters.attempts += 1;
-        let bytes = part.phy.mac_overhead_bytes + frame.msdu_bytes();
-        let rts = part
-            .params
-            .rts_threshold
-            .is_some_and(|threshold| bytes > threshold);
         let phy = &part.phy;
-        let control = control_rate(phy, rate_bps);
+        let control = control_rate(phy, exchange.rate_bps);
         let ack_ns = phy.airtime_ns(FRAME_ACK_BYTES, control);
-        self.radios[r as usize].exchange = Some(Exchange {
-            interface: i,
-            to,
-            rate_bps,
-            rate_index,
-            rts,
-            cts_received: false,
-            collided: false,
-        });
+        let (rts, to, rate_bps) = (exchange.rts, exchange.to, exchange.rate_bps);
+        self.radios[r as usize].exchange = Some(Exchange { txop, ..exchange });
         if rts {
             let data_ns = phy.airtime_ns(bytes, rate_bps);
             let cts_ns = phy.airtime_ns(FRAME_CTS_BYTES, control);
@@ -60,20 +46,78 @@ impl SharedChannel {
         }
     }
 
+    /// An exchange of radio `r` for the `msdus` frames at the head of queue `queue` of
+    /// interface `i`, at the rate its destination's rate choice gives now, with an RTS if
+    /// the data frame is longer than the threshold; and the data frame's bytes.
+    pub(super) fn open_exchange(
+        &mut self,
+        r: u32,
+        i: u32,
+        (queue, msdus): (usize, usize),
+        now: Instant,
+    ) -> (Exchange, u32) {
+        let interface = &self.interfaces[i as usize];
+        let frames = &interface.queues[queue];
+        let frame = *frames.front().expect("head frame");
+        let w = interface.wlan;
+        let to =
+            self.interfaces[(self.wlans[w as usize].first_interface + frame.to) as usize].radio;
+        let attempt = self.radios[r as usize].short_retries + self.radios[r as usize].long_retries;
+        let part = &self.wlans[w as usize];
+        let bytes = part.phy.mac_overhead_bytes + payload_bytes(frames.iter().take(msdus));
+        let long = part
+            .params
+            .rts_threshold
+            .is_some_and(|threshold| bytes > threshold);
+        let mac = interface.mac;
+        let (rate_bps, rate_index) = self.pick_rate(r, to, w, mac, frame.to, now, attempt);
+        let exchange = Exchange {
+            interface: i,
+            queue,
+            msdus,
+            to,
+            rate_bps,
+            rate_index,
+            rts: long,
+            long,
+            cts_received: false,
+            collided: false,
+            txop: None,
+            continues_txop: false,
+        };
+        (exchange, bytes)
+    }
+
     /// Sends the data frame of the radio's exchange.
     pub(super) fn send_data(&mut self, r: u32, now: Instant, out: &mut RadioActions) {
         let exchange = self.radios[r as usize].exchange.expect("an exchange");
         let interface = &mut self.interfaces[exchange.interface as usize];
-        let frame = interface.queues[0].front_mut().expect("head frame");
-        let retry = frame.transmitted;
-        frame.transmitted = true;
-        let frame = *frame;
+        let frames = &mut interface.queues[exchange.queue];
+        let head = frames.front_mut().expect("head frame");
+        let retry = head.transmitted;
+        head.transmitted = true;
+        let frame = *head;
+        let carried = frames.iter().take(exchange.msdus);
+        let more = (exchange.msdus > 1).then(|| {
+            let others = carried.clone().skip(1).map(|f| (f.packet, f.to)).collect();
+            self.aggregates.insert(others)
+        });
         let w = interface.wlan;
         let phy = &self.wlans[w as usize].phy;
-        let bytes = phy.mac_overhead_bytes + frame.msdu_bytes();
+        let bytes = phy.mac_overhead_bytes + payload_bytes(carried);
         let ack_ns = phy.airtime_ns(FRAME_ACK_BYTES, control_rate(phy, exchange.rate_bps));
         let duration = phy.sifs_ns + ack_ns;
-        let packet = Some((frame.packet, frame.sequence, retry, frame.to));
+        if interface.planning.is_some() {
+            let airtime = phy.airtime_ns(bytes, exchange.rate_bps);
+            self.data_sent(r, now, airtime, !retry);
+        }
+        let packet = Some(Msdus {
+            packet: frame.packet,
+            sequence: frame.sequence,
+            retry,
+            mac: frame.to,
+            more,
+        });
         self.transmit(
             r,
             Kind::Data,
@@ -158,7 +202,8 @@ impl SharedChannel {
         let control = control_rate(phy, t.rate_bps);
         match t.kind {
             Kind::Data => {
-                let (packet, sequence, retry, mac) = t.packet.expect("data frames carry one");
+                let msdus = t.packet.expect("data frames carry one");
+                let (sequence, retry) = (msdus.sequence, msdus.retry);
                 let duplicate = retry
                     && radio
                         .last_sequence
@@ -176,7 +221,11 @@ impl SharedChannel {
                 if duplicate {
                     part.radio_counters.duplicates += 1;
                 } else {
-                    out.deliveries.push((at, part.bss, mac, packet));
+                    out.deliveries.push((at, part.bss, msdus.mac, msdus.packet));
+                    let more = msdus.more.and_then(|slot| self.aggregates.get(slot));
+                    for &(packet, mac) in more.into_iter().flatten() {
+                        out.deliveries.push((at, part.bss, mac, packet));
+                    }
                 }
                 radio.owed = Some(Owed {
                     kind: Kind::Ack,
@@ -225,32 +274,43 @@ impl SharedChannel {
                         out.timers.push((at + sifs, RadioEvent::Sifs { radio: q }));
                     }
                 } else {
-                    self.succeed(q, at);
+                    self.succeed(q, at, out);
                 }
             }
         }
     }
 
-    /// The head frame of radio `r`'s exchange was acknowledged at `at`.
-    pub(super) fn succeed(&mut self, r: u32, at: Instant) {
+    /// The frames of radio `r`'s exchange were acknowledged at `at`: the next frame of a
+    /// TXOP follows, or the radio backs off.
+    pub(super) fn succeed(&mut self, r: u32, at: Instant, out: &mut RadioActions) {
         let exchange = self.radios[r as usize]
             .exchange
             .take()
             .expect("an exchange");
         let interface = &mut self.interfaces[exchange.interface as usize];
-        let frame = interface.queues[0].pop_front().expect("head frame");
-        interface.stats.delivered += 1;
+        interface.stats.delivered += exchange.msdus as u64;
         let counters = &mut self.wlans[interface.wlan as usize].counters;
-        counters.successes += 1;
-        counters.delivered_msdus += 1;
-        counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
+        counters.successes += u64::from(!exchange.continues_txop);
+        for _ in 0..exchange.msdus {
+            let frame = interface.queues[exchange.queue]
+                .pop_front()
+                .expect("head frame");
+            counters.delivered_msdus += 1;
+            counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
+        }
+        counters.count_aggregate(exchange.msdus);
         self.report_rate(r, &exchange, at, Some(true), true);
         let radio = &mut self.radios[r as usize];
         radio.short_retries = 0;
         radio.long_retries = 0;
         radio.station_retries = 0;
         radio.access.cw = self.phy.cw_min;
-        radio.access.draw(); // post-backoff
+        if let Some(txop) = exchange.txop {
+            if self.continue_txop(r, &exchange, txop, at, out) {
+                return;
+            }
+        }
+        self.back_off(r, at); // the post-backoff, or the AP's next plan
     }
 
     /// Radio `r`'s attempt went unanswered (or its response was lost): retry or drop.
@@ -271,7 +331,8 @@ impl SharedChannel {
         let w = interface.wlan as usize;
         let params = &self.wlans[w].params;
         let short_limit = params.short_retry_limit;
-        let long = exchange.rts && exchange.cts_received;
+        // Sent: the data frame after its CTS, or alone.
+        let long = exchange.long && (exchange.cts_received || !exchange.rts);
         let at_limit = if long {
             radio.short_retries = 0;
             radio.long_retries += 1;
@@ -294,9 +355,13 @@ impl SharedChannel {
             counters.channel_errors += 1;
         }
         let data_attempted = !exchange.rts || exchange.cts_received;
+        if let Some(txop) = exchange.txop {
+            txop.end(counters);
+        }
         if at_limit {
-            counters.retry_drops += 1;
-            self.interfaces[exchange.interface as usize].queues[0].pop_front();
+            counters.retry_drops += exchange.msdus as u64;
+            let queue = &mut self.interfaces[exchange.interface as usize].queues[exchange.queue];
+            queue.drain(..exchange.msdus);
             let radio = &mut self.radios[r as usize];
             radio.short_retries = 0;
             radio.long_retries = 0;
@@ -318,7 +383,7 @@ impl SharedChannel {
             let outcome = data_attempted.then_some(false);
             self.report_rate(r, &exchange, now, outcome, false);
         }
-        self.radios[r as usize].access.draw();
+        self.back_off(r, now);
         self.refresh(r, now, now);
     }
 

@@ -33,13 +33,17 @@
 //! - **Rates**: per WLAN, per station (`station_rates`: frames to and from it) or by a rate
 //!   control algorithm per destination (`airtcp_proto::wifi::rate_control`); control frames
 //!   at the highest basic rate not above the data frame's.
+//! - **Access planning** (`planning`): an AP's agent that plans its channel access (paper
+//!   000) gets the AP's ACK queue and its plan is carried out by the AP's radio, as the
+//!   central DCF does it (backoff 0, TXOPs, A-MSDUs); the agent hears the idle slots and busy
+//!   periods that radio perceives.
 //!
 //! Simplifications, stated: signals are registered at every receiver when sent and end
 //! there when the transmission ends, each at its own arrival times (sub-microsecond
 //! propagation delays shift no event); the NAV is not reset after an unanswered RTS;
-//! adjacent-channel leakage is not modelled (two channels never interact); radios do not
-//! move; the AP's access-planning agents, MSDU lifetime, queue sojourn limits, roaming and
-//! 802.11 captures need a WLAN without geometry.
+//! adjacent-channel leakage is not modelled (two channels never interact); the MSDU
+//! lifetime, queue sojourn limits and roaming need a WLAN without geometry, and an
+//! access-planning agent an AP whose node is in no other WLAN of its channel.
 
 mod access;
 mod air;
@@ -48,6 +52,7 @@ pub mod config;
 mod exchange;
 mod geometry;
 pub mod motion;
+mod planning;
 mod reception;
 pub mod series;
 pub mod validate;
@@ -56,7 +61,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::time::Duration;
 
-use airtcp_proto::agent::Agent;
+use airtcp_proto::agent::{Agent, ApQueue};
 use airtcp_proto::wifi::error_rate::Family;
 use airtcp_proto::wifi::propagation::{dbm_to_mw, mw_to_dbm, noise_dbm};
 use airtcp_proto::wifi::rate_control::{RateControl, RateInfo};
@@ -72,12 +77,14 @@ use crate::interface::AgentSlot;
 use crate::packet::Packet;
 use crate::rng::{stream, Stream, StreamId};
 use crate::slab::Slab;
+use crate::wlan::ap_plan::queue_full;
 use crate::wlan::{AirBody, AirFrame, Frame, MacCounters, MacParams, MacQueue};
 use access::Access;
 pub use config::{DcfModel, FadingConfig, NodePosition, PropagationConfig, RadioConfig};
 use geometry::Neighbour;
 pub use geometry::Placement;
 use motion::{Motion, MotionConfig};
+use planning::{Perception, Planning, Txop};
 use reception::{Antenna, Arrival, FrameShape, SuccessCache};
 
 /// Something a shared channel asked to be woken for.
@@ -149,16 +156,27 @@ pub struct StationStats {
     pub power_sum_mw: f64,
 }
 
+impl StationStats {
+    /// An attempt at `rate_bps`.
+    fn count_attempt(&mut self, rate_bps: u64) {
+        self.attempts += 1;
+        self.rate_sum_bps += rate_bps as f64;
+    }
+}
+
 /// A WLAN's MAC on the channel: its radio, queue and agent.
 #[derive(Debug)]
 struct Interface {
     wlan: u32,
     mac: u32,
     radio: u32,
-    /// Stations use only the first (the second is the fast path's AP ACK queue).
+    /// Indexed by `ApQueue`: the data queue, and the ACK queue of an AP whose agent plans
+    /// its channel access (`planning`); other MACs use only the first.
     queues: [VecDeque<Frame>; 2],
     held: Vec<(u32, Frame)>,
     agent: Option<AgentSlot>,
+    /// At an AP whose agent plans its channel access: the plan and what it carries.
+    planning: Option<Planning>,
     stats: StationStats,
     /// `stats` at the last sampling instant.
     sampled: StationStats,
@@ -184,14 +202,26 @@ struct Transmission {
     start: Instant,
     /// The Duration field, ns after the frame's end (the NAV it sets).
     duration_ns: u64,
-    /// Data frames: the MSDU, its sequence number and retry bit, and the receiving MAC.
-    packet: Option<(Packet, u16, bool, u32)>,
+    /// Data frames: what they carry.
+    packet: Option<Msdus>,
     /// Another signal overlapped it at its addressee (its failure is a collision).
     overlapped: bool,
     /// Never reused, unlike its slot (`Arrival::serial`).
     serial: u32,
     /// On a channel whose radios move: the slot of the radios it reached.
     reached: Option<u32>,
+}
+
+/// What a data frame carries: its (first) MSDU, sequence number and retry bit, and the MAC
+/// the MSDU is for; an A-MSDU's further MSDUs with their MACs in `more` (a slot of
+/// `SharedChannel::aggregates`), delivered with the first (`planning`).
+#[derive(Clone, Copy, Debug)]
+struct Msdus {
+    packet: Packet,
+    sequence: u16,
+    retry: bool,
+    mac: u32,
+    more: Option<u32>,
 }
 
 /// A response a radio owes SIFS after a frame, or the data frame after its CTS.
@@ -204,15 +234,25 @@ struct Owed {
     duration_ns: u64,
 }
 
-/// The exchange a radio has under way: its head frame's interface, the rate (and the rate
-/// control's index of it), whether it opened with an RTS, and where it stands.
+/// The exchange a radio has under way: its head frame's interface and queue, the frames its
+/// MAC frame carries (an A-MSDU's), the rate (and the rate control's index of it), whether
+/// it opened with an RTS, and where it stands; at a planning AP, the TXOP it belongs to.
 #[derive(Clone, Copy, Debug)]
 struct Exchange {
     interface: u32,
+    queue: usize,
+    msdus: usize,
     to: u32,
     rate_bps: u64,
     rate_index: Option<usize>,
     rts: bool,
+    /// The data frame is longer than the RTS threshold: its failures count against the long
+    /// retry limit once it is on the air (§10.3.4.4), after a CTS or in a TXOP without one.
+    long: bool,
+    /// The TXOP this exchange is part of, and whether it is one of its further frames
+    /// (neither an access nor an attempt of its own in the WLAN's counters, as in `wlan::dcf`).
+    txop: Option<Txop>,
+    continues_txop: bool,
     /// A CTS came back: the data frame is under way.
     cts_received: bool,
     /// The attempt failed where another signal interfered (a collision), as far as known.
@@ -275,6 +315,10 @@ pub struct SharedChannel {
     interfaces: Vec<Interface>,
     neighbours: Vec<Vec<Neighbour>>,
     transmissions: Slab<Transmission>,
+    /// The further MSDUs of A-MSDUs on the air, with their MACs (`Msdus::more`).
+    aggregates: Slab<Vec<(Packet, u32)>>,
+    /// The interfaces whose agents plan their AP's access (`planning`).
+    planners: Vec<u32>,
     noise_mw: f64,
     /// The medium is busy while the signals at an antenna sum to this (energy detection,
     /// or ns-3's CCA sensitivity for signals the PHY does not receive, if lower).
@@ -390,6 +434,7 @@ impl SharedChannel {
                     queues: [VecDeque::new(), VecDeque::new()],
                     held: Vec::new(),
                     agent: None,
+                    planning: None,
                     stats: StationStats::default(),
                     sampled: StationStats::default(),
                 });
@@ -437,6 +482,8 @@ impl SharedChannel {
             interfaces,
             neighbours,
             transmissions: Slab::default(),
+            aggregates: Slab::default(),
+            planners: Vec::new(),
             noise_mw: dbm_to_mw(noise_dbm),
             cca_busy_mw: dbm_to_mw(
                 radio
@@ -566,9 +613,26 @@ impl SharedChannel {
         self.radios[interface.radio as usize].node
     }
 
-    pub fn place_agent(&mut self, bss: u32, mac: u32, agent: Box<dyn Agent>) {
-        let i = self.interface_of(bss, mac) as usize;
-        self.interfaces[i].agent = Some(AgentSlot::new(agent));
+    /// Puts an agent on a MAC's interface (before any traffic); on the AP, an agent that
+    /// plans access gets the AP's ACK queue and plans its radio's accesses, and hears what
+    /// the radio perceives of the channel (`planning`).
+    pub fn place_agent(&mut self, bss: u32, mac: u32, mut agent: Box<dyn Agent>) {
+        let i = self.interface_of(bss, mac);
+        if mac == 0 && agent.access_planner().is_some() {
+            self.interfaces[i as usize].planning = Some(Planning::new());
+            let r = self.interfaces[i as usize].radio;
+            self.radios[r as usize].access.perceived = Some(Perception::default());
+            self.planners.push(i);
+        }
+        self.interfaces[i as usize].agent = Some(AgentSlot::new(agent));
+    }
+
+    /// Gives the AP's ACK queue of WLAN `bss` a limit of its own (an agent's `ack_queue`).
+    pub fn limit_ack_queue(&mut self, bss: u32, packets: u32) {
+        let part = self.wlans.iter_mut().find(|w| w.bss == bss);
+        part.expect("the WLAN is on this channel")
+            .params
+            .ack_queue_packets = Some(packets);
     }
 
     pub fn has_agent(&self, bss: u32, mac: u32) -> bool {
@@ -617,20 +681,30 @@ impl SharedChannel {
         out: &mut RadioActions,
     ) {
         self.queue_frame(now, bss, mac, packet, to);
-        self.arm(out);
+        self.after_call(out);
     }
 
     /// A timer of this channel fired.
     pub fn on_event(&mut self, now: Instant, event: RadioEvent, out: &mut RadioActions) {
         self.handle(now, event, out);
+        self.after_call(out);
+    }
+
+    /// After every call into the channel: the run's event for the earliest backoff end, and
+    /// what the planning APs' radios perceived handed to their agents.
+    fn after_call(&mut self, out: &mut RadioActions) {
         self.arm(out);
+        for k in 0..self.planners.len() {
+            self.hand_perception(self.planners[k]);
+        }
     }
 
     fn queue_frame(&mut self, now: Instant, bss: u32, mac: u32, packet: Packet, to: u32) {
         let i = self.interface_of(bss, mac);
+        let queue = self.classify(i, &packet);
         let interface = &mut self.interfaces[i as usize];
         let part = &mut self.wlans[interface.wlan as usize];
-        if interface.queues[0].len() >= part.params.queue_packets as usize {
+        if queue_full(&interface.queues, &part.params, queue) {
             part.counters.queue_drops += 1;
             return;
         }
@@ -639,7 +713,9 @@ impl SharedChannel {
         // One sequence-number space per transmitter (§10.3.2.14).
         let sequence = radio.next_sequence;
         radio.next_sequence = sequence.wrapping_add(1);
-        interface.queues[0].push_back(Frame {
+        let head_changed = interface.queues[queue].is_empty()
+            && (queue == ApQueue::Ack as usize || interface.queues[1 - queue].is_empty());
+        interface.queues[queue].push_back(Frame {
             packet,
             to,
             queued_at: now,
@@ -647,6 +723,10 @@ impl SharedChannel {
             sequence,
             transmitted: false,
         });
+        if head_changed && interface.planning.is_some() && self.planned_arrival(i, now) {
+            return;
+        }
+        let radio = &mut self.radios[r as usize];
         if radio.exchange.is_some() || radio.access.backoff.is_some() {
             return; // contending already, or a post-backoff will find it
         }

@@ -1,7 +1,8 @@
 //! Which WLANs have geometry and share a channel (`ChannelPlan`), and what a scenario with
 //! geometry must satisfy: every node of such a WLAN placed, numbers finite and in range, one
-//! PHY per shared channel, and none of the settings the shared channel does not run yet
-//! (the module doc of `radio` lists them). Errors name the resolved field.
+//! PHY per shared channel, none of the settings the shared channel does not run yet (the
+//! module doc of `radio` lists them), and an AP whose agent plans its access in one WLAN
+//! of its channel only. Errors name the resolved field.
 
 use airtcp_proto::agent;
 use airtcp_proto::wifi::propagation::channel_frequency_hz;
@@ -260,6 +261,25 @@ impl Scenario {
         Ok(())
     }
 
+    /// Why an agent of `kind` that plans the AP's channel access cannot go on the AP of WLAN
+    /// `wlan`, if it cannot: on a shared channel the AP's node is also a MAC of another WLAN
+    /// there, and its one radio serves both MACs' queues in arrival order with one backoff,
+    /// which the plan (backoff 0, TXOPs, aggregates of the AP's own queues) cannot extend to.
+    pub fn planner_refused(&self, wlan: usize, kind: &str) -> Option<String> {
+        let plan = ChannelPlan::of(self);
+        let group = &plan.shared[plan.channel_of(wlan)?];
+        let ap = self.wlans[wlan].ap;
+        let other = group
+            .iter()
+            .find(|&&w| w != wlan && nodes_of(&self.wlans[w]).any(|n| n == ap))?;
+        Some(format!(
+            "'{kind}' plans the AP's channel access, but node '{}' is also in wlans[{other}] on \
+             the same channel: its one radio would serve the other WLAN's queue under the plan; \
+             put the agent on an AP in one WLAN only",
+            self.nodes[ap]
+        ))
+    }
+
     /// The WLANs `group` share a channel with geometry.
     fn validate_shared(&self, group: &[usize], placed: &[bool]) -> Result<(), ConfigError> {
         let first = &self.wlans[group[0]];
@@ -309,10 +329,10 @@ impl Scenario {
                 }
             }
             if let Some(agent) = &wlan.agent {
-                let plans = agent::by_name(&agent.kind, agent.settings())
-                    .is_some_and(|mut a| a.access_planner().is_some());
-                if plans {
-                    return fail(format!("{key}.agent.kind"), format!("'{}' plans the AP's channel access, which a WLAN with geometry does not run yet", agent.kind));
+                if agent::plans_access(&agent.kind) {
+                    if let Some(message) = self.planner_refused(w, &agent.kind) {
+                        return fail(format!("{key}.agent.kind"), message);
+                    }
                 }
             }
             if let Some(mobile) = self

@@ -292,13 +292,11 @@ impl Simulation {
         match place {
             Interface::Channel(c) => self.channels[c as usize].agent = Some(AgentSlot::new(agent)),
             Interface::Wlan { bss, mac } => {
-                if agent.access_planner().is_some()
-                    && matches!(self.wlans[bss as usize], Wlan::Shared(_))
-                {
-                    return Err(format!(
-                        "'{}' plans the AP's channel access, which a WLAN with geometry does not run yet",
-                        agent.name()
-                    ));
+                if agent.access_planner().is_some() {
+                    let refused = self.scenario.planner_refused(bss as usize, agent.name());
+                    if let Some(message) = refused {
+                        return Err(message);
+                    }
                 }
                 self.wlan_place_agent(bss, mac, agent, ack_queue_packets);
             }

@@ -141,7 +141,13 @@ impl Simulation {
                     alone.limit_ack_queue(limit);
                 }
             }
-            Wlan::Shared(k) => self.shared[*k as usize].place_agent(bss, mac, agent),
+            Wlan::Shared(k) => {
+                let channel = &mut self.shared[*k as usize];
+                channel.place_agent(bss, mac, agent);
+                if let Some(limit) = ack_queue {
+                    channel.limit_ack_queue(bss, limit);
+                }
+            }
         }
     }
 

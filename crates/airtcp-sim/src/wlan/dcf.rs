@@ -36,7 +36,8 @@
 //!
 //! The AP (MAC 0) may run an access-point agent (`airtcp_proto::agent`): it then keeps TCP
 //! pure ACKs in a queue of their own, and each channel access follows the agent's plan:
-//! backoff 0, a TXOP burst of SIFS-separated frames, or an A-MSDU of several frames. The two
+//! backoff 0, a TXOP burst of SIFS-separated frames, or an A-MSDU of several frames (the rules
+//! it shares with an AP's radio on a shared channel are in `wlan::ap_plan`). The two
 //! queues share the WLAN's queue limit (an agent reorders the AP's buffer, it does not
 //! enlarge it) unless the agent gives the ACK queue a limit of its own. When a frame after
 //! the first of a TXOP fails, the TXOP ends and the EDCA backoff procedure runs for the
@@ -48,7 +49,7 @@ use std::ops::Range;
 use std::time::Duration;
 
 use airtcp_proto::agent::{
-    AccessPlan, AccessPlanner, Agent, ApQueue, ApView, ChannelEvent, InterfaceQueue,
+    AccessPlan, AccessPlanner, Agent, ApQueue, ChannelEvent, InterfaceQueue,
 };
 use airtcp_proto::wire::PacketRepr;
 
@@ -60,6 +61,9 @@ use serde::Serialize;
 
 pub use capture::{AirBody, AirFrame};
 
+#[cfg(test)]
+use super::ap_plan::{a_msdu_bytes, QOS_CONTROL_BYTES};
+use super::ap_plan::{frames_per_access, payload_bytes, plan_access, queue_full, txop_frame_ns};
 use crate::error_model::ErrorModel;
 use crate::packet::Packet;
 use crate::rng::Stream;
@@ -405,35 +409,13 @@ impl Bss {
             .sum()
     }
 
-    fn ap_view(&self) -> ApView {
-        let ap = &self.macs[0];
-        ApView {
-            data_frames: ap.queues[0].len(),
-            ack_frames: ap.queues[1].len(),
-        }
-    }
-
     /// Asks the AP's agent for its next access plan (plain DCF without an agent).
     fn replan(&mut self, now: Instant) -> AccessPlan {
-        let view = self.ap_view();
-        self.ap_plan = match self.planner() {
-            Some(planner) => planner.plan(now, &view),
-            None => AccessPlan::plain(ApQueue::Data),
+        let planner = match &mut self.agents[0] {
+            Some(slot) if self.plans_access => slot.agent.access_planner(),
+            _ => None,
         };
-        if self.macs[0].queues[self.ap_plan.queue as usize].is_empty() {
-            // A plan for an empty queue serves the other one (an agent's choice of ACKs first
-            // is only a priority).
-            let other = if self.ap_plan.queue == ApQueue::Ack {
-                ApQueue::Data
-            } else {
-                ApQueue::Ack
-            };
-            self.ap_plan = AccessPlan {
-                queue: other,
-                zero_backoff: false,
-                ..self.ap_plan
-            };
-        }
+        self.ap_plan = plan_access(planner, now, &self.macs[0].queues);
         self.ap_plan
     }
 
@@ -479,7 +461,7 @@ impl Bss {
             (0, Some(planner)) => planner.classify(&packet.repr) as usize,
             _ => ApQueue::Data as usize,
         };
-        if self.queue_full(mac, queue) {
+        if queue_full(&self.macs[mac as usize].queues, &self.params, queue) {
             self.counters.queue_drops += 1;
             return;
         }
@@ -525,19 +507,6 @@ impl Bss {
         let expiry = self.fresh_expiry(now, mac);
         self.set_expiry(mac, expiry, false);
         self.schedule_access(actions);
-    }
-
-    /// Whether `queue` of `mac` can take no more frames.
-    fn queue_full(&self, mac: u32, queue: usize) -> bool {
-        let queues = &self.macs[mac as usize].queues;
-        match self.params.ack_queue_packets {
-            Some(limit) if queue == ApQueue::Ack as usize => queues[queue].len() >= limit as usize,
-            Some(_) => queues[queue].len() >= self.params.queue_packets as usize,
-            None => {
-                queues.iter().map(VecDeque::len).sum::<usize>()
-                    >= self.params.queue_packets as usize
-            }
-        }
     }
 
     /// Expiry for a frame arriving at a MAC with no backoff pending: access at once if the
@@ -679,26 +648,19 @@ impl Bss {
             return (ApQueue::Data as usize, 1);
         }
         let queue = self.ap_plan.queue as usize;
-        (
-            queue,
-            self.ap_plan
-                .aggregate
-                .clamp(1, self.macs[0].queues[queue].len().max(1)),
-        )
+        let queued = self.macs[0].queues[queue].len();
+        (queue, frames_per_access(&self.ap_plan, queued))
     }
 
     /// What a MAC frame carrying `count` frames of a queue from `from` adds to a data frame's
-    /// header and FCS: one MSDU, or an A-MSDU and the QoS Control field of the QoS data frame
-    /// that must carry it (IEEE 802.11-2020 §9.2.4.7, §9.3.2.2.2).
+    /// header and FCS (`ap_plan::payload_bytes`).
     fn payload_bytes(&self, mac: u32, queue: usize, from: usize, count: usize) -> u32 {
-        let frames = self.macs[mac as usize].queues[queue]
-            .iter()
-            .skip(from)
-            .take(count);
-        if count == 1 {
-            return frames.map(Frame::msdu_bytes).sum();
-        }
-        QOS_CONTROL_BYTES + a_msdu_bytes(frames.map(Frame::msdu_bytes))
+        payload_bytes(
+            self.macs[mac as usize].queues[queue]
+                .iter()
+                .skip(from)
+                .take(count),
+        )
     }
 
     fn uses_rts(&self, payload_bytes: u32) -> bool {
@@ -822,8 +784,11 @@ impl Bss {
                     while delivered < self.macs[0].queues[queue].len() {
                         let next_frame = self.macs[0].queues[queue][delivered];
                         let next = next_frame.msdu_bytes();
-                        let exchange =
-                            self.phy.sifs_ns + self.phy.data_airtime_ns(next) + exchange_tail;
+                        let exchange = txop_frame_ns(
+                            &self.phy,
+                            self.phy.data_airtime_ns(next),
+                            self.phy.ack_airtime_ns(),
+                        );
                         if busy + exchange > txop {
                             break;
                         }
@@ -871,11 +836,7 @@ impl Bss {
                         busy += exchange;
                         delivered += 1;
                     }
-                    if delivered > 1 {
-                        self.counters.txop_bursts += 1;
-                        self.counters.txop_frames += delivered as u64;
-                        self.counters.max_txop_ns = self.counters.max_txop_ns.max(busy);
-                    }
+                    self.counters.count_txop(delivered, busy);
                 }
                 (
                     busy,
@@ -967,11 +928,7 @@ impl Bss {
     fn count_ap_access(&mut self) {
         let ack_headed = self.plans_access && self.ap_plan.queue == ApQueue::Ack;
         let zero = self.macs[0].zero_backoff;
-        let c = &mut self.counters;
-        c.ap_accesses += 1;
-        c.ap_ack_headed_accesses += u64::from(ack_headed);
-        c.ap_zero_backoff_accesses += u64::from(zero);
-        c.ap_zero_backoff_ack_headed_accesses += u64::from(zero && ack_headed);
+        self.counters.count_ap_access(ack_headed, zero);
     }
 
     /// Hands `count` frames from position `from` of a queue to their receivers at `at`.
@@ -984,10 +941,7 @@ impl Bss {
         at: Instant,
         actions: &mut Actions,
     ) {
-        if count > 1 {
-            self.counters.aggregates += 1;
-            self.counters.aggregated_msdus += count as u64;
-        }
+        self.counters.count_aggregate(count);
         for frame in self.macs[mac as usize].queues[queue]
             .iter()
             .skip(from)
@@ -1249,17 +1203,6 @@ impl InterfaceQueue for MacQueue<'_> {
             Slot::Held(at) => Some(self.held.remove(at).1.packet.repr),
         }
     }
-}
-
-/// The QoS Control field a QoS data frame adds to the MAC header.
-const QOS_CONTROL_BYTES: u32 = 2;
-
-/// Bytes of an A-MSDU of MSDUs of the given sizes: a 14-byte subframe header each, and
-/// padding to 4 bytes after every subframe but the last.
-fn a_msdu_bytes(msdus: impl Iterator<Item = u32>) -> u32 {
-    let subframes: Vec<u32> = msdus.map(|msdu| 14 + msdu).collect();
-    let (last, padded) = subframes.split_last().expect("an A-MSDU has subframes");
-    padded.iter().map(|s| s.next_multiple_of(4)).sum::<u32>() + last
 }
 
 mod capture;

@@ -1,5 +1,6 @@
 //! Wireless LAN: the 802.11 MAC of one infrastructure BSS.
 
+pub(crate) mod ap_plan;
 pub mod dcf;
 
 pub use dcf::{Actions, AirBody, AirFrame, Bss, Frame, MacCounters, MacParams, MacQueue};

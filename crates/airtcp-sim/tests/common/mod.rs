@@ -3,6 +3,7 @@
 
 pub mod park;
 
+use airtcp_sim::wlan::MacCounters;
 use airtcp_sim::{run_json, RunOptions, RunResult};
 use serde_json::{json, Value};
 
@@ -105,4 +106,15 @@ pub fn upload(n: usize, agent: Option<Value>, seed: u64, duration_s: u64) -> Val
                    "agent": agent}],
         "flows": flows,
     })
+}
+
+/// A WLAN whose AP aggregated up to `most` ACKs a frame: over 100 aggregates of two or more,
+/// each one acknowledged MAC frame carrying several MSDUs.
+pub fn assert_aggregated(c: &MacCounters, most: u64) {
+    assert!(c.aggregates > 100, "{} aggregates", c.aggregates);
+    assert!(c.aggregated_msdus <= most * c.aggregates && c.aggregated_msdus >= 2 * c.aggregates);
+    assert_eq!(
+        c.delivered_msdus - c.successes,
+        c.aggregated_msdus - c.aggregates
+    );
 }
