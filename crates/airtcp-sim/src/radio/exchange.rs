@@ -333,13 +333,20 @@ impl SharedChannel {
         let short_limit = params.short_retry_limit;
         // Sent: the data frame after its CTS, or alone.
         let long = exchange.long && (exchange.cts_received || !exchange.rts);
-        let at_limit = if long {
+        let mac_limit = if long {
             radio.short_retries = 0;
             radio.long_retries += 1;
             radio.long_retries >= params.long_retry_limit
         } else {
             radio.short_retries += 1;
             radio.short_retries >= params.short_retry_limit
+        };
+        // A rate control whose retry chain ends frames (Minstrel) decides instead, counting
+        // attempts as it chose their rates.
+        let attempts = radio.short_retries + radio.long_retries;
+        let at_limit = match chain_limit(&radio.rates, exchange.to) {
+            Some(limit) => attempts >= limit,
+            None => mac_limit,
         };
         let radio_counters = &mut self.wlans[w].radio_counters;
         if exchange.rts && !exchange.cts_received {
@@ -490,6 +497,15 @@ pub(super) fn control_rate(phy: &Phy, rate_bps: u64) -> u64 {
         .max()
         .unwrap_or(mandatory[0]);
     highest.min(phy.basic_rate_bps).max(mandatory[0])
+}
+
+/// The attempts the rate control of destination `to` gives a frame, if its chain ends
+/// frames.
+fn chain_limit(rates: &[(u32, RateChoice)], to: u32) -> Option<u32> {
+    rates.iter().find_map(|(dest, choice)| match choice {
+        RateChoice::Control { control, .. } if *dest == to => control.attempt_limit(),
+        _ => None,
+    })
 }
 
 /// ns-3 3.44's `Txop::UpdateFailedCw` after a failed attempt: a station retry count, apart

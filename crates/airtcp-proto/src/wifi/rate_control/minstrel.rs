@@ -62,6 +62,9 @@
 //!
 //! - `hw->max_rates` = 4 (`MAX_RATES`): four stages, as ath9k, mt76 and mac80211_hwsim.
 //! - `hw->max_rate_tries` unset, so `max_retry` = 7 (`MAX_RETRY`), the kernel's default.
+//! - The chain ends a frame, as the kernel's hardware gives up when the rate table's tries
+//!   are spent (with 4 stages typically 10 to 20 tries): `attempt_limit` is the chain's
+//!   total (`chain_attempts`), which the MAC uses instead of its own retry limits.
 //! - Times: the kernel's per-rate duration (`CCK_DURATION`, `OFDM_DURATION` for a 1200-byte
 //!   frame) plus `overhead_legacy` (an ACK at the lowest rate) is the MAC's
 //!   `RateInfo::exchange_ns`, so the estimate follows the simulated PHY (the kernel rounds
@@ -75,11 +78,6 @@
 //!
 //! # Not reproduced
 //!
-//! - The MAC's retry limit, not the chain, ends a frame: the kernel's hardware gives up when
-//!   the chain is spent (with 4 stages typically 10 to 20 tries); here attempts past the end
-//!   of the chain stay at its last stage (`max_prob_rate`), and a MAC limit below the chain's
-//!   total never reaches the last stages. `chain_attempts` tells the MAC the total if it
-//!   wants to use it.
 //! - RTS/CTS on the fallback stages: the trait returns a rate only; the MAC applies its own
 //!   RTS threshold.
 //! - The short- and long-preamble variants of CCK rates, which the kernel keeps as separate
@@ -765,6 +763,10 @@ impl RateControl for Minstrel {
 
     fn current_rate(&self) -> usize {
         self.max_tp_rate[0]
+    }
+
+    fn attempt_limit(&self) -> Option<u32> {
+        Some(self.chain_attempts())
     }
 }
 

@@ -5,7 +5,7 @@
 //! frame at the head of its queue it asks which rate to use (`rate_for_attempt`, with the
 //! number of attempts that frame already had); after each attempt it reports whether the
 //! frame was acknowledged (`handle_attempt`); when the frame's attempts are over, delivered
-//! or dropped at the MAC's retry limit, it says so (`handle_frame_done`). The calls come in
+//! or dropped at the retry limit, it says so (`handle_frame_done`). The calls come in
 //! that order, once per attempt: `rate_for_attempt(now, 0)` starts a new frame.
 //! `current_rate` is what the controller would pick for a first attempt now, without side
 //! effects, for the time series.
@@ -68,6 +68,14 @@ pub trait RateControl: Send + fmt::Debug {
     /// The rate the algorithm would pick for a first attempt now, without side effects
     /// (Minstrel's `max_tp_rate[0]`; a probe it might send instead is not shown).
     fn current_rate(&self) -> usize;
+
+    /// The attempts the frame in progress gets in all, where the algorithm's retry chain
+    /// ends frames (Linux's mac80211 hands the driver a rate table whose tries the hardware
+    /// spends, then gives up); `None`: the MAC's retry limits end them. Asked after an
+    /// attempt of the frame failed.
+    fn attempt_limit(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// Names accepted in scenarios.
