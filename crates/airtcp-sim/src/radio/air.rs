@@ -43,6 +43,7 @@ impl SharedChannel {
         radio.access.eifs_after = None; // and ends an EIFS: the ACK it made room for is past
         radio.access.freeze(now, &self.phy);
         let power = radio.tx_power_mw;
+        self.backoff_changed(r);
         if let Some(moving) = &mut self.moving {
             // The lists may change before the frame ends: keep whom it reached.
             let mut reached = moving.spare.pop().unwrap_or_default();
@@ -172,6 +173,7 @@ impl SharedChannel {
                     generation,
                 },
             ));
+            self.backoff_changed(s);
         }
         if matches!(t.kind, Kind::Ack | Kind::Cts) {
             // A response it sent aborted its own reception of the response it awaits.

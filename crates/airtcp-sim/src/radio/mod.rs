@@ -52,8 +52,7 @@ mod reception;
 pub mod series;
 pub mod validate;
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use airtcp_proto::agent::Agent;
@@ -74,6 +73,7 @@ use crate::rng::{stream, Stream, StreamId};
 use crate::slab::Slab;
 use crate::wlan::{AirBody, AirFrame, Frame, MacCounters, MacParams, MacQueue};
 use access::Access;
+use carrier::BackoffEnds;
 pub use config::{DcfModel, FadingConfig, NodePosition, PropagationConfig, RadioConfig};
 use geometry::Neighbour;
 pub use geometry::Placement;
@@ -83,7 +83,7 @@ use reception::{Antenna, Arrival, FrameShape, SuccessCache};
 /// Something a shared channel asked to be woken for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RadioEvent {
-    /// The earliest backoff end of the channel's radios (`SharedChannel::accesses`).
+    /// The earliest backoff end of the channel's radios (`SharedChannel::backoff_ends`).
     Accesses,
     /// A transmission's last bit leaves its sender.
     TxEnd { tx: u32 },
@@ -288,10 +288,9 @@ pub struct SharedChannel {
     cca_time_ns: u64,
     fading: FadingConfig,
     rng: Stream,
-    /// Backoff ends (time, radio, generation), earliest first: entries a busy medium made
-    /// stale stay until they surface, so that a frame costs the radios that hear it a heap
-    /// push each, not an event of the run each.
-    accesses: BinaryHeap<Reverse<(Instant, u32, u32)>>,
+    /// The radios' backoff ends: one event of the run for the earliest, not one per radio
+    /// and backoff, most of which a frame would make stale.
+    backoff_ends: BackoffEnds,
     /// The time of the earliest `Accesses` event pending in the run.
     armed: Option<Instant>,
     success_cache: SuccessCache,
@@ -430,6 +429,7 @@ impl SharedChannel {
             });
         }
         SharedChannel {
+            backoff_ends: BackoffEnds::new(radios.len()),
             cca_time_ns: radio.cca_time_ns,
             phy,
             wlans: parts,
@@ -451,7 +451,6 @@ impl SharedChannel {
             capture_ratio: radio.capture_margin_db.map(dbm_to_mw),
             fading: radio.fading,
             rng: stream(seed, StreamId::RadioChannel { channel }),
-            accesses: BinaryHeap::new(),
             armed: None,
             success_cache: SuccessCache::default(),
             capture: false,
@@ -675,15 +674,12 @@ impl SharedChannel {
                 if self.armed == Some(now) {
                     self.armed = None;
                 }
-                while let Some(&Reverse((at, radio, generation))) = self.accesses.peek() {
+                // Every backoff that ends by now, earliest first: `access` clears each.
+                while let Some((at, radio)) = self.backoff_ends.earliest() {
                     if at > now {
                         break;
                     }
-                    self.accesses.pop();
-                    let access = &self.radios[radio as usize].access;
-                    if access.generation == generation && access.scheduled == Some(at) {
-                        self.access(radio, now, out);
-                    }
+                    self.access(radio, now, out);
                 }
             }
             RadioEvent::TxEnd { tx } => self.end_transmission(tx, now, out),

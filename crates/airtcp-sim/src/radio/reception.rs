@@ -7,7 +7,7 @@
 //! of the chunks' success rates (`airtcp_proto::wifi::error_rate`), one draw deciding it.
 //! The preamble itself is not error-checked: detecting it is the lock decision (`Medium`).
 
-use airtcp_proto::wifi::error_rate::{success_rate, Family};
+use airtcp_proto::wifi::error_rate::{Family, SinrSuccess};
 use airtcp_proto::Instant;
 
 /// A signal at this radio's antenna: transmission `tx` (its slot while on the air) of serial
@@ -119,7 +119,7 @@ impl Antenna {
         cuts.retain(|&t| t > start && t <= end);
         cuts.sort_unstable();
         cuts.dedup();
-        let mut chunks = std::mem::take(&mut cache.chunks);
+        let mut chunks = std::mem::take(&mut cache.chunk_list);
         chunks.clear();
         let mut from = header_at;
         for &to in &cuts {
@@ -152,7 +152,7 @@ impl Antenna {
             }
         }
         cache.cuts = cuts;
-        cache.chunks = chunks;
+        cache.chunk_list = chunks;
         probability
     }
 }
@@ -162,29 +162,41 @@ fn bits_in(ns: u64, rate_bps: u64) -> u64 {
     (u128::from(ns) * u128::from(rate_bps) / 1_000_000_000) as u64
 }
 
-/// The last success rates computed, direct-mapped by their arguments: without fading or
-/// interference a pair of radios meets the same SINR frame after frame, and CCK's rate costs
-/// a numerical integral. A hit returns exactly what the model would.
+/// The last success rates computed, direct-mapped by their arguments, in two levels. Without
+/// fading or interference a pair of radios meets the same SINR frame after frame: a chunk's
+/// rate is kept by (rate, SINR, bits). Frames that overlap meet a few SINRs (one per set of
+/// signals on the air) in chunks of every length: the rate's error probability at a SINR,
+/// which for CCK costs a numerical integral, is kept by (rate, SINR) (`SinrSuccess`), so that
+/// another length costs an exponential. A hit returns exactly what the model would.
 #[derive(Debug)]
 pub struct SuccessCache {
-    entries: Vec<Option<(ChunkKey, f64)>>,
+    chunks: Vec<Option<(ChunkKey, f64)>>,
+    sinrs: Vec<Option<(SinrKey, SinrSuccess)>>,
     /// Scratch space of `Antenna::success_probability`, kept to spare allocations.
     cuts: Vec<u64>,
-    chunks: Vec<(f64, u64, u64)>,
+    chunk_list: Vec<(f64, u64, u64)>,
 }
 
 /// A chunk's family, rate, SINR (its bits) and bit count.
 type ChunkKey = (Family, u64, u64, u64);
+/// The same without the bit count.
+type SinrKey = (Family, u64, u64);
 
 impl Default for SuccessCache {
     fn default() -> Self {
         SuccessCache {
-            entries: vec![None; 1 << 12],
+            chunks: vec![None; 1 << CHUNK_SLOT_BITS],
+            sinrs: vec![None; 1 << SINR_SLOT_BITS],
             cuts: Vec::new(),
-            chunks: Vec::new(),
+            chunk_list: Vec::new(),
         }
     }
 }
+
+/// log2 of each level's slots: more SINRs than that are met only where every frame overlaps
+/// others at many radios, and there a miss costs less than the memory it would take.
+const CHUNK_SLOT_BITS: u32 = 12;
+const SINR_SLOT_BITS: u32 = 13;
 
 impl SuccessCache {
     pub fn success_rate(&mut self, family: Family, rate_bps: u64, sinr: f64, bits: u64) -> f64 {
@@ -197,21 +209,38 @@ impl SuccessCache {
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
             .wrapping_add(rate_bps ^ bits.rotate_left(32))
             .wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        let slot = (hash >> 52) as usize;
-        if let Some((cached, value)) = self.entries[slot] {
+        let slot = (hash >> (64 - CHUNK_SLOT_BITS)) as usize;
+        if let Some((cached, value)) = self.chunks[slot] {
             if cached == key {
                 return value;
             }
         }
-        let value = success_rate(family, rate_bps, sinr, bits);
-        self.entries[slot] = Some((key, value));
+        let value = self.at_sinr(family, rate_bps, sinr).success(bits);
+        self.chunks[slot] = Some((key, value));
         value
+    }
+
+    /// The kept `SinrSuccess` of a rate at a SINR, made if missing.
+    fn at_sinr(&mut self, family: Family, rate_bps: u64, sinr: f64) -> &mut SinrSuccess {
+        let key = (family, rate_bps, sinr.to_bits());
+        let hash = key
+            .2
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(rate_bps)
+            .wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let slot = (hash >> (64 - SINR_SLOT_BITS)) as usize;
+        let entry = &mut self.sinrs[slot];
+        if !entry.is_some_and(|(cached, _)| cached == key) {
+            *entry = Some((key, SinrSuccess::new(family, rate_bps, sinr)));
+        }
+        &mut entry.as_mut().expect("filled above").1
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use airtcp_proto::wifi::error_rate::success_rate;
 
     fn at(us: u64) -> Instant {
         Instant::from_nanos(us * 1_000)
