@@ -16,13 +16,15 @@ impl SharedChannel {
         wlan: u32,
         (bytes, rate_bps): (u32, u64),
         duration_ns: u64,
-        packet: Option<(Packet, u16, bool, u32)>,
+        data: Option<DataHeader>,
         now: Instant,
         out: &mut RadioActions,
     ) {
         let phy = &self.wlans[wlan as usize].phy;
         let airtime = phy.airtime_ns(bytes, rate_bps);
         let end = now + Duration::from_nanos(airtime);
+        let serial = self.next_serial;
+        self.next_serial = serial.wrapping_add(1);
         let tx = self.transmissions.insert(Transmission {
             kind,
             sender: r,
@@ -31,12 +33,11 @@ impl SharedChannel {
             rate_bps,
             start: now,
             duration_ns,
-            packet,
+            data,
             overlapped: false,
             reached: None,
-            serial: self.next_serial,
+            serial,
         });
-        self.next_serial = self.next_serial.wrapping_add(1);
         let radio = &mut self.radios[r as usize];
         radio.sending_until = Some(end);
         radio.antenna.lock = None; // sending aborts a reception
@@ -51,19 +52,22 @@ impl SharedChannel {
             let slot = moving.reached.insert(reached);
             self.transmissions.get_mut(tx).expect("just sent").reached = Some(slot);
         }
-        for n in 0..self.neighbours[r as usize].len() {
-            let neighbour = self.neighbours[r as usize][n];
+        // Lent out while the signals arrive, which never changes who hears whom.
+        let neighbours = std::mem::take(&mut self.neighbours[r as usize]);
+        for neighbour in &neighbours {
             let fading = self.fading_factor();
             let delay = Duration::from_nanos(neighbour.delay_ns);
             let arrival = Arrival {
                 tx,
-                serial: self.transmissions.get(tx).expect("just sent").serial,
+                serial,
+                addressed: neighbour.radio == to,
                 start: now + delay,
                 end: end + delay,
                 power_mw: power * neighbour.gain * fading,
             };
             self.arrive(neighbour.radio, arrival, now);
         }
+        self.neighbours[r as usize] = neighbours;
         out.timers.push((end, RadioEvent::TxEnd { tx }));
     }
 
@@ -84,10 +88,13 @@ impl SharedChannel {
         let radio = &mut self.radios[q as usize];
         radio.antenna.add(arrival);
         if radio.sending_until.is_none() {
+            // The power first: the others' energy, a pass over the antenna's signals, only
+            // for a frame strong enough to be detected at all.
             let detect = |frame: &Arrival, antenna: &Antenna| {
-                let others = antenna.energy_mw(frame.start, Some(frame.serial));
-                frame.power_mw >= self.preamble_rssi_mw
-                    && frame.power_mw >= self.preamble_snr * (self.noise_mw + others)
+                frame.power_mw >= self.preamble_rssi_mw && {
+                    let others = antenna.energy_mw(frame.start, Some(frame.serial));
+                    frame.power_mw >= self.preamble_snr * (self.noise_mw + others)
+                }
             };
             match radio.antenna.lock {
                 // A preamble is detected over PREAMBLE_DETECTION: a frame that starts
@@ -133,15 +140,18 @@ impl SharedChannel {
         let antenna = &self.radios[q as usize].antenna;
         let transmissions = &mut self.transmissions;
         let mut any = false;
-        for (slot, serial) in antenna.on_air(arrival.start) {
+        for other in antenna.on_air(arrival.start) {
             any = true;
-            if let Some(t) = transmissions.get_mut(slot).filter(|t| t.serial == serial) {
-                t.overlapped |= t.to == q;
+            if other.addressed {
+                let t = transmissions.get_mut(other.tx);
+                if let Some(t) = t.filter(|t| t.serial == other.serial) {
+                    t.overlapped = true;
+                }
             }
         }
-        if any {
+        if any && arrival.addressed {
             if let Some(t) = self.transmissions.get_mut(arrival.tx) {
-                t.overlapped |= t.to == q;
+                t.overlapped = true;
             }
         }
     }
@@ -230,14 +240,16 @@ impl SharedChannel {
             Kind::Cts => AirBody::Cts,
             Kind::Ack => AirBody::Ack,
             Kind::Data => {
-                let (packet, sequence, retry, _) = t.packet.expect("data frames carry one");
+                let DataHeader {
+                    sequence, retry, ..
+                } = t.data.expect("data frames have one");
                 let ap = self.interfaces[part.first_interface as usize].radio;
                 AirBody::Data {
                     transmitter: node(t.sender),
                     ap: node(ap),
                     retry,
                     sequence,
-                    msdus: vec![packet],
+                    msdus: vec![self.msdu(t)],
                 }
             }
         };
@@ -300,6 +312,20 @@ impl SharedChannel {
         }
         self.refresh(q, at, at);
         decoded
+    }
+
+    /// The MSDU of data frame `t`, on the air or just ended: the head frame of its sender's
+    /// exchange, which leaves the queue only once the exchange is settled (an ACK, or a
+    /// timeout after the frame's end).
+    pub(super) fn msdu(&self, t: &Transmission) -> Packet {
+        let exchange = self.radios[t.sender as usize]
+            .exchange
+            .expect("a data frame's sender has its exchange under way");
+        let frame = self.interfaces[exchange.interface as usize].queues[0]
+            .front()
+            .expect("the exchange's frame is queued");
+        debug_assert_eq!(Some(frame.sequence), t.data.map(|data| data.sequence));
+        frame.packet
     }
 
     /// The addressee of radio `sender`'s exchange decoded its frame at `power_mw`.

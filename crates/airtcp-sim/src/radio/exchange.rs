@@ -73,7 +73,11 @@ impl SharedChannel {
         let bytes = phy.mac_overhead_bytes + frame.msdu_bytes();
         let ack_ns = phy.airtime_ns(FRAME_ACK_BYTES, control_rate(phy, exchange.rate_bps));
         let duration = phy.sifs_ns + ack_ns;
-        let packet = Some((frame.packet, frame.sequence, retry, frame.to));
+        let header = DataHeader {
+            sequence: frame.sequence,
+            retry,
+            mac: frame.to,
+        };
         self.transmit(
             r,
             Kind::Data,
@@ -81,7 +85,7 @@ impl SharedChannel {
             w,
             (bytes, exchange.rate_bps),
             duration,
-            packet,
+            Some(header),
             now,
             out,
         );
@@ -144,6 +148,7 @@ impl SharedChannel {
     /// What radio `q` does with frame `t` it decoded at `at`.
     fn take_frame(&mut self, q: u32, t: &Transmission, at: Instant, out: &mut RadioActions) {
         let sifs = Duration::from_nanos(self.wlans[t.wlan as usize].phy.sifs_ns);
+        let msdu = (t.kind == Kind::Data && t.to == q).then(|| self.msdu(t));
         let radio = &mut self.radios[q as usize];
         radio.access.eifs_after = None;
         if t.to != q {
@@ -158,7 +163,11 @@ impl SharedChannel {
         let control = control_rate(phy, t.rate_bps);
         match t.kind {
             Kind::Data => {
-                let (packet, sequence, retry, mac) = t.packet.expect("data frames carry one");
+                let DataHeader {
+                    sequence,
+                    retry,
+                    mac,
+                } = t.data.expect("data frames have one");
                 let duplicate = retry
                     && radio
                         .last_sequence
@@ -176,7 +185,8 @@ impl SharedChannel {
                 if duplicate {
                     part.radio_counters.duplicates += 1;
                 } else {
-                    out.deliveries.push((at, part.bss, mac, packet));
+                    let msdu = msdu.expect("taken above");
+                    out.deliveries.push((at, part.bss, mac, msdu));
                 }
                 radio.owed = Some(Owed {
                     kind: Kind::Ack,

@@ -184,14 +184,26 @@ struct Transmission {
     start: Instant,
     /// The Duration field, ns after the frame's end (the NAV it sets).
     duration_ns: u64,
-    /// Data frames: the MSDU, its sequence number and retry bit, and the receiving MAC.
-    packet: Option<(Packet, u16, bool, u32)>,
+    /// Data frames: their header's fields (the MSDU stays in the sender's queue).
+    data: Option<DataHeader>,
     /// Another signal overlapped it at its addressee (its failure is a collision).
     overlapped: bool,
     /// Never reused, unlike its slot (`Arrival::serial`).
     serial: u32,
     /// On a channel whose radios move: the slot of the radios it reached.
     reached: Option<u32>,
+}
+
+/// What a data frame's addressee reads of its MAC header: the sequence number and retry
+/// bit, and the receiving MAC. Its MSDU is the head frame of the sender's exchange, which
+/// stays queued while the frame is on the air (`SharedChannel::msdu`): a transmission is
+/// copied in and out of the slab of those on the air, and a packet is most of a frame's
+/// bytes.
+#[derive(Clone, Copy, Debug)]
+struct DataHeader {
+    sequence: u16,
+    retry: bool,
+    mac: u32,
 }
 
 /// A response a radio owes SIFS after a frame, or the data frame after its CTS.
