@@ -35,13 +35,13 @@ impl<E> Scheduled<E> {
     }
 }
 
-/// Children per node of the event heap: a 4-ary heap is half as deep as a binary one, and a
-/// node's children share a cache line or two.
-const ARITY: usize = 4;
+/// Children per node of the event heap: binary measured faster than 4-ary, from a few
+/// pending events to tens of thousands (10000 stations).
+const ARITY: usize = 2;
 
 /// Pending events and the current time.
 ///
-/// The events are in an implicit 4-ary min-heap by (time, sequence). A push or pop moves each
+/// The events are in an implicit min-heap by (time, sequence). A push or pop moves each
 /// displaced event once and writes the moving one once, at its final place, never reading
 /// back a slot it has just written: `std`'s `BinaryHeap` swaps the last event into the root
 /// and reads it straight back, and a read of a slot still in the store buffer, wider than the
