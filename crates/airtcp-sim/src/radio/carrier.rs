@@ -91,9 +91,14 @@ impl SharedChannel {
     }
 
     /// The interface whose head frame a radio sends next: the earliest queued.
+    #[inline]
     pub(super) fn head_interface(&self, radio: u32) -> Option<u32> {
-        self.radios[radio as usize]
-            .interfaces
+        let interfaces = &self.radios[radio as usize].interfaces;
+        if let [only] = interfaces[..] {
+            // Most radios serve one interface.
+            return (!self.interfaces[only as usize].queues[0].is_empty()).then_some(only);
+        }
+        interfaces
             .iter()
             .copied()
             .filter_map(|i| Some((self.interfaces[i as usize].queues[0].front()?.queued_at, i)))
@@ -118,6 +123,7 @@ impl SharedChannel {
     /// Whether radio `r`'s medium is busy at `at`: it sends, receives, awaits a response, or
     /// hears energy above its CCA threshold; and, as asked, its NAV runs or it owes a
     /// response.
+    #[inline]
     fn busy(&self, r: u32, at: Instant, nav: bool, owed: bool) -> bool {
         let radio = &self.radios[r as usize];
         radio.sending_until.is_some()
@@ -129,33 +135,43 @@ impl SharedChannel {
     }
 
     /// A radio's situation changed at `now`, sensed at `sensed` (a signal's arrival plus
-    /// aCCATime, or `now`): it freezes or resumes its backoff.
+    /// aCCATime, or `now`): it freezes or resumes its backoff. Inlined, the changes out of
+    /// line: most calls find the medium as it was (a frame's signal ending at a radio that
+    /// hears others, or reaching one already busy).
+    #[inline]
     pub(super) fn refresh(&mut self, r: u32, now: Instant, sensed: Instant) {
         // The NAV holds the medium only until a known time: a radio held by it alone is
         // idle from then on (a signal before then freezes a count that has not started),
         // which spares an event per radio and NAV.
         let busy = self.is_busy_ignoring_nav(r, sensed.max(now));
-        if busy {
-            let radio = &mut self.radios[r as usize];
-            if radio.access.idle_since.is_none() {
-                return;
-            }
-            // A backoff that ends before the radio can sense the signal ends in a
-            // transmission all the same.
-            if radio.access.scheduled.is_some_and(|at| at <= sensed)
-                && radio.sending_until.is_none()
-            {
-                return;
-            }
-            radio.access.freeze(sensed, &self.phy);
-            self.backoff_changed(r);
+        let idle = self.radios[r as usize].access.idle_since.is_some();
+        if busy && idle {
+            self.fall_busy(r, sensed);
+        } else if !busy && !idle {
+            self.fall_idle(r, now);
+        }
+    }
+
+    /// Radio `r`'s medium, idle until now, is busy from `sensed`: the backoff freezes.
+    #[inline(never)]
+    fn fall_busy(&mut self, r: u32, sensed: Instant) {
+        let radio = &mut self.radios[r as usize];
+        // A backoff that ends before the radio can sense the signal ends in a transmission
+        // all the same.
+        if radio.access.scheduled.is_some_and(|at| at <= sensed) && radio.sending_until.is_none() {
             return;
         }
+        radio.access.freeze(sensed, &self.phy);
+        self.backoff_changed(r);
+    }
+
+    /// Radio `r`'s medium, busy until now, is idle (or will be once its NAV runs out): its
+    /// access is due.
+    #[inline(never)]
+    fn fall_idle(&mut self, r: u32, now: Instant) {
         let radio = &mut self.radios[r as usize];
-        if radio.access.idle_since.is_none() {
-            radio.access.idle_since = Some(radio.nav_until.max(now));
-            self.schedule_access(r, now);
-        }
+        radio.access.idle_since = Some(radio.nav_until.max(now));
+        self.schedule_access(r, now);
     }
 
     pub(super) fn schedule_access(&mut self, r: u32, now: Instant) {

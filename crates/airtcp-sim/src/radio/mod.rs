@@ -632,6 +632,7 @@ impl SharedChannel {
     }
 
     /// A timer of this channel fired.
+    #[inline(always)]
     pub fn on_event(&mut self, now: Instant, event: RadioEvent, out: &mut RadioActions) {
         self.handle(now, event, out);
         self.arm(out);

@@ -50,6 +50,7 @@ impl Antenna {
 
     /// Power of the signals that have not ended by `at`, `except` one transmission (a
     /// signal registered ahead of its arrival counts already: see `Medium`).
+    #[inline]
     pub fn energy_mw(&self, at: Instant, except: Option<u32>) -> f64 {
         self.arrivals
             .iter()
@@ -76,7 +77,10 @@ impl Antenna {
     /// the same instant as the one pruning, has yet to be settled here).
     pub fn prune(&mut self, now: Instant) {
         let keep_from = self.lock.map_or(now, |lock| lock.start.min(now));
-        self.arrivals.retain(|a| a.end >= keep_from);
+        // Usually nothing has ended: look before rewriting the list.
+        if self.arrivals.iter().any(|a| a.end < keep_from) {
+            self.arrivals.retain(|a| a.end >= keep_from);
+        }
     }
 
     /// Probability that `frame` (an arrival at this antenna) is received without error,
@@ -93,44 +97,41 @@ impl Antenna {
         let payload_at = start + shape.payload_ns;
         let header_bits = bits_in(payload_at - header_at, shape.header_rate_bps);
         let payload_bits = bits_in(end.saturating_sub(payload_at), shape.payload_rate_bps);
+        let overlaps =
+            |a: &Arrival| a.serial != frame.serial && a.start < frame.end && a.end > frame.start;
+        if !self.arrivals.iter().any(overlaps) {
+            // The common case: two chunks at one SINR.
+            let sinr = frame.power_mw / noise_mw;
+            return cache.success_rate(shape.family, shape.header_rate_bps, sinr, header_bits)
+                * cache.success_rate(shape.family, shape.payload_rate_bps, sinr, payload_bits);
+        }
         // The signals that overlapped the frame, in the antenna's order (the order their
-        // powers are summed in), and the times that cut it into chunks of constant SINR, in
-        // one pass.
+        // powers are summed in), and the times that cut it into chunks of constant SINR.
         let mut others = std::mem::take(&mut cache.overlapping);
         let mut cuts = std::mem::take(&mut cache.cuts);
         others.clear();
         cuts.clear();
         cuts.extend([header_at, payload_at, end]);
-        for a in &self.arrivals {
-            if a.serial != frame.serial && a.start < frame.end && a.end > frame.start {
-                let (from, to) = (a.start.as_nanos(), a.end.as_nanos());
-                others.push((from, to, a.power_mw));
-                cuts.extend([from, to]);
-            }
+        for a in self.arrivals.iter().filter(|a| overlaps(a)) {
+            let (from, to) = (a.start.as_nanos(), a.end.as_nanos());
+            others.push((from, to, a.power_mw));
+            cuts.extend([from, to]);
         }
-        let probability = if others.is_empty() {
-            // The common case: two chunks at one SINR.
-            let sinr = frame.power_mw / noise_mw;
-            cache.success_rate(shape.family, shape.header_rate_bps, sinr, header_bits)
-                * cache.success_rate(shape.family, shape.payload_rate_bps, sinr, payload_bits)
+        let bits = (header_bits, payload_bits);
+        let certain = survives_all_at_once(frame.power_mw, noise_mw, &others, shape, bits, cache);
+        let probability = if certain && !cfg!(debug_assertions) {
+            1.0
         } else {
-            let bits = (header_bits, payload_bits);
-            let certain =
-                survives_all_at_once(frame.power_mw, noise_mw, &others, shape, bits, cache);
-            if certain && !cfg!(debug_assertions) {
-                1.0
-            } else {
-                let chunked = chunked_probability(
-                    frame,
-                    (header_at, payload_at),
-                    shape,
-                    noise_mw,
-                    (&others, &mut cuts),
-                    cache,
-                );
-                debug_assert!(!certain || chunked == 1.0, "{chunked} survives all at once");
-                chunked
-            }
+            let chunked = chunked_probability(
+                frame,
+                (header_at, payload_at),
+                shape,
+                noise_mw,
+                (&others, &mut cuts),
+                cache,
+            );
+            debug_assert!(!certain || chunked == 1.0, "{chunked} survives all at once");
+            chunked
         };
         cache.overlapping = others;
         cache.cuts = cuts;
@@ -268,6 +269,9 @@ const SINR_SLOT_BITS: u32 = 13;
 const CERTAIN_SLOT_BITS: u32 = 8;
 
 impl SuccessCache {
+    /// The model's success rate of a chunk (`SinrSuccess::success`). Inlined, a miss out of
+    /// line: most calls hit.
+    #[inline]
     pub fn success_rate(&mut self, family: Family, rate_bps: u64, sinr: f64, bits: u64) -> f64 {
         if bits == 0 {
             return 1.0;
@@ -279,11 +283,16 @@ impl SuccessCache {
             .wrapping_add(rate_bps ^ bits.rotate_left(32))
             .wrapping_mul(0xBF58_476D_1CE4_E5B9);
         let slot = (hash >> (64 - CHUNK_SLOT_BITS)) as usize;
-        if let Some((cached, value)) = self.chunks[slot] {
-            if cached == key {
-                return value;
-            }
+        match self.chunks[slot] {
+            Some((cached, value)) if cached == key => value,
+            _ => self.missed(slot, key, sinr),
         }
+    }
+
+    /// `success_rate` of a chunk not kept, which it keeps in `slot`.
+    #[inline(never)]
+    fn missed(&mut self, slot: usize, key: ChunkKey, sinr: f64) -> f64 {
+        let (family, rate_bps, _, bits) = key;
         let value = self.at_sinr(family, rate_bps, sinr).success(bits);
         self.chunks[slot] = Some((key, value));
         value
