@@ -62,7 +62,13 @@ exchanges), both over the whole run as airtcp's MAC counters count them, the eve
 simulator ran (ns-3's Simulator::GetEventCount, airtcp's summary `events`, whole runs),
 each simulator's wall time for the point (building and running it, in its own process:
 ns-3 in a worker in its virtualenv, one process for the whole run, its code for both kinds
-of point compiled by a short run first; airtcp through `airtcp.run` here) and their ratio.
+of point compiled by a short run first; airtcp through `airtcp.run` here) and their ratio,
+and the same of its event loop alone (ns-3: the time in its Simulator::Run calls, warm-up and
+measurement; airtcp: the summary's `wall_time_s`, the loop without reading, checking or
+building the scenario) and their ratio, the figure the issue's 100x is about. ns-3 runs a
+point once (0.1 to 10 s of loop); airtcp runs it `--airtcp-runs` times (5) and reports its
+best times, its runs of a few ms being exposed to the machine's noise and a cold first run
+(they must agree on every figure). The last line gives the least loop ratio.
 `--verbose` adds ns-3's frames by kind and rate and its PHY receive-drop reasons.
 
 ns-3 lives in its own virtualenv (python3 -m venv /work/ns3venv && /work/ns3venv/bin/pip
@@ -70,7 +76,7 @@ install ns3==3.44.post0); this script runs there as a worker, one simulation at 
 Without it, it prints a line and exits 0.
 
 Run: python bench/ns3_spatial.py --ns3-python /work/ns3venv/bin/python [--only pair groups
-chain] [--seconds 20] [--groups-seconds 60] [--chain-seconds 30]
+chain] [--seconds 20] [--groups-seconds 60] [--chain-seconds 30] [--airtcp-runs 5]
 """
 
 from __future__ import annotations
@@ -92,7 +98,7 @@ QUEUE = 50
 MODES = {1: "DsssRate1Mbps", 2: "DsssRate2Mbps", 5.5: "DsssRate5_5Mbps", 11: "DsssRate11Mbps"}
 RESULT = "NS3-RESULT "
 # airtcp runs each point this many times and reports its best times (`--airtcp-runs`).
-AIRTCP_RUNS = 3
+AIRTCP_RUNS = 5
 # airtcp's [radio], ns-3's values above (airtcp's defaults too, set so that they stay).
 RADIO = {
     "propagation": {"model": "log_distance", "exponent": 3.0, "reference_loss": "46.6777dB",
