@@ -16,13 +16,15 @@ impl SharedChannel {
         wlan: u32,
         (bytes, rate_bps): (u32, u64),
         duration_ns: u64,
-        packet: Option<Msdus>,
+        data: Option<DataHeader>,
         now: Instant,
         out: &mut RadioActions,
     ) {
         let phy = &self.wlans[wlan as usize].phy;
         let airtime = phy.airtime_ns(bytes, rate_bps);
         let end = now + Duration::from_nanos(airtime);
+        let serial = self.next_serial;
+        self.next_serial = serial.wrapping_add(1);
         let tx = self.transmissions.insert(Transmission {
             kind,
             sender: r,
@@ -31,18 +33,18 @@ impl SharedChannel {
             rate_bps,
             start: now,
             duration_ns,
-            packet,
+            data,
             overlapped: false,
             reached: None,
-            serial: self.next_serial,
+            serial,
         });
-        self.next_serial = self.next_serial.wrapping_add(1);
         let radio = &mut self.radios[r as usize];
         radio.sending_until = Some(end);
         radio.antenna.lock = None; // sending aborts a reception
         radio.access.eifs_after = None; // and ends an EIFS: the ACK it made room for is past
         radio.access.freeze(now, &self.phy);
         let power = radio.tx_power_mw;
+        self.backoff_changed(r);
         if let Some(moving) = &mut self.moving {
             // The lists may change before the frame ends: keep whom it reached.
             let mut reached = moving.spare.pop().unwrap_or_default();
@@ -50,19 +52,22 @@ impl SharedChannel {
             let slot = moving.reached.insert(reached);
             self.transmissions.get_mut(tx).expect("just sent").reached = Some(slot);
         }
-        for n in 0..self.neighbours[r as usize].len() {
-            let neighbour = self.neighbours[r as usize][n];
+        // Lent out while the signals arrive, which never changes who hears whom.
+        let neighbours = std::mem::take(&mut self.neighbours[r as usize]);
+        for neighbour in &neighbours {
             let fading = self.fading_factor();
             let delay = Duration::from_nanos(neighbour.delay_ns);
             let arrival = Arrival {
                 tx,
-                serial: self.transmissions.get(tx).expect("just sent").serial,
+                serial,
+                addressed: neighbour.radio == to,
                 start: now + delay,
                 end: end + delay,
                 power_mw: power * neighbour.gain * fading,
             };
             self.arrive(neighbour.radio, arrival, now);
         }
+        self.neighbours[r as usize] = neighbours;
         out.timers.push((end, RadioEvent::TxEnd { tx }));
     }
 
@@ -83,10 +88,13 @@ impl SharedChannel {
         let radio = &mut self.radios[q as usize];
         radio.antenna.add(arrival);
         if radio.sending_until.is_none() {
+            // The power first: the others' energy, a pass over the antenna's signals, only
+            // for a frame strong enough to be detected at all.
             let detect = |frame: &Arrival, antenna: &Antenna| {
-                let others = antenna.energy_mw(frame.start, Some(frame.serial));
-                frame.power_mw >= self.preamble_rssi_mw
-                    && frame.power_mw >= self.preamble_snr * (self.noise_mw + others)
+                frame.power_mw >= self.preamble_rssi_mw && {
+                    let others = antenna.energy_mw(frame.start, Some(frame.serial));
+                    frame.power_mw >= self.preamble_snr * (self.noise_mw + others)
+                }
             };
             match radio.antenna.lock {
                 // A preamble is detected over PREAMBLE_DETECTION: a frame that starts
@@ -134,15 +142,18 @@ impl SharedChannel {
         let antenna = &self.radios[q as usize].antenna;
         let transmissions = &mut self.transmissions;
         let mut any = false;
-        for (slot, serial) in antenna.on_air(arrival.start) {
+        for other in antenna.on_air(arrival.start) {
             any = true;
-            if let Some(t) = transmissions.get_mut(slot).filter(|t| t.serial == serial) {
-                t.overlapped |= t.to == q;
+            if other.addressed {
+                let t = transmissions.get_mut(other.tx);
+                if let Some(t) = t.filter(|t| t.serial == other.serial) {
+                    t.overlapped = true;
+                }
             }
         }
-        if any {
+        if any && arrival.addressed {
             if let Some(t) = self.transmissions.get_mut(arrival.tx) {
-                t.overlapped |= t.to == q;
+                t.overlapped = true;
             }
         }
     }
@@ -174,6 +185,7 @@ impl SharedChannel {
                     generation,
                 },
             ));
+            self.backoff_changed(s);
         }
         if matches!(t.kind, Kind::Ack | Kind::Cts) {
             // A response it sent aborted its own reception of the response it awaits.
@@ -210,9 +222,6 @@ impl SharedChannel {
             let frame = self.air_frame(&t, now, at_receiver);
             out.air.push((self.wlans[t.wlan as usize].bss, frame));
         }
-        if let Some(slot) = t.packet.and_then(|msdus| msdus.more) {
-            self.aggregates.take(slot);
-        }
     }
 
     /// Frame `t`, which ended at `end`, as a monitor by its receiver captured it: bad unless
@@ -233,16 +242,16 @@ impl SharedChannel {
             Kind::Cts => AirBody::Cts,
             Kind::Ack => AirBody::Ack,
             Kind::Data => {
-                let msdus = t.packet.expect("data frames carry one");
-                let more = msdus.more.and_then(|slot| self.aggregates.get(slot));
-                let others = more.into_iter().flatten().map(|&(packet, _)| packet);
+                let DataHeader {
+                    sequence, retry, ..
+                } = t.data.expect("data frames have one");
                 let ap = self.interfaces[part.first_interface as usize].radio;
                 AirBody::Data {
                     transmitter: node(t.sender),
                     ap: node(ap),
-                    retry: msdus.retry,
-                    sequence: msdus.sequence,
-                    msdus: std::iter::once(msdus.packet).chain(others).collect(),
+                    retry,
+                    sequence,
+                    msdus: self.carried(t).map(|frame| frame.packet).collect(),
                 }
             }
         };
@@ -305,6 +314,29 @@ impl SharedChannel {
         }
         self.refresh(q, at, at);
         decoded
+    }
+
+    /// The MSDUs data frame `t` carries, with their MACs: the head frames of its sender's
+    /// exchange, one or an A-MSDU's, queued until the exchange ends.
+    pub(super) fn carried(&self, t: &Transmission) -> impl Iterator<Item = &Frame> {
+        let (interface, queue, msdus) = self.carried_at(t);
+        self.interfaces[interface as usize].queues[queue]
+            .iter()
+            .take(msdus)
+    }
+
+    /// Where those MSDUs are: the sender's interface, its queue and how many.
+    pub(super) fn carried_at(&self, t: &Transmission) -> (u32, usize, usize) {
+        let exchange = self.radios[t.sender as usize]
+            .exchange
+            .expect("a data frame's sender has its exchange under way");
+        debug_assert_eq!(
+            self.interfaces[exchange.interface as usize].queues[exchange.queue]
+                .front()
+                .map(|frame| frame.sequence),
+            t.data.map(|data| data.sequence)
+        );
+        (exchange.interface, exchange.queue, exchange.msdus)
     }
 
     /// The addressee of radio `sender`'s exchange decoded its frame at `power_mw`.

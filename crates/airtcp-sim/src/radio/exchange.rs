@@ -98,10 +98,6 @@ impl SharedChannel {
         head.transmitted = true;
         let frame = *head;
         let carried = frames.iter().take(exchange.msdus);
-        let more = (exchange.msdus > 1).then(|| {
-            let others = carried.clone().skip(1).map(|f| (f.packet, f.to)).collect();
-            self.aggregates.insert(others)
-        });
         let w = interface.wlan;
         let phy = &self.wlans[w as usize].phy;
         let bytes = phy.mac_overhead_bytes + payload_bytes(carried);
@@ -111,13 +107,10 @@ impl SharedChannel {
             let airtime = phy.airtime_ns(bytes, exchange.rate_bps);
             self.data_sent(r, now, airtime, !retry);
         }
-        let packet = Some(Msdus {
-            packet: frame.packet,
+        let header = DataHeader {
             sequence: frame.sequence,
             retry,
-            mac: frame.to,
-            more,
-        });
+        };
         self.transmit(
             r,
             Kind::Data,
@@ -125,7 +118,7 @@ impl SharedChannel {
             w,
             (bytes, exchange.rate_bps),
             duration,
-            packet,
+            Some(header),
             now,
             out,
         );
@@ -188,6 +181,7 @@ impl SharedChannel {
     /// What radio `q` does with frame `t` it decoded at `at`.
     fn take_frame(&mut self, q: u32, t: &Transmission, at: Instant, out: &mut RadioActions) {
         let sifs = Duration::from_nanos(self.wlans[t.wlan as usize].phy.sifs_ns);
+        let carried = (t.kind == Kind::Data && t.to == q).then(|| self.carried_at(t));
         let radio = &mut self.radios[q as usize];
         radio.access.eifs_after = None;
         if t.to != q {
@@ -202,8 +196,9 @@ impl SharedChannel {
         let control = control_rate(phy, t.rate_bps);
         match t.kind {
             Kind::Data => {
-                let msdus = t.packet.expect("data frames carry one");
-                let (sequence, retry) = (msdus.sequence, msdus.retry);
+                let DataHeader {
+                    sequence, retry, ..
+                } = t.data.expect("data frames have one");
                 let duplicate = retry
                     && radio
                         .last_sequence
@@ -221,10 +216,12 @@ impl SharedChannel {
                 if duplicate {
                     part.radio_counters.duplicates += 1;
                 } else {
-                    out.deliveries.push((at, part.bss, msdus.mac, msdus.packet));
-                    let more = msdus.more.and_then(|slot| self.aggregates.get(slot));
-                    for &(packet, mac) in more.into_iter().flatten() {
-                        out.deliveries.push((at, part.bss, mac, packet));
+                    // Each MSDU to its own MAC: an A-MSDU of the AP's TCP ACKs rides to the
+                    // first one's receiver (docs/radio.md, access planning).
+                    let (interface, queue, msdus) = carried.expect("taken above");
+                    let frames = &self.interfaces[interface as usize].queues[queue];
+                    for frame in frames.iter().take(msdus) {
+                        out.deliveries.push((at, part.bss, frame.to, frame.packet));
                     }
                 }
                 radio.owed = Some(Owed {

@@ -57,8 +57,7 @@ mod reception;
 pub mod series;
 pub mod validate;
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use airtcp_proto::agent::{Agent, ApQueue};
@@ -80,6 +79,7 @@ use crate::slab::Slab;
 use crate::wlan::ap_plan::queue_full;
 use crate::wlan::{AirBody, AirFrame, Frame, MacCounters, MacParams, MacQueue};
 use access::Access;
+use carrier::BackoffEnds;
 pub use config::{DcfModel, FadingConfig, NodePosition, PropagationConfig, RadioConfig};
 use geometry::Neighbour;
 pub use geometry::Placement;
@@ -90,7 +90,7 @@ use reception::{Antenna, Arrival, FrameShape, SuccessCache};
 /// Something a shared channel asked to be woken for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RadioEvent {
-    /// The earliest backoff end of the channel's radios (`SharedChannel::accesses`).
+    /// The earliest backoff end of the channel's radios (`SharedChannel::backoff_ends`).
     Accesses,
     /// A transmission's last bit leaves its sender.
     TxEnd { tx: u32 },
@@ -202,8 +202,8 @@ struct Transmission {
     start: Instant,
     /// The Duration field, ns after the frame's end (the NAV it sets).
     duration_ns: u64,
-    /// Data frames: what they carry.
-    packet: Option<Msdus>,
+    /// Data frames: their header's fields (the MSDUs stay in the sender's queue).
+    data: Option<DataHeader>,
     /// Another signal overlapped it at its addressee (its failure is a collision).
     overlapped: bool,
     /// Never reused, unlike its slot (`Arrival::serial`).
@@ -212,16 +212,15 @@ struct Transmission {
     reached: Option<u32>,
 }
 
-/// What a data frame carries: its (first) MSDU, sequence number and retry bit, and the MAC
-/// the MSDU is for; an A-MSDU's further MSDUs with their MACs in `more` (a slot of
-/// `SharedChannel::aggregates`), delivered with the first (`planning`).
+/// What a data frame's addressee reads of its MAC header: the sequence number and retry
+/// bit. Its MSDUs (one, or an A-MSDU's, each with the MAC it is for) are the head frames of the
+/// sender's exchange, which stay queued while the frame is on the air
+/// (`SharedChannel::carried`): a transmission is copied in and out of the slab of those on
+/// the air, and packets are most of a frame's bytes.
 #[derive(Clone, Copy, Debug)]
-struct Msdus {
-    packet: Packet,
+struct DataHeader {
     sequence: u16,
     retry: bool,
-    mac: u32,
-    more: Option<u32>,
 }
 
 /// A response a radio owes SIFS after a frame, or the data frame after its CTS.
@@ -315,8 +314,6 @@ pub struct SharedChannel {
     interfaces: Vec<Interface>,
     neighbours: Vec<Vec<Neighbour>>,
     transmissions: Slab<Transmission>,
-    /// The further MSDUs of A-MSDUs on the air, with their MACs (`Msdus::more`).
-    aggregates: Slab<Vec<(Packet, u32)>>,
     /// The interfaces whose agents plan their AP's access (`planning`).
     planners: Vec<u32>,
     noise_mw: f64,
@@ -332,10 +329,9 @@ pub struct SharedChannel {
     cca_time_ns: u64,
     fading: FadingConfig,
     rng: Stream,
-    /// Backoff ends (time, radio, generation), earliest first: entries a busy medium made
-    /// stale stay until they surface, so that a frame costs the radios that hear it a heap
-    /// push each, not an event of the run each.
-    accesses: BinaryHeap<Reverse<(Instant, u32, u32)>>,
+    /// The radios' backoff ends: one event of the run for the earliest, not one per radio
+    /// and backoff, most of which a frame would make stale.
+    backoff_ends: BackoffEnds,
     /// The time of the earliest `Accesses` event pending in the run.
     armed: Option<Instant>,
     success_cache: SuccessCache,
@@ -475,6 +471,7 @@ impl SharedChannel {
             });
         }
         SharedChannel {
+            backoff_ends: BackoffEnds::new(radios.len()),
             cca_time_ns: radio.cca_time_ns,
             phy,
             wlans: parts,
@@ -482,7 +479,6 @@ impl SharedChannel {
             interfaces,
             neighbours,
             transmissions: Slab::default(),
-            aggregates: Slab::default(),
             planners: Vec::new(),
             noise_mw: dbm_to_mw(noise_dbm),
             cca_busy_mw: dbm_to_mw(
@@ -498,7 +494,6 @@ impl SharedChannel {
             capture_ratio: radio.capture_margin_db.map(dbm_to_mw),
             fading: radio.fading,
             rng: stream(seed, StreamId::RadioChannel { channel }),
-            accesses: BinaryHeap::new(),
             armed: None,
             success_cache: SuccessCache::default(),
             capture: false,
@@ -685,6 +680,7 @@ impl SharedChannel {
     }
 
     /// A timer of this channel fired.
+    #[inline(always)]
     pub fn on_event(&mut self, now: Instant, event: RadioEvent, out: &mut RadioActions) {
         self.handle(now, event, out);
         self.after_call(out);
@@ -755,15 +751,12 @@ impl SharedChannel {
                 if self.armed == Some(now) {
                     self.armed = None;
                 }
-                while let Some(&Reverse((at, radio, generation))) = self.accesses.peek() {
+                // Every backoff that ends by now, earliest first: `access` clears each.
+                while let Some((at, radio)) = self.backoff_ends.earliest() {
                     if at > now {
                         break;
                     }
-                    self.accesses.pop();
-                    let access = &self.radios[radio as usize].access;
-                    if access.generation == generation && access.scheduled == Some(at) {
-                        self.access(radio, now, out);
-                    }
+                    self.access(radio, now, out);
                 }
             }
             RadioEvent::TxEnd { tx } => self.end_transmission(tx, now, out),

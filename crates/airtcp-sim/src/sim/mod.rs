@@ -336,6 +336,7 @@ impl Simulation {
         Ok(())
     }
 
+    #[inline(always)]
     fn handle(&mut self, event: Event) -> std::io::Result<()> {
         match event {
             Event::ChannelTxDone { channel } => {

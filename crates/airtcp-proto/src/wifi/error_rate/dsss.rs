@@ -7,30 +7,28 @@
 
 use core::f64::consts::{FRAC_1_SQRT_2, PI, SQRT_2};
 
-use super::{all_succeed, erfc, q};
+use super::{erfc, q, Trials};
 
 /// The bandwidth over which ns-3 measures a DSSS signal's SINR (its 802.11b channel width).
 const BANDWIDTH_HZ: f64 = 22e6;
 
-/// `None` for a rate 802.11b lacks.
-pub(super) fn success_rate(rate_bps: u64, sinr: f64, bits: u64) -> Option<f64> {
+/// A chunk's bits as trials at `sinr`; `None` for a rate 802.11b lacks.
+pub(super) fn trials(rate_bps: u64, sinr: f64) -> Option<Trials> {
     let eb_n0 = sinr * BANDWIDTH_HZ / rate_bps as f64;
-    let n = bits as f64;
-    let p = match rate_bps {
-        1_000_000 => all_succeed(dbpsk_ber(eb_n0), n),
-        2_000_000 => all_succeed(dqpsk_ber(eb_n0), n),
+    Some(match rate_bps {
+        1_000_000 => Trials::bits(dbpsk_ber(eb_n0)),
+        2_000_000 => Trials::bits(dqpsk_ber(eb_n0)),
         // 16 codewords of 4 bits; the symbol's energy is 4·Eb. ns-3 passes its eq. (18) the
         // argument 2·Eb/N0 (its `4.0 * EbN0 / 2.0`) and counts bits/4 symbols.
-        5_500_000 => cck16_success(2.0 * eb_n0, n / 4.0),
-        // 256 codewords of 8 bits. ns-3 takes eq. (17) as two independent 16-ary decisions
-        // at half the argument, 1 − (1 − P16(e/2))², with e = 8·Eb/N0 / 2 = 4·Eb/N0, and
-        // counts bits/8 symbols: (1 − P16(2·Eb/N0))^(2·bits/8), the 5.5 Mbit/s form. With
-        // Eb/N0 half as large for the same SINR, an 11 Mbit/s chunk fares as a 5.5 Mbit/s
-        // one of the same bits 3 dB weaker.
-        11_000_000 => cck16_success(2.0 * eb_n0, n / 4.0),
+        //
+        // 11 Mbit/s: 256 codewords of 8 bits. ns-3 takes eq. (17) as two independent 16-ary
+        // decisions at half the argument, 1 − (1 − P16(e/2))², with e = 8·Eb/N0 / 2 =
+        // 4·Eb/N0, and counts bits/8 symbols: (1 − P16(2·Eb/N0))^(2·bits/8), the 5.5 Mbit/s
+        // form. With Eb/N0 half as large for the same SINR, an 11 Mbit/s chunk fares as a
+        // 5.5 Mbit/s one of the same bits 3 dB weaker.
+        5_500_000 | 11_000_000 => cck16(2.0 * eb_n0),
         _ => return None,
-    };
-    Some(p)
+    })
 }
 
 /// DBPSK with differentially coherent detection: Pb = ½·e^(−Eb/N0) (Proakis eq. 5.2-69).
@@ -71,16 +69,17 @@ const GAUSS_LEGENDRE_32: [(f64, f64); 16] = [
 /// Half-width of the integration window around the integrand's peak (below).
 const WINDOW_HALF_WIDTH: f64 = 6.5;
 
-/// (1 − P16(e))^`symbols`, P16 being `cck16_symbol_error`. A fast path skips its quadrature
-/// (some 700 ns) where the union bound P16(e) ≤ Q(β) + 14·Q(β/√2) (the correct output
-/// negative, or one of the 7 others larger in magnitude: |N| − v > β for each of its two
-/// signs) shows the result to round to 1, as it does for most frames of a simulation.
-fn cck16_success(e: f64, symbols: f64) -> f64 {
-    if symbols * cck16_union_bound(e) < 1e-17 {
-        // 1 − 1e-17 rounds to 1
-        return 1.0;
+/// Symbols of 16-ary CCK at argument `e`, each failing with P16(e) (`cck16_symbol_error`):
+/// a chunk succeeds with (1 − P16(e))^symbols. A fast path skips the quadrature (some
+/// 700 ns) where the union bound P16(e) ≤ Q(β) + 14·Q(β/√2) (the correct output negative,
+/// or one of the 7 others larger in magnitude: |N| − v > β for each of its two signs) shows
+/// the result to round to 1, as it does for most frames of a simulation (`SinrSuccess`).
+fn cck16(e: f64) -> Trials {
+    Trials::Cck16 {
+        e,
+        union_bound: cck16_union_bound(e),
+        ln_success: None,
     }
-    all_succeed(cck16_symbol_error(e), symbols)
 }
 
 fn cck16_union_bound(e: f64) -> f64 {
@@ -104,7 +103,7 @@ fn cck16_union_bound(e: f64) -> f64 {
 /// 6.5 from β/2. One 32-point Gauss-Legendre rule over [max(0, β/2 − 6.5), β/2 + 6.5] then
 /// gives a relative error below 1e-9 (2e-12 for symbol error probabilities above 1e-13),
 /// checked against a 4000-point rule in the tests' reference values.
-fn cck16_symbol_error(e: f64) -> f64 {
+pub(super) fn cck16_symbol_error(e: f64) -> f64 {
     let beta = (2.0 * e).sqrt();
     if beta > 60.0 {
         // Q(β/√2) underflows; also keeps an infinite SINR out of the window arithmetic.
@@ -224,8 +223,9 @@ mod tests {
             }
         }
         // the fast path's threshold: success rounds to 1 below it, not above it
-        assert_eq!(all_succeed(1e-17, 1.0), 1.0);
-        assert!(all_succeed(1e-16, 1.0) < 1.0);
+        let all_succeed = |p: f64| super::super::all_succeed(super::super::ln_success_of(p), 1.0);
+        assert_eq!(all_succeed(1e-17), 1.0);
+        assert!(all_succeed(1e-16) < 1.0);
     }
 
     #[test]

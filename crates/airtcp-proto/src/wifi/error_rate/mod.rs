@@ -76,17 +76,81 @@ pub enum Family {
 /// Panics (debug_assert) on a rate the family does not have; a release build returns 0 for
 /// it (nothing is decodable at a rate the PHY lacks).
 pub fn success_rate(family: Family, rate_bps: u64, sinr: f64, bits: u64) -> f64 {
-    // f64::max returns the other operand for NaN: a NaN SINR counts as 0.
-    let sinr = sinr.max(0.0);
-    let rate = match family {
-        Family::Dsss => dsss::success_rate(rate_bps, sinr, bits),
-        Family::Ofdm => ofdm::success_rate(rate_bps, sinr, bits),
-    };
-    match rate {
-        Some(p) => p,
-        None => {
+    SinrSuccess::new(family, rate_bps, sinr).success(bits)
+}
+
+/// The success rate of chunks of any length sent at one rate and received at one SINR: the
+/// error probability of a bit (or CCK symbol) is worked out once, and a chunk then costs an
+/// exponential. A simulator that meets the same SINR in chunks of many lengths (two frames
+/// overlapping by varying amounts) keeps these rather than `success_rate`'s results, which
+/// it is built on: `success_rate(f, r, s, b)` is `SinrSuccess::new(f, r, s).success(b)`, the
+/// same arithmetic to the bit.
+#[derive(Clone, Copy, Debug)]
+pub struct SinrSuccess(Trials);
+
+/// What a chunk's bits are, as independent trials.
+#[derive(Clone, Copy, Debug)]
+enum Trials {
+    /// Each bit is a trial that succeeds with probability e^`ln_success`.
+    Bits { ln_success: f64 },
+    /// 16-ary CCK at argument `e` (`dsss`), bits/4 symbols: the union bound on a symbol's
+    /// error probability, and the logarithm of its success probability once a chunk has
+    /// needed it (the bound settles most chunks without the quadrature).
+    Cck16 {
+        e: f64,
+        union_bound: f64,
+        ln_success: Option<f64>,
+    },
+    /// A rate the family lacks: nothing gets through.
+    Undecodable,
+}
+
+impl SinrSuccess {
+    /// Panics (debug_assert) on a rate the family does not have; in a release build every
+    /// chunk at it fails.
+    pub fn new(family: Family, rate_bps: u64, sinr: f64) -> Self {
+        // f64::max returns the other operand for NaN: a NaN SINR counts as 0.
+        let sinr = sinr.max(0.0);
+        let trials = match family {
+            Family::Dsss => dsss::trials(rate_bps, sinr),
+            Family::Ofdm => ofdm::trials(rate_bps, sinr),
+        };
+        SinrSuccess(trials.unwrap_or_else(|| {
             debug_assert!(false, "{rate_bps} bit/s is not a {family:?} rate");
-            0.0
+            Trials::Undecodable
+        }))
+    }
+
+    /// The probability that a chunk of `bits` bits survives.
+    pub fn success(&mut self, bits: u64) -> f64 {
+        let n = bits as f64;
+        match &mut self.0 {
+            Trials::Bits { ln_success } => all_succeed(*ln_success, n),
+            Trials::Cck16 {
+                e,
+                union_bound,
+                ln_success,
+            } => {
+                let symbols = n / 4.0;
+                if symbols * *union_bound < 1e-17 {
+                    // 1 − 1e-17 rounds to 1
+                    return 1.0;
+                }
+                let e = *e;
+                let ln_success =
+                    *ln_success.get_or_insert_with(|| ln_success_of(dsss::cck16_symbol_error(e)));
+                all_succeed(ln_success, symbols)
+            }
+            Trials::Undecodable => 0.0,
+        }
+    }
+}
+
+impl Trials {
+    /// Bits that each fail with probability `p`.
+    fn bits(p: f64) -> Self {
+        Trials::Bits {
+            ln_success: ln_success_of(p),
         }
     }
 }
@@ -128,15 +192,21 @@ fn db_to_linear(db: f64) -> f64 {
     10f64.powf(db / 10.0)
 }
 
-/// The probability that none of `n` independent trials fails, each failing with probability
-/// `p`: (1 − p)^n, computed as exp(n·ln(1 − p)) to keep a p far below 1e-16 that 1 − p would
-/// round away. `n` is a real number: CCK counts bits/4 symbols.
-fn all_succeed(p: f64, n: f64) -> f64 {
+/// ln(1 − p), the logarithm of a trial's success probability when it fails with probability
+/// `p`: ln_1p keeps a p far below 1e-16 that 1 − p would round away.
+fn ln_success_of(p: f64) -> f64 {
+    (-p).ln_1p()
+}
+
+/// The probability that none of `n` independent trials fails, each succeeding with
+/// probability e^`ln_success` (`ln_success_of`): (1 − p)^n as exp(n·ln(1 − p)). `n` is a
+/// real number: CCK counts bits/4 symbols.
+fn all_succeed(ln_success: f64, n: f64) -> f64 {
     if n == 0.0 {
         // ln(1 − 1) · 0 would be NaN; no trial, no failure.
         return 1.0;
     }
-    (n * (-p).ln_1p()).exp()
+    (n * ln_success).exp()
 }
 
 /// Gaussian tail probability Q(x) = P(N(0, 1) > x) = ½·erfc(x/√2).
@@ -369,12 +439,29 @@ mod tests {
     fn all_succeed_keeps_tiny_probabilities() {
         // 1 − 1e-18 rounds to 1, so (1 − p)^n would give exactly 1.
         assert_eq!((1.0 - 1e-18f64).powf(1e6), 1.0);
+        let all_succeed = |p: f64, n: f64| all_succeed(ln_success_of(p), n);
         let s = all_succeed(1e-18, 1e6);
         // 1 − s = 1e-12, give or take the rounding of s near 1 (1.1e-16)
         assert!((1.0 - s - 1e-12).abs() < 2e-16, "{s}");
         assert_eq!(all_succeed(1.0, 0.0), 1.0);
         assert_eq!(all_succeed(1.0, 3.0), 0.0);
         assert!((all_succeed(0.5, 3.0) - 0.125).abs() < 1e-16);
+    }
+
+    #[test]
+    fn one_sinr_serves_chunks_of_any_length() {
+        for (family, rates) in RATES {
+            for &rate in rates {
+                for sinr in [0.0, 0.3, 1.0, 2.5, 6.0, 30.0] {
+                    let mut at_sinr = SinrSuccess::new(family, rate, sinr);
+                    for bits in [0, 1, 48, 8 * 14, 2000, MPDU_1528_BITS, 4 * MPDU_1528_BITS] {
+                        let once = success_rate(family, rate, sinr, bits);
+                        let kept = at_sinr.success(bits);
+                        assert_eq!(once.to_bits(), kept.to_bits(), "{rate} {sinr} {bits}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! bits of one puncturing period (rate k/(k + 1)). ns-3 keeps the first 9 (rate 1/2) or 10
 //! terms of each spectrum. A chunk of n bits succeeds with probability (1 − min(Pb, 1))^n.
 
-use super::{all_succeed, erfc};
+use super::{erfc, Trials};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Constellation {
@@ -45,11 +45,13 @@ fn mode(rate_bps: u64) -> Option<(Constellation, CodeRate)> {
     })
 }
 
-/// `None` for a rate 802.11a/g lacks.
-pub(super) fn success_rate(rate_bps: u64, sinr: f64, bits: u64) -> Option<f64> {
+/// A chunk's bits as trials at `sinr`; `None` for a rate 802.11a/g lacks.
+pub(super) fn trials(rate_bps: u64, sinr: f64) -> Option<Trials> {
     let (constellation, code) = mode(rate_bps)?;
-    let p = coded_ber(uncoded_ber(constellation, sinr), code);
-    Some(all_succeed(p, bits as f64))
+    Some(Trials::bits(coded_ber(
+        uncoded_ber(constellation, sinr),
+        code,
+    )))
 }
 
 /// Bit error probability of the constellation at symbol SNR `snr`, Gray coded:
