@@ -76,12 +76,24 @@ impl SharedChannel {
 
     /// Arms the run's event for the earliest backoff end, if none is armed as early.
     pub(super) fn arm(&mut self, out: &mut RadioActions) {
+        debug_assert!(
+            self.backoff_ends_agree(),
+            "a backoff end changed unmirrored"
+        );
         if let Some((at, _)) = self.backoff_ends.earliest() {
             if self.armed.is_none_or(|armed| at < armed) {
                 self.armed = Some(at);
                 out.timers.push((at, RadioEvent::Accesses));
             }
         }
+    }
+
+    /// Whether `backoff_ends` holds every radio's `Access::scheduled`: whatever changes one
+    /// (`Access::freeze`, `stale`) must tell it (`backoff_changed`).
+    fn backoff_ends_agree(&self) -> bool {
+        let ends = &self.backoff_ends.ends;
+        (self.radios.iter().zip(ends))
+            .all(|(radio, &end)| radio.access.scheduled.unwrap_or(Instant::MAX) == end)
     }
 
     /// Radio `r`'s `Access::scheduled` may have changed: the channel's copy follows it.
