@@ -82,6 +82,25 @@ fn stations_together_reproduce_the_single_collision_domain() {
 }
 
 #[test]
+fn a_frame_whose_addressee_sends_meanwhile_collided() {
+    // A station 5 m from the AP and the AP both send saturated UDP to each other (42 dB
+    // SNR): an attempt fails only when both pick the same slot, each frame's addressee then
+    // sending, which is a collision, not a channel error.
+    let mut scenario = uploads(&[("sta1", 5.0)], false, 10, 3);
+    let mut down = scenario["flows"][0].clone();
+    down["name"] = json!("down");
+    down["src"] = json!(0);
+    down["dst"] = json!(1);
+    scenario["flows"].as_array_mut().unwrap().push(down);
+    let summary = common::run(&scenario).summary;
+    let counters = &summary.wlans[0].counters;
+    eprintln!("{counters:?}");
+    assert!(counters.failed_attempts > 100);
+    assert_eq!(counters.collisions, counters.failed_attempts);
+    assert_eq!(counters.channel_errors, 0);
+}
+
+#[test]
 fn hidden_pair_collides_until_rts_cts_protects_the_data() {
     // Two stations 40 m either side of the AP: -78.7 dBm at the AP (15 dB SNR), -87.8 dBm at
     // each other, under the -82 dBm preamble threshold and far under CCA's -62 dBm: neither

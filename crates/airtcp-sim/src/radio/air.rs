@@ -38,6 +38,16 @@ impl SharedChannel {
             reached: None,
             serial,
         });
+        // Frames arriving for this radio now meet its own signal: their loss is a
+        // collision (both senders chose the same slot), as the central DCF counts it.
+        for other in self.radios[r as usize].antenna.on_air(now) {
+            if other.addressed {
+                let t = self.transmissions.get_mut(other.tx);
+                if let Some(t) = t.filter(|t| t.serial == other.serial) {
+                    t.overlapped = true;
+                }
+            }
+        }
         let radio = &mut self.radios[r as usize];
         radio.sending_until = Some(end);
         radio.antenna.lock = None; // sending aborts a reception
@@ -136,12 +146,13 @@ impl SharedChannel {
         self.refresh(q, now, sensed);
     }
 
-    /// A signal reaches radio `q` while others are on the air there: frames addressed to `q`
-    /// among them (the new one included) overlap another signal.
+    /// A signal reaches radio `q` while others are on the air there, or while `q` sends:
+    /// frames addressed to `q` among them (the new one included) overlap another signal.
     pub(super) fn mark_overlaps(&mut self, q: u32, arrival: &Arrival) {
         let antenna = &self.radios[q as usize].antenna;
         let transmissions = &mut self.transmissions;
-        let mut any = false;
+        // The addressee's own transmission overlaps it too.
+        let mut any = self.radios[q as usize].sending_until.is_some();
         for other in antenna.on_air(arrival.start) {
             any = true;
             if other.addressed {
