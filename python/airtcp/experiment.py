@@ -190,16 +190,11 @@ def run_id(resolved: dict[str, Any], backend: str = "sim") -> str:
 
 
 def _named_groups(zipped: dict[str, Any]) -> list[tuple[str, dict[str, list[Any]]]]:
-    """The zip table's groups by their key: its lists as one ("zip"), and each table of
-    lists as another ("zip.NAME")."""
+    """The zip table's groups, each one dimension of the points, by their key: its lists as
+    one ("zip"), and each table of lists as another ("zip.NAME")."""
     plain = {key: value for key, value in zipped.items() if not isinstance(value, dict)}
     named = [(f"zip.{k}", v) for k, v in zipped.items() if isinstance(v, dict)]
     return [(where, group) for where, group in [("zip", plain), *named] if group]
-
-
-def zip_groups(zipped: dict[str, Any]) -> list[dict[str, list[Any]]]:
-    """The zip table's groups, each one dimension of the points."""
-    return [group for _, group in _named_groups(zipped)]
 
 
 def points(grid: dict[str, list[Any]], groups: list[dict[str, list[Any]]]) -> list[dict[str, Any]]:
@@ -250,8 +245,9 @@ def _expand(path: Path, text: str, data: dict[str, Any]) -> Experiment:
     except ValidationError as error:
         raise validation_error(source, error, ExperimentFile) from None
     settings = parsed.experiment
-    groups = zip_groups(parsed.zip)
-    for where, group in _named_groups(parsed.zip):
+    named = _named_groups(parsed.zip)
+    groups = [group for _, group in named]
+    for where, group in named:
         lengths = {len(v) for v in group.values()}
         if len(lengths) > 1:
             raise ScenarioError(
@@ -271,19 +267,18 @@ def _expand(path: Path, text: str, data: dict[str, Any]) -> Experiment:
             source, sorted(overlap)[0], "is set in more than one of set, grid and zip"
         )
     scenario_path = _scenario(settings.scenario, path, source, "experiment.scenario")
-    bases = {scenario_path: read_toml(scenario_path)[1]}
+    # Each base scenario by the name a point gives it (None: the experiment's), read once.
+    bases = {None: (scenario_path, read_toml(scenario_path)[1])}
     experiment = Experiment(path, text, scenario_path, settings, parsed.set, parsed.grid, groups)
     shapes: set[tuple[int, int, int]] = set()
     for index, point in enumerate(points(parsed.grid, groups)):
         label = ", ".join(f"{k}={v}" for k, v in point.items()) or "base"
-        point_path = scenario_path
-        if "scenario" in point:
-            point_path = _scenario(
-                str(point["scenario"]), path, source, f"scenario (point {label})"
-            )
-            if point_path not in bases:
-                bases[point_path] = read_toml(point_path)[1]
-        data = copy.deepcopy(bases[point_path])
+        name = str(point["scenario"]) if "scenario" in point else None
+        if name not in bases:
+            named = _scenario(name, path, source, f"scenario (point {label})")
+            bases[name] = (named, read_toml(named)[1])
+        point_path, base = bases[name]
+        data = copy.deepcopy(base)
         try:
             for key, value in {**parsed.set, **point}.items():
                 if key != "scenario":

@@ -40,14 +40,7 @@ impl SharedChannel {
         });
         // Frames arriving for this radio now meet its own signal: their loss is a
         // collision (both senders chose the same slot), as the central DCF counts it.
-        for other in self.radios[r as usize].antenna.on_air(now) {
-            if other.addressed {
-                let t = self.transmissions.get_mut(other.tx);
-                if let Some(t) = t.filter(|t| t.serial == other.serial) {
-                    t.overlapped = true;
-                }
-            }
-        }
+        self.overlap_addressed(r, now);
         let radio = &mut self.radios[r as usize];
         radio.sending_until = Some(end);
         radio.antenna.lock = None; // sending aborts a reception
@@ -149,24 +142,30 @@ impl SharedChannel {
     /// A signal reaches radio `q` while others are on the air there, or while `q` sends:
     /// frames addressed to `q` among them (the new one included) overlap another signal.
     pub(super) fn mark_overlaps(&mut self, q: u32, arrival: &Arrival) {
-        let antenna = &self.radios[q as usize].antenna;
-        let transmissions = &mut self.transmissions;
         // The addressee's own transmission overlaps it too.
-        let mut any = self.radios[q as usize].sending_until.is_some();
-        for other in antenna.on_air(arrival.start) {
+        let sending = self.radios[q as usize].sending_until.is_some();
+        let others = self.overlap_addressed(q, arrival.start);
+        if (sending || others) && arrival.addressed {
+            if let Some(t) = self.transmissions.get_mut(arrival.tx) {
+                t.overlapped = true;
+            }
+        }
+    }
+
+    /// The frames addressed to radio `q` on the air there at `at` overlap another signal;
+    /// whether any signal was on the air there.
+    fn overlap_addressed(&mut self, q: u32, at: Instant) -> bool {
+        let mut any = false;
+        for other in self.radios[q as usize].antenna.on_air(at) {
             any = true;
             if other.addressed {
-                let t = transmissions.get_mut(other.tx);
+                let t = self.transmissions.get_mut(other.tx);
                 if let Some(t) = t.filter(|t| t.serial == other.serial) {
                     t.overlapped = true;
                 }
             }
         }
-        if any && arrival.addressed {
-            if let Some(t) = self.transmissions.get_mut(arrival.tx) {
-                t.overlapped = true;
-            }
-        }
+        any
     }
 
     /// A transmission ends: at its sender, then at every radio it reached.
