@@ -19,7 +19,17 @@ from typing import Any
 from . import _core
 from .geometry import positions_json, radio_json, user_radio_key
 from .overrides import Overrides
-from .scenario import Agent, Direction, Flow, Link, Mobile, Scenario, ScenarioError, Wlan
+from .scenario import (
+    Agent,
+    Direction,
+    Flow,
+    Link,
+    Mobile,
+    Scenario,
+    ScenarioError,
+    Wlan,
+    uses_mcs,
+)
 
 _TCP_DURATIONS = ("initial_rto", "min_rto", "max_rto", "delayed_ack_timeout", "time_wait")
 
@@ -35,7 +45,7 @@ def user_leaf(name: str) -> str:
     """The user's name of a resolved leaf: ``rate_bps`` -> ``rate``, ``stop_ns`` -> ``stop``."""
     if name in _RENAMES:
         return _RENAMES[name]
-    return re.sub(r"_(ns|bps|m)$", "", name)
+    return re.sub(r"_(ns|bps|m|mhz)$", "", name)
 
 
 @dataclass
@@ -371,18 +381,15 @@ def _wlan_json(w: Wlan, index: dict[str, int], key: str, origins: Origins) -> di
         ]
     if w.rate_control is not None:
         geometry["rate_control"] = w.rate_control
+    if w.station_mcs:
+        geometry["station_mcs"] = [
+            {"station": _node(index, name, f"{key}.station_mcs.{name}"), "mcs": mcs}
+            for name, mcs in w.station_mcs.items()
+        ]
     return {
         "ap": index[w.ap],
         "stations": [index[s] for s in w.station_names()],
-        "phy": {
-            "standard": w.phy,
-            "rate_bps": w.rate,
-            "basic_rate_bps": w.basic_rate,
-            "preamble": w.preamble,
-            "short_slot": w.short_slot,
-            "cw_min": w.cw_min,
-            "cw_max": w.cw_max,
-        },
+        "phy": _phy_json(w),
         "rts_threshold": None if w.rts_threshold == "off" else w.rts_threshold,
         "queue_packets": w.queue,
         "short_retry_limit": w.short_retry_limit,
@@ -394,6 +401,28 @@ def _wlan_json(w: Wlan, index: dict[str, int], key: str, origins: Origins) -> di
         "agent": None if agent is None else _agent_json(agent),
         **geometry,
     }
+
+
+def _phy_json(w: Wlan) -> dict[str, Any]:
+    """A WLAN's PHY: a data rate for 802.11a/b/g (or where one is given, for the simulator to
+    refuse on an MCS PHY), the MCS settings where given, only then, so that the runs of
+    earlier scenarios keep their identities."""
+    phy: dict[str, Any] = {"standard": w.phy}
+    if not uses_mcs(w.phy) or "rate" in w.model_fields_set:
+        phy["rate_bps"] = w.rate
+    phy |= {
+        "basic_rate_bps": w.basic_rate,
+        "preamble": w.preamble,
+        "short_slot": w.short_slot,
+        "cw_min": w.cw_min,
+        "cw_max": w.cw_max,
+    }
+    for name in ("mcs", "channel_width", "spatial_streams", "guard_interval", "band"):
+        value = getattr(w, name)
+        if value is not None:
+            suffix = {"channel_width": "_mhz", "guard_interval": "_ns"}.get(name, "")
+            phy[name + suffix] = value
+    return phy
 
 
 def _agent_json(agent: Agent) -> dict[str, Any]:

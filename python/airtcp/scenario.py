@@ -289,16 +289,44 @@ class Layout(Strict):
 
 
 RateControlName = Literal[tuple(_core.rate_controls())]  # type: ignore[valid-type]
+_WLAN_PHYS = dict(_core.wlan_phys())
+WlanPhy = Literal[tuple(_WLAN_PHYS)]  # type: ignore[valid-type]
 
 
-class Wlan(Strict):
+def uses_mcs(phy: str) -> bool:
+    """Whether a WLAN with this PHY sends data at an MCS (802.11n, ac, ax) or at a rate."""
+    return _WLAN_PHYS[phy]
+
+
+class McsSettings(Strict):
+    """An MCS PHY's settings (802.11n, ac, ax; docs/scenarios.md); unset ones take the
+    simulator's defaults."""
+
+    # 802.11n: the HT MCS index 0-31, which carries the stream count.
+    mcs: int | None = None
+    channel_width: int | None = None
+    spatial_streams: int | None = None
+    guard_interval: Duration | None = None
+    band: Literal["2.4GHz", "5GHz", "6GHz"] | None = None
+
+    @model_validator(mode="after")
+    def _for_mcs_phys(self) -> McsSettings:
+        phy = getattr(self, "phy", None)
+        if phy is not None and not uses_mcs(phy):
+            for name in McsSettings.model_fields:
+                if getattr(self, name) is not None:
+                    raise ValueError(f"'{name}' is a setting of 802.11n, ac and ax, not of {phy}")
+        return self
+
+
+class Wlan(McsSettings):
     ap: str = "ap"
     stations: (
         Annotated[int, Field(ge=1, le=LIMITS["max_stations"])]
         | Annotated[list[str], Field(min_length=1, max_length=LIMITS["max_stations"])]
     ) = 1
     station_name: str = "sta{i}"
-    phy: Literal["802.11b", "802.11g"] = "802.11b"
+    phy: WlanPhy = "802.11b"
     rate: Rate = 11_000_000
     basic_rate: Rate | None = None
     preamble: Literal["long", "short"] = "long"
@@ -320,8 +348,9 @@ class Wlan(Strict):
     ber: Probability = 0.0
     agent: AgentSpec | None = None
     # Geometry (docs/radio.md): WLANs naming one channel share it.
-    channel: Annotated[int, Field(ge=1, le=196)] | None = None
+    channel: Annotated[int, Field(ge=1, le=233)] | None = None
     station_rates: dict[str, Rate] = {}
+    station_mcs: dict[str, int] = {}
     rate_control: RateControlName | None = None
     layout: Layout | None = None
 
@@ -341,17 +370,18 @@ class Procedure(Strict):
     adjust: Duration | None = None
 
 
-class Mesh(Strict):
+class Mesh(McsSettings):
     """A chain of mesh hops (docs/radio.md): nodes ``n0`` .. ``n{hops}`` on the x axis
     ``spacing`` metres apart; hop k is a WLAN whose AP is node k and whose station is node
-    k + 1, all on ``channel`` (or each on its own with ``"per_hop"``), with ``phy``, ``rate``,
-    ``basic_rate``, ``rts_threshold`` and ``queue`` as a [wlan] has them."""
+    k + 1, all on ``channel`` (or each on its own with ``"per_hop"``), with ``phy``, ``rate``
+    (or an MCS PHY's settings), ``basic_rate``, ``rts_threshold`` and ``queue`` as a [wlan]
+    has them."""
 
     hops: Annotated[int, Field(ge=1, le=64)] = 4
     spacing: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] = 40.0
     node_name: str = "n{i}"
-    channel: Annotated[int, Field(ge=1, le=196)] | Literal["per_hop"] = 1
-    phy: Literal["802.11b", "802.11g"] = "802.11b"
+    channel: Annotated[int, Field(ge=1, le=233)] | Literal["per_hop"] = 1
+    phy: WlanPhy = "802.11b"
     rate: Rate = 11_000_000
     basic_rate: Rate | None = None
     rts_threshold: Annotated[int, Field(ge=0)] | Literal["off"] = "off"
@@ -362,16 +392,24 @@ class Mesh(Strict):
 
     def hop_wlans(self) -> list[Wlan]:
         names = self.node_names()
+        shared = {
+            name: getattr(self, name)
+            for name in (
+                "phy",
+                "rate",
+                "basic_rate",
+                "rts_threshold",
+                "queue",
+                *McsSettings.model_fields,
+            )
+            if name in self.model_fields_set or name in ("rts_threshold", "queue")
+        }
         return [
             Wlan(
                 ap=names[k],
                 stations=[names[k + 1]],
-                phy=self.phy,
-                rate=self.rate,
-                basic_rate=self.basic_rate,
-                rts_threshold=self.rts_threshold,
-                queue=self.queue,
                 channel=None if self.channel == "per_hop" else self.channel,
+                **shared,
             )
             for k in range(self.hops)
         ]

@@ -114,6 +114,16 @@ fn rate_controls() -> Vec<&'static str> {
     airtcp_proto::wifi::rate_control::RATE_CONTROLS.to_vec()
 }
 
+/// The PHYs a WLAN can name (`airtcp_sim::config::PhyStandard::WLAN`), each with whether
+/// it sends data at an MCS (802.11n, ac, ax) rather than a rate.
+#[pyfunction]
+fn wlan_phys() -> Vec<(&'static str, bool)> {
+    airtcp_sim::config::PhyStandard::WLAN
+        .iter()
+        .map(|phy| (phy.name(), phy.mcs_format().is_some()))
+        .collect()
+}
+
 /// The congestion controllers a scenario can name (`airtcp_proto::tcp::cc::VARIANTS`).
 #[pyfunction]
 fn congestion_controls() -> Vec<&'static str> {
@@ -374,6 +384,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(limits, m)?)?;
     m.add_function(wrap_pyfunction!(agent_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(rate_controls, m)?)?;
+    m.add_function(wrap_pyfunction!(wlan_phys, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_params, m)?)?;
     m.add_function(wrap_pyfunction!(effective_settings, m)?)?;

@@ -13,6 +13,7 @@
 mod common;
 
 use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
+use airtcp_proto::wifi::mcs::{Band, Format, McsPhy};
 use airtcp_proto::wifi::{Phy, Preamble};
 use serde_json::{json, Value};
 
@@ -116,5 +117,47 @@ fn rts_cts() {
         check(&phy, json, true, eifs, &[5, 50]);
         let (phy, json) = erp(54_000_000);
         check(&phy, json, true, eifs, &[5, 50]);
+    }
+}
+
+#[test]
+fn ofdm_in_5_ghz_and_the_mcs_phys_with_single_mpdus() {
+    for rate in [6_000_000, 54_000_000] {
+        let phy = Phy::ofdm(rate, None).unwrap();
+        check(
+            &phy,
+            json!({"standard": "802.11a", "rate_bps": rate}),
+            false,
+            true,
+            &[5, 20],
+        );
+    }
+    // (PHY, its settings in a scenario): an MCS, width, streams
+    let mcs_phys = [
+        (
+            McsPhy::new(Format::Ht, 20, 1, 800, Band::Ghz5).unwrap(),
+            7,
+            json!({"standard": "802.11n", "mcs": 7}),
+        ),
+        (
+            McsPhy::new(Format::Ht, 40, 2, 400, Band::Ghz2_4).unwrap(),
+            4,
+            json!({"standard": "802.11n", "mcs": 12, "channel_width_mhz": 40,
+                   "guard_interval_ns": 400, "band": "2.4GHz"}),
+        ),
+        (
+            McsPhy::new(Format::Vht, 80, 1, 800, Band::Ghz5).unwrap(),
+            9,
+            json!({"standard": "802.11ac", "mcs": 9, "channel_width_mhz": 80}),
+        ),
+        (
+            McsPhy::new(Format::He, 80, 2, 800, Band::Ghz5).unwrap(),
+            11,
+            json!({"standard": "802.11ax", "mcs": 11, "spatial_streams": 2}),
+        ),
+    ];
+    for (setting, mcs, json_phy) in mcs_phys {
+        let phy = Phy::mcs(setting, mcs, None).unwrap();
+        check(&phy, json_phy, false, true, &[5, 20]);
     }
 }

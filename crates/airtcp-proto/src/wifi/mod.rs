@@ -1,8 +1,11 @@
 //! IEEE 802.11 timing shared by the simulated MAC and by analysis: PHY parameter sets and
-//! frame durations (IEEE 802.11-2020 clauses 15, 16 and 18), and Bianchi's saturation model.
+//! frame durations (IEEE 802.11-2020 clauses 15-19 and 21, 802.11ax-2021 clause 27), error
+//! rates, propagation, rate control, and Bianchi's saturation model.
 
 pub mod bianchi;
 pub mod error_rate;
+pub mod mcs;
+pub mod modulation;
 mod phy;
 pub mod propagation;
 pub mod rate_control;

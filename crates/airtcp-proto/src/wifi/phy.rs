@@ -6,6 +6,14 @@
 //! - 802.11g ERP-OFDM (clause 18 with the ERP rules of clause 19): 20 µs preamble and SIGNAL,
 //!   4 µs symbols carrying 16 service + 8·len + 6 tail bits, 6 µs signal extension; slot 9 µs
 //!   (short) or 20 µs (long), CWmin 15 (31 with long slots, as in a mixed b/g BSS).
+//! - 802.11a OFDM (clause 17) in 5 GHz: as ERP-OFDM without signal extension; slot 9 µs,
+//!   SIFS 16 µs, CWmin 15 (Table 17-21).
+//! - 802.11n HT, 802.11ac VHT, 802.11ax HE (`super::mcs`): data frames at an MCS, control
+//!   frames (RTS, CTS, ACK) as non-HT OFDM PPDUs at the mandatory rates 6, 12, 24 Mbit/s
+//!   (a response at the highest not above the eliciting frame's non-HT reference rate,
+//!   §10.6.6.5.2); slot 9 µs; SIFS 16 µs in 5 and 6 GHz, 10 µs with a 6 µs signal
+//!   extension in 2.4 GHz (Tables 19-25, 21-28, 27-54); CWmin 15, CWmax 1023. VHT and HE
+//!   send a lone MPDU as an S-MPDU: a 4-byte delimiter ahead of it, padded to 4 bytes.
 //! - Bianchi (JSAC 2000) FHSS parameter set: 1 Mbit/s, 128-bit PHY header, 272-bit MAC
 //!   header, slot 50 µs, SIFS 28 µs, DIFS 128 µs, 1 µs propagation delay.
 //!
@@ -25,6 +33,9 @@ use core::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::mcs::{Band, Format, McsPhy};
+use super::modulation::non_ht_reference_bps;
+
 /// ACK and CTS are 14 bytes, RTS 20 bytes, including the FCS.
 pub const FRAME_ACK_BYTES: u32 = 14;
 pub const FRAME_CTS_BYTES: u32 = 14;
@@ -42,6 +53,10 @@ pub enum Modulation {
     /// 802.11b; the preamble choice applies to rates above 1 Mbit/s.
     Dsss(Preamble),
     ErpOfdm,
+    /// 802.11a, 5 GHz.
+    Ofdm,
+    /// HT, VHT or HE: data at an MCS, control frames non-HT OFDM.
+    Mcs(McsPhy),
     /// Bianchi's FHSS set: a fixed PHY header sent at the channel rate.
     Fhss {
         phy_header_bits: u32,
@@ -62,6 +77,8 @@ pub struct Phy {
     pub basic_rate_bps: u64,
     /// MAC header plus FCS of a data frame.
     pub mac_overhead_bytes: u32,
+    /// The data rates, lowest first (an MCS PHY's by their names, `super::mcs`).
+    rates: Vec<u64>,
 }
 
 /// A PHY setting the standard does not allow: which parameter (`rate` or `basic_rate`) and why.
@@ -118,6 +135,33 @@ pub fn slots_between(later_ns: u64, earlier_ns: u64, slot_ns: u64) -> u64 {
     (later_ns - earlier_ns + slot_ns / 2) / slot_ns
 }
 
+/// The highest of `rates` not above `rate_bps`, or the lowest of them.
+fn highest_not_above(rates: &[u64], rate_bps: u64) -> u64 {
+    rates
+        .iter()
+        .copied()
+        .filter(|&r| r <= rate_bps)
+        .max()
+        .unwrap_or(rates[0])
+}
+
+/// A non-HT OFDM PPDU of `bits` (MAC header and FCS included) at `rate_bps` in 20 MHz, its
+/// signal extension left out: 16 µs preamble, 4 µs SIGNAL, 4 µs symbols carrying 16
+/// SERVICE bits, the PSDU and 6 tail bits (§17.4.3).
+fn non_ht_ofdm_ns(bits: u64, rate_bps: u64) -> u64 {
+    let bits_per_symbol = rate_bps * 4 / 1_000_000;
+    20_000 + (16 + bits + 6).div_ceil(bits_per_symbol) * 4_000
+}
+
+/// The PSDU that carries one MPDU of `mpdu_bytes`: the MPDU itself in HT; in VHT and HE an
+/// S-MPDU, a 4-byte delimiter and the MPDU padded to a multiple of 4 bytes.
+fn psdu_bytes(format: Format, mpdu_bytes: u32) -> u32 {
+    match format {
+        Format::Ht => mpdu_bytes,
+        Format::Vht | Format::He => 4 + mpdu_bytes.next_multiple_of(4),
+    }
+}
+
 impl Phy {
     /// 802.11b at `data_rate_bps`; control frames at `basic_rate_bps` (1 or 2 Mbit/s).
     pub fn dsss(
@@ -143,6 +187,7 @@ impl Phy {
             data_rate_bps,
             basic_rate_bps,
             mac_overhead_bytes: 28,
+            rates: DSSS_RATES.to_vec(),
         })
     }
 
@@ -159,12 +204,7 @@ impl Phy {
                 check_rate(rate, &OFDM_RATES, "basic_rate", "802.11g")?;
                 rate
             }
-            None => OFDM_MANDATORY_BASIC
-                .iter()
-                .copied()
-                .filter(|r| *r <= data_rate_bps)
-                .max()
-                .unwrap_or(6_000_000),
+            None => highest_not_above(&OFDM_MANDATORY_BASIC, data_rate_bps),
         };
         Ok(Phy {
             name: "802.11g",
@@ -177,6 +217,67 @@ impl Phy {
             data_rate_bps,
             basic_rate_bps: basic,
             mac_overhead_bytes: 28,
+            rates: OFDM_RATES.to_vec(),
+        })
+    }
+
+    /// 802.11a OFDM in 5 GHz; `basic_rate_bps` as `erp_ofdm`'s.
+    pub fn ofdm(data_rate_bps: u64, basic_rate_bps: Option<u64>) -> Result<Phy, PhyError> {
+        check_rate(data_rate_bps, &OFDM_RATES, "rate", "802.11a")?;
+        if let Some(rate) = basic_rate_bps {
+            check_rate(rate, &OFDM_RATES, "basic_rate", "802.11a")?;
+        }
+        let mut phy = Phy::erp_ofdm(data_rate_bps, basic_rate_bps, true)?;
+        phy.name = "802.11a";
+        phy.modulation = Modulation::Ofdm;
+        phy.sifs_ns = 16_000;
+        Ok(phy)
+    }
+
+    /// An HT, VHT or HE PHY sending data at MCS `mcs` (HT: 0-7, of its stream count);
+    /// control frames at `basic_rate_bps` (6, 12 or 24 Mbit/s) or, by default, at the
+    /// highest of those not above the MCS's non-HT reference rate.
+    pub fn mcs(setting: McsPhy, mcs: u8, basic_rate_bps: Option<u64>) -> Result<Phy, PhyError> {
+        if !setting.has_mcs(mcs) {
+            let list: Vec<String> = setting.mcs_list().map(|m| m.to_string()).collect();
+            return Err(PhyError {
+                parameter: "mcs",
+                message: format!(
+                    "MCS {mcs} does not exist in {} at {} MHz with {} spatial stream(s); \
+                     expected one of {}",
+                    setting.format.name(),
+                    setting.width_mhz,
+                    setting.streams,
+                    list.join(", ")
+                ),
+            });
+        }
+        let (constellation, code) = McsPhy::modulation(mcs);
+        let reference = non_ht_reference_bps(constellation, code);
+        let basic = match basic_rate_bps {
+            Some(rate) => {
+                check_rate(rate, &OFDM_MANDATORY_BASIC, "basic_rate", "mandatory OFDM")?;
+                rate
+            }
+            None => highest_not_above(&OFDM_MANDATORY_BASIC, reference),
+        };
+        Ok(Phy {
+            name: setting.format.name(),
+            modulation: Modulation::Mcs(setting),
+            slot_ns: 9_000,
+            sifs_ns: if setting.band == Band::Ghz2_4 {
+                10_000
+            } else {
+                16_000
+            },
+            propagation_ns: 1_000,
+            cw_min: 15,
+            cw_max: 1023,
+            data_rate_bps: setting.rate_bps(mcs),
+            basic_rate_bps: basic,
+            // QoS data frames: a 26-byte header (QoS Control included) and the FCS
+            mac_overhead_bytes: 30,
+            rates: setting.mcs_list().map(|m| setting.rate_bps(m)).collect(),
         })
     }
 
@@ -195,16 +296,14 @@ impl Phy {
             data_rate_bps: 1_000_000,
             basic_rate_bps: 1_000_000,
             mac_overhead_bytes: 34,
+            rates: DSSS_RATES[..1].to_vec(),
         }
     }
 
-    /// The data rates the PHY has (802.11b: 1, 2, 5.5, 11 Mbit/s; 802.11g's OFDM rates).
-    pub fn rates(&self) -> &'static [u64] {
-        match self.modulation {
-            Modulation::Dsss(_) => &DSSS_RATES,
-            Modulation::ErpOfdm => &OFDM_RATES,
-            Modulation::Fhss { .. } => &DSSS_RATES[..1],
-        }
+    /// The data rates the PHY has, lowest first (802.11b: 1, 2, 5.5, 11 Mbit/s; the OFDM
+    /// rates; an MCS PHY's MCSs by their names).
+    pub fn rates(&self) -> &[u64] {
+        &self.rates
     }
 
     /// The mandatory rates a control response may use: 1 and 2 Mbit/s on 802.11b, 6, 12 and
@@ -212,8 +311,48 @@ impl Phy {
     pub fn mandatory_rates(&self) -> &'static [u64] {
         match self.modulation {
             Modulation::Dsss(_) => &DSSS_RATES[..2],
-            Modulation::ErpOfdm => &OFDM_MANDATORY_BASIC,
+            Modulation::ErpOfdm | Modulation::Ofdm | Modulation::Mcs(_) => &OFDM_MANDATORY_BASIC,
             Modulation::Fhss { .. } => &DSSS_RATES[..1],
+        }
+    }
+
+    /// The rate of a control response (ACK, CTS) to a frame at `rate_bps`, and of an RTS
+    /// ahead of it: the highest mandatory rate not above it (an MCS's non-HT reference
+    /// rate), capped at the BSS's basic rate (§10.6.6.5.2).
+    pub fn control_rate_bps(&self, rate_bps: u64) -> u64 {
+        let reference = match self.modulation {
+            Modulation::Mcs(setting) => match setting.mcs_of(rate_bps) {
+                Some(mcs) => {
+                    let (constellation, code) = McsPhy::modulation(mcs);
+                    non_ht_reference_bps(constellation, code)
+                }
+                None => rate_bps,
+            },
+            _ => rate_bps,
+        };
+        let mandatory = self.mandatory_rates();
+        highest_not_above(mandatory, reference)
+            .min(self.basic_rate_bps)
+            .max(mandatory[0])
+    }
+
+    /// The frequency band: 2.4 GHz for 802.11b and g (and Bianchi's set), 5 GHz for
+    /// 802.11a, an MCS PHY's own.
+    pub fn band(&self) -> Band {
+        match self.modulation {
+            Modulation::Mcs(setting) => setting.band,
+            Modulation::Ofdm => Band::Ghz5,
+            _ => Band::Ghz2_4,
+        }
+    }
+
+    /// The bandwidth its receiver's thermal noise is counted over, in Hz: 22 MHz for DSSS
+    /// (as ns-3), 20 MHz for OFDM, an MCS PHY's channel width.
+    pub fn noise_bandwidth_hz(&self) -> f64 {
+        match self.modulation {
+            Modulation::Dsss(_) => 22e6,
+            Modulation::Mcs(setting) => f64::from(setting.width_mhz) * 1e6,
+            _ => 20e6,
         }
     }
 
@@ -243,11 +382,13 @@ impl Phy {
                 let micros = (bits * 1_000_000).div_ceil(rate_bps);
                 plcp + micros * 1_000
             }
-            Modulation::ErpOfdm => {
-                let bits_per_symbol = rate_bps * 4 / 1_000_000;
-                let symbols = (16 + bits + 6).div_ceil(bits_per_symbol);
-                20_000 + symbols * 4_000 + self.signal_extension_ns()
+            Modulation::ErpOfdm | Modulation::Ofdm => {
+                non_ht_ofdm_ns(bits, rate_bps) + self.signal_extension_ns()
             }
+            Modulation::Mcs(setting) => match setting.mcs_of(rate_bps) {
+                Some(mcs) => setting.ppdu_ns(mcs, psdu_bytes(setting.format, bytes)),
+                None => non_ht_ofdm_ns(bits, rate_bps) + self.signal_extension_ns(),
+            },
             Modulation::Fhss { phy_header_bits } => {
                 (u64::from(phy_header_bits) + bits) * 1_000_000_000 / rate_bps
             }
@@ -259,6 +400,7 @@ impl Phy {
     pub fn signal_extension_ns(&self) -> u64 {
         match self.modulation {
             Modulation::ErpOfdm => 6_000,
+            Modulation::Mcs(setting) => setting.signal_extension_ns(),
             _ => 0,
         }
     }
@@ -285,13 +427,18 @@ impl Phy {
     pub fn estimated_ack_ns(&self, ppdu_rate_bps: u64) -> u64 {
         match self.modulation {
             Modulation::Dsss(_) => self.airtime_ns(FRAME_ACK_BYTES, ppdu_rate_bps.min(2_000_000)),
-            Modulation::ErpOfdm => {
-                let rate = OFDM_MANDATORY_BASIC
-                    .iter()
-                    .copied()
-                    .filter(|r| *r <= ppdu_rate_bps)
-                    .max()
-                    .unwrap_or(6_000_000);
+            Modulation::ErpOfdm | Modulation::Ofdm | Modulation::Mcs(_) => {
+                let reference = match self.modulation {
+                    Modulation::Mcs(setting) => match setting.mcs_of(ppdu_rate_bps) {
+                        Some(mcs) => {
+                            let (constellation, code) = McsPhy::modulation(mcs);
+                            non_ht_reference_bps(constellation, code)
+                        }
+                        None => ppdu_rate_bps,
+                    },
+                    _ => ppdu_rate_bps,
+                };
+                let rate = highest_not_above(&OFDM_MANDATORY_BASIC, reference);
                 self.airtime_ns(FRAME_ACK_BYTES, rate) - self.signal_extension_ns()
             }
             Modulation::Fhss { .. } => self.ack_airtime_ns(),
@@ -316,7 +463,7 @@ impl Phy {
                     192_000
                 }
             }
-            Modulation::ErpOfdm => 20_000,
+            Modulation::ErpOfdm | Modulation::Ofdm | Modulation::Mcs(_) => 20_000,
             Modulation::Fhss { phy_header_bits } => {
                 u64::from(phy_header_bits) * 1_000_000_000 / self.basic_rate_bps
             }
@@ -482,5 +629,61 @@ mod tests {
         assert_eq!(err.parameter, "basic_rate");
         assert!(Phy::erp_ofdm(11_000_000, None, true).is_err());
         assert!(Phy::dsss(11_000_000, 5_500_000, Preamble::Long).is_err());
+    }
+
+    #[test]
+    fn ofdm_in_5_ghz_has_no_signal_extension_and_a_16_us_sifs() {
+        let a = Phy::ofdm(54_000_000, None).unwrap();
+        assert_eq!(a.name, "802.11a");
+        assert_eq!(a.difs_ns(), 34_000);
+        // as 802.11g without the 6 µs signal extension
+        assert_eq!(a.data_airtime_ns(1024), 20_000 + 40 * 4_000);
+        assert_eq!(a.ack_airtime_ns(), 28_000);
+        // EIFS = SIFS + an ACK at 24 Mbit/s + DIFS
+        assert_eq!(a.eifs_ns(54_000_000), 16_000 + 28_000 + 34_000);
+        assert_eq!(a.response_timeout_ns(), 16_000 + 9_000 + 20_000);
+        let err = Phy::ofdm(54_000_000, Some(11_000_000)).unwrap_err();
+        assert_eq!(err.parameter, "basic_rate");
+        assert!(err.message.contains("802.11a"), "{err}");
+    }
+
+    #[test]
+    fn mcs_phys_send_data_at_the_mcs_and_control_frames_as_non_ht_ofdm() {
+        let ht = McsPhy::new(Format::Ht, 20, 1, 800, Band::Ghz5).unwrap();
+        let n = Phy::mcs(ht, 7, None).unwrap();
+        assert_eq!(n.name, "802.11n");
+        assert_eq!(n.data_rate_bps, 65_000_000);
+        assert_eq!(n.rates().len(), 8);
+        // 64-QAM 5/6: reference 54 Mbit/s, so ACKs at 24
+        assert_eq!(n.basic_rate_bps, 24_000_000);
+        assert_eq!(n.ack_airtime_ns(), 28_000);
+        // a 1500-byte MSDU in a QoS data frame (1530 bytes): ⌈(12240 + 22)/260⌉ = 48 symbols
+        assert_eq!(n.data_airtime_ns(1500), 36_000 + 48 * 4_000);
+        assert_eq!(n.eifs_ns(n.data_rate_bps), 16_000 + 28_000 + 34_000);
+        // MCS 0 (BPSK 1/2) answers at 6 Mbit/s, whatever its rate's name
+        let four = McsPhy::new(Format::Ht, 20, 4, 800, Band::Ghz5).unwrap();
+        let slow = Phy::mcs(four, 0, None).unwrap();
+        assert_eq!(slow.data_rate_bps, 26_000_000);
+        assert_eq!(slow.basic_rate_bps, 6_000_000);
+        assert_eq!(n.control_rate_bps(n.rates()[0]), 6_000_000);
+        assert_eq!(n.control_rate_bps(n.rates()[3]), 24_000_000);
+        // in 2.4 GHz: SIFS 10 µs and a signal extension on every PPDU
+        let g24 = McsPhy::new(Format::Ht, 20, 1, 800, Band::Ghz2_4).unwrap();
+        let n24 = Phy::mcs(g24, 7, None).unwrap();
+        assert_eq!(n24.sifs_ns, 10_000);
+        assert_eq!(n24.ack_airtime_ns(), 34_000);
+        assert_eq!(n24.data_airtime_ns(1500), 36_000 + 48 * 4_000 + 6_000);
+        // VHT: an S-MPDU, 4 + 1532 bytes: ⌈(12288 + 22)/1560⌉ = 8 symbols after 40 µs
+        let vht = McsPhy::new(Format::Vht, 80, 1, 800, Band::Ghz5).unwrap();
+        let ac = Phy::mcs(vht, 9, None).unwrap();
+        assert_eq!(ac.data_airtime_ns(1500), 40_000 + 8 * 4_000);
+        assert_eq!(ac.rates().len(), 10);
+        // errors name the parameter
+        let vht20 = McsPhy::new(Format::Vht, 20, 1, 800, Band::Ghz5).unwrap();
+        let err = Phy::mcs(vht20, 9, None).unwrap_err();
+        assert_eq!(err.parameter, "mcs");
+        assert!(err.message.contains("expected one of 0, 1"), "{err}");
+        let err = Phy::mcs(vht, 9, Some(54_000_000)).unwrap_err();
+        assert_eq!(err.parameter, "basic_rate");
     }
 }

@@ -12,11 +12,15 @@
 //! - Two-ray ground reflection: Friis up to the crossover distance dc = 4π·ht·hr/λ, then
 //!   Pr/Pt = ht²·hr² / (d⁴ L) (Rappaport §4.6; ns-3's `TwoRayGroundPropagationLossModel`).
 //! - Thermal noise: k·T·B at 290 K (-174 dBm/Hz) times the receiver's noise figure, in the
-//!   channel width (ns-3's `WifiPhy`: 22 MHz for DSSS, 20 MHz for OFDM).
+//!   channel width (ns-3's `WifiPhy`: 22 MHz for DSSS, 20 MHz for OFDM, the channel's width
+//!   for HT, VHT and HE: `Phy::noise_bandwidth_hz`).
 //! - Channel frequencies: 2.4 GHz band 2407 + 5·n MHz (n = 1..13), 2484 MHz for 14 (IEEE
-//!   802.11-2020 §15.4.4.3, §17.3.8.4.2 for 5 GHz: 5000 + 5·n MHz).
+//!   802.11-2020 §15.4.4.3, §17.3.8.4.2 for 5 GHz: 5000 + 5·n MHz; 802.11ax-2021 §27.3.23.2
+//!   for 6 GHz: 5950 + 5·n MHz).
 //!
 //! Antenna heights matter only to two-ray; every model is symmetric in its two ends.
+
+use super::mcs::Band;
 
 /// Speed of light, m/s.
 pub const SPEED_OF_LIGHT: f64 = 299_792_458.0;
@@ -108,12 +112,15 @@ pub fn noise_dbm(bandwidth_hz: f64, noise_figure_db: f64) -> f64 {
     THERMAL_NOISE_DBM_PER_HZ + 10.0 * bandwidth_hz.log10() + noise_figure_db
 }
 
-/// Centre frequency of a 2.4 GHz channel (1 to 14) or a 5 GHz one (36 and up), in Hz.
-pub fn channel_frequency_hz(channel: u32) -> Option<f64> {
-    let mhz = match channel {
-        1..=13 => 2407 + 5 * channel,
-        14 => 2484,
-        32..=177 => 5000 + 5 * channel,
+/// Centre frequency of channel `channel` of `band`, in Hz: 2.4 GHz channels 1 to 14, 5 GHz
+/// ones 32 to 177 (5000 + 5n MHz), 6 GHz ones 1 to 233 (5950 + 5n MHz); `None` for a number
+/// the band lacks.
+pub fn channel_frequency_hz(band: Band, channel: u32) -> Option<f64> {
+    let mhz = match (band, channel) {
+        (Band::Ghz2_4, 1..=13) => 2407 + 5 * channel,
+        (Band::Ghz2_4, 14) => 2484,
+        (Band::Ghz5, 32..=177) => 5000 + 5 * channel,
+        (Band::Ghz6, 1..=233) => 5950 + 5 * channel,
         _ => return None,
     };
     Some(f64::from(mhz) * 1e6)
@@ -214,11 +221,14 @@ mod tests {
 
     #[test]
     fn channel_frequencies() {
-        assert_eq!(channel_frequency_hz(1), Some(2.412e9));
-        assert_eq!(channel_frequency_hz(6), Some(2.437e9));
-        assert_eq!(channel_frequency_hz(14), Some(2.484e9));
-        assert_eq!(channel_frequency_hz(36), Some(5.18e9));
-        assert_eq!(channel_frequency_hz(0), None);
+        assert_eq!(channel_frequency_hz(Band::Ghz2_4, 1), Some(2.412e9));
+        assert_eq!(channel_frequency_hz(Band::Ghz2_4, 6), Some(2.437e9));
+        assert_eq!(channel_frequency_hz(Band::Ghz2_4, 14), Some(2.484e9));
+        assert_eq!(channel_frequency_hz(Band::Ghz5, 36), Some(5.18e9));
+        assert_eq!(channel_frequency_hz(Band::Ghz6, 1), Some(5.955e9));
+        assert_eq!(channel_frequency_hz(Band::Ghz2_4, 0), None);
+        assert_eq!(channel_frequency_hz(Band::Ghz2_4, 36), None);
+        assert_eq!(channel_frequency_hz(Band::Ghz5, 6), None);
         assert!(close(mw_to_dbm(dbm_to_mw(-82.0)), -82.0, 1e-12));
         assert!(close(dbm_to_mw(0.0), 1.0, 1e-15));
     }

@@ -39,7 +39,8 @@ pub enum DsDirection {
 /// The MAC header of one frame. `duration_us` is the Duration/ID field (the NAV it sets).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameRepr {
-    /// A data frame; `amsdu` makes it a QoS data frame whose body is an A-MSDU. Address 1 is
+    /// A data frame; `qos` makes it a QoS data frame (TID 0), `amsdu` one whose body is an
+    /// A-MSDU. Address 1 is
     /// the receiver, 2 the transmitter, 3 the far end (source or destination) or, with an
     /// A-MSDU, the BSSID (Table 9-30).
     Data {
@@ -51,6 +52,7 @@ pub enum FrameRepr {
         address3: MacAddress,
         /// Sequence number, modulo 4096.
         sequence: u16,
+        qos: bool,
         amsdu: bool,
     },
     Rts {
@@ -72,8 +74,12 @@ impl FrameRepr {
     /// Bytes of the MAC header (without the FCS).
     pub fn header_len(&self) -> usize {
         match self {
-            FrameRepr::Data { amsdu: false, .. } => 24,
-            FrameRepr::Data { amsdu: true, .. } => 26,
+            FrameRepr::Data {
+                qos: false,
+                amsdu: false,
+                ..
+            } => 24,
+            FrameRepr::Data { .. } => 26,
             FrameRepr::Rts { .. } => 16,
             FrameRepr::Cts { .. } | FrameRepr::Ack { .. } => 10,
         }
@@ -90,14 +96,16 @@ impl FrameRepr {
                 transmitter,
                 address3,
                 sequence,
+                qos,
                 amsdu,
             } => {
+                let qos = qos || amsdu;
                 let ds = match direction {
                     DsDirection::ToAp => TO_DS,
                     DsDirection::FromAp => FROM_DS,
                 };
                 let retry = if retry { RETRY } else { 0 };
-                out.push(if amsdu { QOS_DATA } else { DATA });
+                out.push(if qos { QOS_DATA } else { DATA });
                 out.push(ds | retry);
                 out.extend_from_slice(&duration_us.to_le_bytes());
                 out.extend_from_slice(&receiver);
@@ -105,8 +113,9 @@ impl FrameRepr {
                 out.extend_from_slice(&address3);
                 // Sequence Control: fragment number 0 in bits 0-3.
                 out.extend_from_slice(&((sequence % 4096) << 4).to_le_bytes());
-                if amsdu {
-                    out.extend_from_slice(&[QOS_AMSDU_PRESENT, 0]);
+                if qos {
+                    let amsdu = if amsdu { QOS_AMSDU_PRESENT } else { 0 };
+                    out.extend_from_slice(&[amsdu, 0]);
                 }
             }
             FrameRepr::Rts {
@@ -182,6 +191,7 @@ mod tests {
             transmitter: B,
             address3: C,
             sequence: 4097,
+            qos: false,
             amsdu: false,
         });
         assert_eq!(&bytes[..4], &[0x08, 0x09, 0x3a, 0x01]);
@@ -202,11 +212,29 @@ mod tests {
             transmitter: B,
             address3: B,
             sequence: 0x123,
+            qos: false,
             amsdu: true,
         });
         assert_eq!(&bytes[..2], &[0x88, 0x02]);
         assert_eq!(&bytes[22..24], &[0x30, 0x12]);
         assert_eq!(&bytes[24..26], &[0x80, 0x00]);
+    }
+
+    #[test]
+    fn qos_data_of_one_msdu_has_tid_0_and_no_amsdu_bit() {
+        let bytes = emitted(FrameRepr::Data {
+            direction: DsDirection::ToAp,
+            retry: false,
+            duration_us: 0,
+            receiver: A,
+            transmitter: B,
+            address3: C,
+            sequence: 1,
+            qos: true,
+            amsdu: false,
+        });
+        assert_eq!(&bytes[..2], &[0x88, 0x01]);
+        assert_eq!(&bytes[24..26], &[0x00, 0x00]);
     }
 
     #[test]

@@ -8,20 +8,23 @@
 //! gaps between them as simulated. Data frames
 //! carry each MSDU as LLC/SNAP and IPv4; by default a record ends after the last MSDU's
 //! transport header. A WLAN that names a channel is shown on it; the others do not interfere
-//! in the simulator, so they are shown on channels 1, 6 and 11 in turn. On a channel with
+//! in the simulator, so they are shown on channels 1, 6 and 11 in turn (36, 40, 44 in 5 GHz).
+//! HT, VHT and HE data frames are QoS data frames (TID 0) and carry radiotap's MCS, VHT or
+//! HE field instead of a rate. On a channel with
 //! geometry each frame carries its power at its receiver and the noise there (dBm Antenna
 //! Signal and Noise).
 
 use std::path::Path;
 
+use airtcp_proto::wifi::mcs::{Band, Format, McsPhy};
 use airtcp_proto::wifi::propagation::channel_frequency_hz;
 use airtcp_proto::wifi::{Modulation, Phy, Preamble};
 use airtcp_proto::wire::ieee80211::{
     emit_amsdu_subframe_header, emit_fcs, DsDirection, FrameRepr, LLC_SNAP_IPV4,
 };
 use airtcp_proto::wire::radiotap::{
-    RadiotapRepr, CHANNEL_2GHZ, CHANNEL_CCK, CHANNEL_GFSK, CHANNEL_OFDM, FLAG_BAD_FCS,
-    FLAG_FCS_AT_END, FLAG_SHORT_PREAMBLE,
+    RadiotapRate, RadiotapRepr, CHANNEL_2GHZ, CHANNEL_5GHZ, CHANNEL_CCK, CHANNEL_GFSK,
+    CHANNEL_OFDM, FLAG_BAD_FCS, FLAG_FCS_AT_END, FLAG_SHORT_PREAMBLE,
 };
 use pcap_file::DataLink;
 
@@ -29,8 +32,9 @@ use super::{mac_of, TraceFiles};
 use crate::packet::{address_node, Packet};
 use crate::wlan::{AirBody, AirFrame};
 
-/// Channels 1, 6 and 11 of the 2.4 GHz band.
-const CHANNELS_MHZ: [u16; 3] = [2412, 2437, 2462];
+/// Channels 1, 6 and 11 of the 2.4 GHz band; 36, 40 and 44 of the 5 GHz band; 1, 5 and 9
+/// of the 6 GHz band.
+const CHANNELS_MHZ: [[u16; 3]; 3] = [[2412, 2437, 2462], [5180, 5200, 5220], [5955, 5975, 5995]];
 /// Longest Duration a frame may carry (IEEE 802.11-2020 §9.2.4.2).
 const MAX_DURATION_US: u64 = 32_767;
 
@@ -40,24 +44,61 @@ struct Radio {
     channel_flags: u16,
     short_preamble: bool,
     signal_extension_ns: u64,
+    /// An MCS PHY's setting: its frames at an MCS carry radiotap's MCS, VHT or HE field.
+    mcs: Option<McsPhy>,
 }
 
 impl Radio {
     fn of(bss: usize, phy: &Phy, channel: Option<u32>) -> Radio {
-        let (modulation, short_preamble) = match phy.modulation {
-            Modulation::Dsss(preamble) => (CHANNEL_CCK, preamble == Preamble::Short),
-            Modulation::ErpOfdm => (CHANNEL_OFDM, false),
-            Modulation::Fhss { .. } => (CHANNEL_GFSK, false),
+        let (modulation, short_preamble, mcs) = match phy.modulation {
+            Modulation::Dsss(preamble) => (CHANNEL_CCK, preamble == Preamble::Short, None),
+            Modulation::ErpOfdm | Modulation::Ofdm => (CHANNEL_OFDM, false, None),
+            Modulation::Mcs(setting) => (CHANNEL_OFDM, false, Some(setting)),
+            Modulation::Fhss { .. } => (CHANNEL_GFSK, false, None),
+        };
+        let band = phy.band();
+        let (defaults, band_flag) = match band {
+            Band::Ghz2_4 => (CHANNELS_MHZ[0], CHANNEL_2GHZ),
+            Band::Ghz5 => (CHANNELS_MHZ[1], CHANNEL_5GHZ),
+            Band::Ghz6 => (CHANNELS_MHZ[2], CHANNEL_5GHZ),
         };
         Radio {
             channel_mhz: channel
-                .and_then(channel_frequency_hz)
-                .map_or(CHANNELS_MHZ[bss % CHANNELS_MHZ.len()], |hz| {
-                    (hz / 1e6) as u16
-                }),
-            channel_flags: CHANNEL_2GHZ | modulation,
+                .and_then(|number| channel_frequency_hz(band, number))
+                .map_or(defaults[bss % defaults.len()], |hz| (hz / 1e6) as u16),
+            channel_flags: band_flag | modulation,
             short_preamble,
             signal_extension_ns: phy.signal_extension_ns(),
+            mcs,
+        }
+    }
+
+    /// How radiotap says the rate of a frame sent at `rate_bps`.
+    fn rate(&self, rate_bps: u64) -> RadiotapRate {
+        let Some((setting, mcs)) = self
+            .mcs
+            .and_then(|setting| Some((setting, setting.mcs_of(rate_bps)?)))
+        else {
+            return RadiotapRate::Legacy((rate_bps / 500_000) as u8);
+        };
+        match setting.format {
+            Format::Ht => RadiotapRate::Ht {
+                mcs: 8 * (setting.streams - 1) + mcs,
+                wide: setting.width_mhz == 40,
+                short_gi: setting.guard_interval_ns == 400,
+            },
+            Format::Vht => RadiotapRate::Vht {
+                mcs,
+                streams: setting.streams,
+                width_mhz: setting.width_mhz,
+                short_gi: setting.guard_interval_ns == 400,
+            },
+            Format::He => RadiotapRate::He {
+                mcs,
+                streams: setting.streams,
+                width_mhz: setting.width_mhz,
+                guard_interval_ns: setting.guard_interval_ns,
+            },
         }
     }
 }
@@ -123,7 +164,7 @@ impl WlanTraces {
         let radiotap = RadiotapRepr {
             tsft_us: (frame.at.as_nanos() + frame.airtime_ns - radio.signal_extension_ns) / 1_000,
             flags,
-            rate_500kbps: (frame.rate_bps / 500_000) as u8,
+            rate: radio.rate(frame.rate_bps),
             channel_mhz: radio.channel_mhz,
             channel_flags: radio.channel_flags,
             signal_dbm: frame
@@ -131,7 +172,7 @@ impl WlanTraces {
                 .map(|(signal, noise)| (dbm(signal), dbm(noise))),
         };
         radiotap.emit(&mut self.buffer);
-        let headers_end = emit_frame(&mut self.buffer, frame, payload_of);
+        let headers_end = emit_frame(&mut self.buffer, frame, radio.mcs.is_some(), payload_of);
         emit_fcs(&mut self.buffer, radiotap.header_len(), !frame.bad_fcs);
         let original = self.buffer.len();
         let kept = match self.snaplen {
@@ -157,6 +198,7 @@ impl WlanTraces {
 fn emit_frame<'p>(
     out: &mut Vec<u8>,
     frame: &AirFrame,
+    qos: bool,
     payload_of: impl Fn(&Packet) -> Option<&'p [u8]>,
 ) -> Option<usize> {
     let duration_us = frame.nav_ns.div_ceil(1_000).min(MAX_DURATION_US) as u16;
@@ -202,6 +244,7 @@ fn emit_frame<'p>(
                 transmitter: mac_of(*transmitter),
                 address3,
                 sequence: *sequence,
+                qos,
                 amsdu,
             }
         }

@@ -373,7 +373,8 @@ impl SharedChannel {
 
 /// A frame's PHY header and payload, for its error chunks: DSSS sends its 48-bit PLCP
 /// header at 1 Mbit/s after a 144 µs preamble (long), or at 2 Mbit/s after 72 µs (short,
-/// above 1 Mbit/s); OFDM its 24-bit SIGNAL at 6 Mbit/s after a 16 µs preamble.
+/// above 1 Mbit/s); OFDM its 24-bit SIGNAL at 6 Mbit/s after a 16 µs preamble; HT, VHT and
+/// HE the rest of their preamble at 6 Mbit/s, the data at the MCS.
 pub(super) fn frame_shape(phy: &Phy, rate_bps: u64) -> FrameShape {
     match phy.modulation {
         Modulation::Dsss(preamble) => {
@@ -391,13 +392,32 @@ pub(super) fn frame_shape(phy: &Phy, rate_bps: u64) -> FrameShape {
                 payload_rate_bps: rate_bps,
             }
         }
-        _ => FrameShape {
-            family: Family::Ofdm,
+        // An HT, VHT or HE PPDU at an MCS: every field after the legacy preamble up to the
+        // data (L-SIG, the SIG fields, the training fields) read as 6 Mbit/s BPSK, as ns-3
+        // reads them with the SIG modes.
+        Modulation::Mcs(setting) if setting.mcs_of(rate_bps).is_some() => FrameShape {
+            family: Family::Mcs(setting),
             header_ns: 16_000,
             header_rate_bps: 6_000_000,
-            payload_ns: 20_000,
+            payload_ns: setting.preamble_ns(),
             payload_rate_bps: rate_bps,
         },
+        Modulation::Mcs(setting) => FrameShape {
+            family: Family::Mcs(setting),
+            ..non_ht_ofdm(rate_bps)
+        },
+        _ => non_ht_ofdm(rate_bps),
+    }
+}
+
+/// A non-HT OFDM PPDU: its 24-bit SIGNAL at 6 Mbit/s after the 16 µs preamble.
+fn non_ht_ofdm(rate_bps: u64) -> FrameShape {
+    FrameShape {
+        family: Family::Ofdm,
+        header_ns: 16_000,
+        header_rate_bps: 6_000_000,
+        payload_ns: 20_000,
+        payload_rate_bps: rate_bps,
     }
 }
 

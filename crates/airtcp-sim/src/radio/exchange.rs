@@ -22,7 +22,7 @@ impl SharedChannel {
         let part = &mut self.wlans[w as usize];
         part.counters.attempts += 1;
         let phy = &part.phy;
-        let control = control_rate(phy, exchange.rate_bps);
+        let control = phy.control_rate_bps(exchange.rate_bps);
         let ack_ns = phy.airtime_ns(FRAME_ACK_BYTES, control);
         let (rts, to, rate_bps) = (exchange.rts, exchange.to, exchange.rate_bps);
         self.radios[r as usize].exchange = Some(Exchange { txop, ..exchange });
@@ -101,7 +101,7 @@ impl SharedChannel {
         let w = interface.wlan;
         let phy = &self.wlans[w as usize].phy;
         let bytes = phy.mac_overhead_bytes + payload_bytes(carried);
-        let ack_ns = phy.airtime_ns(FRAME_ACK_BYTES, control_rate(phy, exchange.rate_bps));
+        let ack_ns = phy.airtime_ns(FRAME_ACK_BYTES, phy.control_rate_bps(exchange.rate_bps));
         let duration = phy.sifs_ns + ack_ns;
         if interface.planning.is_some() {
             let airtime = phy.airtime_ns(bytes, exchange.rate_bps);
@@ -193,7 +193,7 @@ impl SharedChannel {
             return;
         }
         let phy = &self.wlans[t.wlan as usize].phy;
-        let control = control_rate(phy, t.rate_bps);
+        let control = phy.control_rate_bps(t.rate_bps);
         match t.kind {
             Kind::Data => {
                 let DataHeader {
@@ -447,7 +447,7 @@ impl SharedChannel {
                                 + part.phy.sifs_ns
                                 + part
                                     .phy
-                                    .airtime_ns(FRAME_ACK_BYTES, control_rate(&part.phy, rate)),
+                                    .airtime_ns(FRAME_ACK_BYTES, part.phy.control_rate_bps(rate)),
                         })
                         .collect();
                     let infos: Vec<RateInfo> = infos;
@@ -480,20 +480,6 @@ impl SharedChannel {
             }
         }
     }
-}
-
-/// The rate of a control response (ACK, CTS) to a frame at `rate_bps`, and of an RTS: the
-/// highest mandatory rate of the PHY not above it, capped at the BSS's basic rate
-/// (§10.6.6.5.2).
-pub(super) fn control_rate(phy: &Phy, rate_bps: u64) -> u64 {
-    let mandatory = phy.mandatory_rates();
-    let highest = mandatory
-        .iter()
-        .copied()
-        .filter(|&r| r <= rate_bps)
-        .max()
-        .unwrap_or(mandatory[0]);
-    highest.min(phy.basic_rate_bps).max(mandatory[0])
 }
 
 /// The attempts the rate control of destination `to` gives a frame, if its chain ends

@@ -452,11 +452,7 @@ impl SharedChannel {
                 first_interface,
             });
         }
-        let bandwidth = match phy.modulation {
-            Modulation::Dsss(_) => 22e6,
-            _ => 20e6,
-        };
-        let noise_dbm = noise_dbm(bandwidth, radio.noise_figure_db);
+        let noise_dbm = noise_dbm(phy.noise_bandwidth_hz(), radio.noise_figure_db);
         let cutoff = radio.cutoff_dbm.unwrap_or(noise_dbm - 20.0);
         let neighbours =
             geometry::neighbours(&placements, radio, frequency_hz, cutoff, (seed, channel));

@@ -36,7 +36,6 @@ use std::time::Duration;
 
 use airtcp_proto::agent::{AccessPlan, ApQueue, ChannelEvent};
 
-use super::exchange::control_rate;
 use super::*;
 use crate::wlan::ap_plan::{frames_per_access, plan_access, txop_frame_ns};
 
@@ -289,7 +288,7 @@ impl SharedChannel {
             let (mut next, bytes) = self.open_exchange(r, i, (queue, 1), at);
             let phy = &self.wlans[w].phy;
             let data_ns = phy.airtime_ns(bytes, next.rate_bps);
-            let ack_ns = phy.airtime_ns(FRAME_ACK_BYTES, control_rate(phy, next.rate_bps));
+            let ack_ns = phy.airtime_ns(FRAME_ACK_BYTES, phy.control_rate_bps(next.rate_bps));
             if txop.busy_ns + txop_frame_ns(phy, data_ns, ack_ns) <= txop.limit_ns {
                 next.rts = false;
                 next.continues_txop = true;

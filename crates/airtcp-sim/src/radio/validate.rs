@@ -5,6 +5,7 @@
 //! of its channel only. Errors name the resolved field.
 
 use airtcp_proto::agent;
+use airtcp_proto::wifi::mcs::Band;
 use airtcp_proto::wifi::propagation::channel_frequency_hz;
 use airtcp_proto::wifi::rate_control::RATE_CONTROLS;
 use airtcp_proto::wifi::Modulation;
@@ -34,7 +35,10 @@ impl ChannelPlan {
     pub fn of(scenario: &Scenario) -> ChannelPlan {
         let placed = |node: usize| scenario.positions.iter().any(|p| p.node == node);
         let wants = |w: &WlanConfig| {
-            nodes_of(w).any(placed) || !w.station_rates.is_empty() || w.rate_control.is_some()
+            nodes_of(w).any(placed)
+                || !w.station_rates.is_empty()
+                || !w.station_mcs.is_empty()
+                || w.rate_control.is_some()
         };
         let mut shared: Vec<Vec<usize>> = Vec::new();
         let mut by_number: Vec<(u32, usize)> = Vec::new();
@@ -66,9 +70,14 @@ fn nodes_of(wlan: &WlanConfig) -> impl Iterator<Item = usize> + '_ {
 
 /// The centre frequency of a WLAN's channel (2.4 GHz channel 1 when it names none).
 pub fn frequency_hz(wlan: &WlanConfig) -> f64 {
+    let band = wlan.phy.band();
     wlan.channel
-        .and_then(channel_frequency_hz)
-        .unwrap_or(2.412e9)
+        .and_then(|channel| channel_frequency_hz(band, channel))
+        .unwrap_or(match band {
+            Band::Ghz2_4 => 2.412e9,
+            Band::Ghz5 => 5.18e9,
+            Band::Ghz6 => 5.955e9,
+        })
 }
 
 impl Scenario {
@@ -104,14 +113,22 @@ impl Scenario {
         for (i, wlan) in self.wlans.iter().enumerate() {
             let key = format!("wlans[{i}]");
             if let Some(number) = wlan.channel {
-                let band_ok = match wlan.phy.standard {
-                    PhyStandard::Dsss | PhyStandard::ErpOfdm => (1..=14).contains(&number),
-                    PhyStandard::Bianchi2000 => false,
-                };
-                if !band_ok {
+                let band = wlan.phy.band();
+                let exists = wlan.phy.standard != PhyStandard::Bianchi2000
+                    && channel_frequency_hz(band, number).is_some();
+                if !exists {
+                    let expected = match band {
+                        Band::Ghz2_4 => "1 to 14",
+                        Band::Ghz5 => "32 to 177",
+                        Band::Ghz6 => "1 to 233",
+                    };
                     return fail(
                         format!("{key}.channel"),
-                        format!("{number} is not a 2.4 GHz channel of this PHY; expected 1 to 14 (802.11b/g)"),
+                        format!(
+                            "{number} is not a {} channel of {}; expected {expected}",
+                            band.name(),
+                            wlan.phy.standard.name()
+                        ),
                     );
                 }
             }
@@ -124,12 +141,43 @@ impl Scenario {
                     );
                 }
                 let mut phy = wlan.phy.clone();
-                phy.rate_bps = rate.rate_bps;
+                phy.rate_bps = Some(rate.rate_bps);
                 if let Err((_, message)) = phy.build() {
                     return fail(format!("{rate_key}.rate_bps"), message);
                 }
             }
+            for (j, station) in wlan.station_mcs.iter().enumerate() {
+                let mcs_key = format!("{key}.station_mcs[{j}]");
+                if !wlan.stations.contains(&station.station) {
+                    return fail(
+                        format!("{mcs_key}.station"),
+                        "must be a station of this WLAN",
+                    );
+                }
+                if wlan.phy.standard.mcs_format().is_none() {
+                    return fail(
+                        format!("{mcs_key}.mcs"),
+                        format!(
+                            "{} has no MCSs: set station_rates",
+                            wlan.phy.standard.name()
+                        ),
+                    );
+                }
+                if let Err((_, message)) = wlan.phy_at_mcs(station.mcs) {
+                    return fail(format!("{mcs_key}.mcs"), message);
+                }
+            }
             if let Some(name) = &wlan.rate_control {
+                if wlan.phy.standard.mcs_format().is_some() {
+                    return fail(
+                        format!("{key}.rate_control"),
+                        format!(
+                            "rate control over {}'s MCSs (Linux's Minstrel-HT) is not modelled; \
+                             set each station's MCS with station_mcs",
+                            wlan.phy.standard.name()
+                        ),
+                    );
+                }
                 if !RATE_CONTROLS.contains(&name.as_str()) {
                     return fail(
                         format!("{key}.rate_control"),

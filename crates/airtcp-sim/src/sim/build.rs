@@ -343,7 +343,10 @@ fn build_agent(
         Some(wlan.short_retry_limit - 1),
     );
     let optimum = bianchi::optimal_stations(&params, 1..=100).stations;
-    let ofdm = matches!(phy.modulation, Modulation::ErpOfdm);
+    let ofdm = !matches!(
+        phy.modulation,
+        Modulation::Dsss(_) | Modulation::Fhss { .. }
+    );
     let settings = AgentSettings {
         txop_ns: config.txop_limit_ns.unwrap_or(if ofdm {
             OFDM_AC_VO_TXOP_NS
@@ -376,12 +379,23 @@ fn build_shared(
         let mac_rates = nodes
             .iter()
             .map(|node| {
-                wlan.station_rates
-                    .iter()
-                    .find(|r| r.station == *node)
-                    .map_or(phy.data_rate_bps, |r| r.rate_bps)
+                let mcs = wlan.station_mcs.iter().find(|r| r.station == *node);
+                match mcs {
+                    Some(station) => wlan
+                        .phy_at_mcs(station.mcs)
+                        .map(|phy| phy.data_rate_bps)
+                        .map_err(|(_, message)| ConfigError {
+                            key: format!("{key}.station_mcs"),
+                            message,
+                        }),
+                    None => Ok(wlan
+                        .station_rates
+                        .iter()
+                        .find(|r| r.station == *node)
+                        .map_or(phy.data_rate_bps, |r| r.rate_bps)),
+                }
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         specs.push(WlanSpec {
             bss: b as u32,
             params: mac_params(wlan),

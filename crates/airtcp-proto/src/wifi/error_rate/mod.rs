@@ -1,4 +1,4 @@
-//! Frame (chunk) success probability from SINR for the legacy 802.11 PHYs: the reception
+//! Frame (chunk) success probability from SINR for the 802.11 PHYs: the reception
 //! model of a simulator that cuts a frame into chunks of constant SINR and takes the product
 //! of their success rates (ns-3's `InterferenceHelper`). Closed forms only (one fixed
 //! 32-point quadrature for CCK), no allocation: this runs for every chunk of every frame.
@@ -33,6 +33,11 @@
 //!   sequential decoding", IEEE Trans. Commun. 37(11), 1989; P. Frenger et al., "Multi-rate
 //!   convolutional codes", 1998). ns-3's default for 802.11a/g is its YANS model; the NIST
 //!   model is the one it used by default through 3.32 and still offers.
+//! - HT, VHT and HE MCSs (`Family::Mcs`): the same NIST model, as ns-3 extends it to them,
+//!   with 256- and 1024-QAM in the same square-QAM formula and the rate-5/6 puncturing's
+//!   spectrum from Haccoun and Bégin's Table V (free distance 4). ns-3's default for these
+//!   since 3.33 is its `TableBasedErrorRateModel`, AWGN tables from link simulations in
+//!   MATLAB that are data rather than a model (not reproduced here).
 //!
 //! A chunk of `bits` succeeds when every bit (DBPSK, DQPSK, OFDM after decoding) or every
 //! symbol (CCK: `bits`/4 or `bits`/8 symbols, fractional as in ns-3) does, errors being
@@ -60,6 +65,8 @@
 mod dsss;
 mod ofdm;
 
+use super::mcs::McsPhy;
+
 /// Which error-rate family a PHY rate belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
@@ -67,6 +74,11 @@ pub enum Family {
     Dsss,
     /// 802.11a/g OFDM and ERP-OFDM (6 to 54 Mbit/s); SINR over 20 MHz.
     Ofdm,
+    /// An HT, VHT or HE PHY setting: its MCSs by their rates' names (`mcs`), and the
+    /// non-HT OFDM rates of its control frames; SINR over the channel width, the same for
+    /// every stream (ns-3's `InterferenceHelper` with as many receive antennas as streams:
+    /// no diversity gain).
+    Mcs(McsPhy),
 }
 
 /// Probability that `bits` bits sent at `rate_bps` of `family` all survive at the linear SINR
@@ -114,6 +126,13 @@ impl SinrSuccess {
         let trials = match family {
             Family::Dsss => dsss::trials(rate_bps, sinr),
             Family::Ofdm => ofdm::trials(rate_bps, sinr),
+            Family::Mcs(phy) => match phy.mcs_of(rate_bps) {
+                Some(mcs) => {
+                    let (constellation, code) = McsPhy::modulation(mcs);
+                    Some(ofdm::mcs_trials(constellation, code, sinr))
+                }
+                None => ofdm::trials(rate_bps, sinr),
+            },
         };
         SinrSuccess(trials.unwrap_or_else(|| {
             debug_assert!(false, "{rate_bps} bit/s is not a {family:?} rate");

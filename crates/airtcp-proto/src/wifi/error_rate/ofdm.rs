@@ -12,46 +12,17 @@
 //! terms of each spectrum. A chunk of n bits succeeds with probability (1 − min(Pb, 1))^n.
 
 use super::{erfc, Trials};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Constellation {
-    Bpsk,
-    Qpsk,
-    Qam16,
-    Qam64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum CodeRate {
-    Half,
-    TwoThirds,
-    ThreeQuarters,
-}
-
-/// IEEE 802.11-2020 Table 17-4: modulation and coding rate of each OFDM data rate (20 MHz).
-fn mode(rate_bps: u64) -> Option<(Constellation, CodeRate)> {
-    use CodeRate::*;
-    use Constellation::*;
-    Some(match rate_bps {
-        6_000_000 => (Bpsk, Half),
-        9_000_000 => (Bpsk, ThreeQuarters),
-        12_000_000 => (Qpsk, Half),
-        18_000_000 => (Qpsk, ThreeQuarters),
-        24_000_000 => (Qam16, Half),
-        36_000_000 => (Qam16, ThreeQuarters),
-        48_000_000 => (Qam64, TwoThirds),
-        54_000_000 => (Qam64, ThreeQuarters),
-        _ => return None,
-    })
-}
+use crate::wifi::modulation::{legacy_ofdm, CodeRate, Constellation};
 
 /// A chunk's bits as trials at `sinr`; `None` for a rate 802.11a/g lacks.
 pub(super) fn trials(rate_bps: u64, sinr: f64) -> Option<Trials> {
-    let (constellation, code) = mode(rate_bps)?;
-    Some(Trials::bits(coded_ber(
-        uncoded_ber(constellation, sinr),
-        code,
-    )))
+    let (constellation, code) = legacy_ofdm(rate_bps)?;
+    Some(mcs_trials(constellation, code, sinr))
+}
+
+/// A chunk's bits, sent with `constellation` and `code`, as trials at `sinr`.
+pub(super) fn mcs_trials(constellation: Constellation, code: CodeRate, sinr: f64) -> Trials {
+    Trials::bits(coded_ber(uncoded_ber(constellation, sinr), code))
 }
 
 /// Bit error probability of the constellation at symbol SNR `snr`, Gray coded:
@@ -66,14 +37,18 @@ fn uncoded_ber(constellation: Constellation, snr: f64) -> f64 {
         Constellation::Qam16 => 3.0 / 8.0 * erfc((snr / 10.0).sqrt()),
         // M = 64: (8 − 1)/(8·3), 2(M − 1)/3 = 42
         Constellation::Qam64 => 7.0 / 24.0 * erfc((snr / 42.0).sqrt()),
+        // M = 256: (16 − 1)/(16·4), 2(M − 1)/3 = 170
+        Constellation::Qam256 => 15.0 / 64.0 * erfc((snr / 170.0).sqrt()),
+        // M = 1024: (32 − 1)/(32·5), 2(M − 1)/3 = 682
+        Constellation::Qam1024 => 31.0 / 160.0 * erfc((snr / 682.0).sqrt()),
     }
 }
 
 /// The 802.11 convolutional code (K = 7, generators 133 and 171 octal) and its punctured
-/// rate-2/3 and 3/4 versions: free distance, and the information-bit weights c_d of the paths
+/// rate-2/3, 3/4 and 5/6 versions: free distance, and the information-bit weights c_d of the paths
 /// at distance d_free, d_free + 1, … (rate 1/2: even distances only; its odd ones have no
 /// paths). The values ns-3 takes (the NIST report's tables for 1/2 and 2/3, 3/4 as Haccoun and
-/// Bégin's punctured codes).
+/// Bégin's punctured codes, 5/6 from their Table V).
 const SPECTRUM_HALF: (i32, [f64; 9]) = (
     10,
     [
@@ -110,6 +85,22 @@ const SPECTRUM_THREE_QUARTERS: (i32, [f64; 10]) = (
     ],
 );
 
+const SPECTRUM_FIVE_SIXTHS: (i32, [f64; 10]) = (
+    4,
+    [
+        92.0,
+        528.0,
+        8694.0,
+        79453.0,
+        792114.0,
+        7375573.0,
+        67884974.0,
+        610875423.0,
+        5427275376.0,
+        47664215639.0,
+    ],
+);
+
 /// Σ c_i·x^i over the weights (Horner), times x^first.
 fn series(first: i32, weights: &[f64], x: f64) -> f64 {
     weights.iter().rev().fold(0.0, |acc, c| acc * x + c) * x.powi(first)
@@ -128,6 +119,9 @@ fn coded_ber(p: f64, code: CodeRate) -> f64 {
         CodeRate::ThreeQuarters => {
             series(SPECTRUM_THREE_QUARTERS.0, &SPECTRUM_THREE_QUARTERS.1, d) / (2.0 * 3.0)
         }
+        CodeRate::FiveSixths => {
+            series(SPECTRUM_FIVE_SIXTHS.0, &SPECTRUM_FIVE_SIXTHS.1, d) / (2.0 * 5.0)
+        }
     };
     bound.min(1.0)
 }
@@ -135,8 +129,9 @@ fn coded_ber(p: f64, code: CodeRate) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::super::tests::assert_close_to_ns3;
-    use super::super::{success_rate as chunk_success, Family};
+    use super::super::{success_rate as chunk_success, Family, SinrSuccess};
     use super::*;
+    use crate::wifi::mcs::McsPhy;
 
     /// (rate bit/s, linear SINR, bits, ns-3's success rate): 7 SINRs around each rate's 50 %
     /// point for 1528 bytes (−4, −1, −0.25, 0, +0.25, +1, +4 dB) and 14- and 1528-byte
@@ -308,10 +303,27 @@ mod tests {
         .enumerate()
         .map(|(i, c)| c * 0.125f64.powi(5 + i as i32))
         .sum();
+        let five_sixths: f64 = [
+            92.0,
+            528.0,
+            8694.0,
+            79453.0,
+            792114.0,
+            7375573.0,
+            67884974.0,
+            610875423.0,
+            5427275376.0,
+            47664215639.0,
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, c)| c * 0.125f64.powi(4 + i as i32))
+        .sum();
         let cases = [
             (CodeRate::Half, half / 2.0),
             (CodeRate::TwoThirds, two_thirds / 4.0),
             (CodeRate::ThreeQuarters, three_quarters / 6.0),
+            (CodeRate::FiveSixths, five_sixths / 10.0),
         ];
         for (code, want) in cases {
             let got = coded_ber(p, code);
@@ -343,29 +355,114 @@ mod tests {
         let qam64 = 4.0 / 6.0 * (1.0 - 1.0 / 8.0) * q((3.0 * s / 63.0).sqrt());
         assert!((uncoded_ber(Constellation::Qam16, s) / qam16 - 1.0).abs() < 1e-13);
         assert!((uncoded_ber(Constellation::Qam64, s) / qam64 - 1.0).abs() < 1e-13);
+        let s: f64 = 3000.0;
+        let qam256 = 4.0 / 8.0 * (1.0 - 1.0 / 16.0) * q((3.0 * s / 255.0).sqrt());
+        let qam1024 = 4.0 / 10.0 * (1.0 - 1.0 / 32.0) * q((3.0 * s / 1023.0).sqrt());
+        assert!((uncoded_ber(Constellation::Qam256, s) / qam256 - 1.0).abs() < 1e-13);
+        assert!((uncoded_ber(Constellation::Qam1024, s) / qam1024 - 1.0).abs() < 1e-13);
     }
 
+    /// (MCS, linear SINR, bits, ns-3's success rate) for the modes 802.11a/g lacks: 64-QAM 5/6
+    /// (VHT MCS 7), 256-QAM 3/4 and 5/6 (VHT MCS 8, 9), 1024-QAM 3/4 and 5/6 (HE MCS 10, 11),
+    /// from ns-3 3.44's `NistErrorRateModel` at 7 SINRs around each one's 50 % point for
+    /// 12224 bits, by /work/probe/mcsref/nist_mcs.py (the same method as `NS3_REFERENCE`,
+    /// with `VhtPhy::GetVhtMcs(n)` and `HePhy::GetHeMcs(n)`).
+    const NS3_MCS_REFERENCE: [(u8, f64, u64, f64); 70] = [
+        (7, 82.41381150130022, 112, 0.0),
+        (7, 82.41381150130022, 12224, 0.0),
+        (7, 164.43717232149325, 112, 0.8841116355652134),
+        (7, 164.43717232149325, 12224, 1.4508841579840555e-06),
+        (7, 195.43394557753942, 112, 0.9870723573905145),
+        (7, 195.43394557753942, 12224, 0.24167548721123383),
+        (7, 207.01413487910415, 112, 0.9937153479120108),
+        (7, 207.01413487910415, 12224, 0.5025353174340433),
+        (7, 219.28049353504497, 112, 0.9969683540445446),
+        (7, 219.28049353504497, 12224, 0.717928658182667),
+        (7, 260.6153549998895, 112, 0.9996964986356873),
+        (7, 260.6153549998895, 12224, 0.967412755045909),
+        (7, 519.9959965335162, 112, 0.9999999994067625),
+        (7, 519.9959965335162, 12224, 0.9999999352523709),
+        (8, 241.54608344449403, 112, 0.0),
+        (8, 241.54608344449403, 12224, 0.0),
+        (8, 481.9477976251271, 112, 0.9023541143715101),
+        (8, 481.9477976251271, 12224, 1.3480891097076829e-05),
+        (8, 572.7960309858292, 112, 0.9873123636430657),
+        (8, 572.7960309858292, 12224, 0.24817414093865858),
+        (8, 606.7363295885053, 112, 0.9936180392637738),
+        (8, 606.7363295885053, 12224, 0.4971927038940234),
+        (8, 642.6877173170194, 112, 0.9968201518239341),
+        (8, 642.6877173170194, 12224, 0.7063738258977624),
+        (8, 763.8357835776907, 112, 0.9996458131180455),
+        (8, 763.8357835776907, 12224, 0.9620740889210921),
+        (8, 1524.0527537972907, 112, 0.9999999982839647),
+        (8, 1524.0527537972907, 12224, 0.9999998127070204),
+        (9, 319.88951096913974, 112, 0.0),
+        (9, 319.88951096913974, 12224, 0.0),
+        (9, 638.263486190549, 112, 0.8972985634960451),
+        (9, 638.263486190549, 12224, 7.301409570067916e-06),
+        (9, 758.5775750291835, 112, 0.987383358835675),
+        (9, 758.5775750291835, 12224, 0.2501294520342277),
+        (9, 803.5261221856177, 112, 0.9936925257847783),
+        (9, 803.5261221856177, 12224, 0.501277212632675),
+        (9, 851.1380382023768, 112, 0.9968732909655327),
+        (9, 851.1380382023768, 12224, 0.7104955608837187),
+        (9, 1011.5794542598983, 112, 0.9996595483758863),
+        (9, 1011.5794542598983, 12224, 0.9635179227019626),
+        (9, 2018.3663636815597, 112, 0.9999999988986392),
+        (9, 2018.3663636815597, 12224, 0.9999998797943449),
+        (10, 922.5714271547629, 112, 0.0),
+        (10, 922.5714271547629, 12224, 0.0),
+        (10, 1840.7720014689544, 112, 0.9139541914504307),
+        (10, 1840.7720014689544, 12224, 5.434761924833307e-05),
+        (10, 2187.761623949552, 112, 0.987660505488421),
+        (10, 2187.761623949552, 12224, 0.25790966367031976),
+        (10, 2317.3946499684776, 112, 0.993600887858466),
+        (10, 2317.3946499684776, 12224, 0.4962568780890451),
+        (10, 2454.7089156850284, 112, 0.9967147304025262),
+        (10, 2454.7089156850284, 12224, 0.6982668150376974),
+        (10, 2917.427014001166, 112, 0.9995989243716092),
+        (10, 2917.427014001166, 12224, 0.9571613319461039),
+        (10, 5821.03217770871, 112, 0.9999999966876238),
+        (10, 5821.03217770871, 12224, 0.9999996384778683),
+        (11, 1235.9474334445108, 112, 0.0),
+        (11, 1235.9474334445108, 12224, 0.0),
+        (11, 2466.039337234341, 112, 0.9076981840983778),
+        (11, 2466.039337234341, 12224, 2.5680974474700048e-05),
+        (11, 2930.8932452503213, 112, 0.9876807488839662),
+        (11, 2930.8932452503213, 12224, 0.2584872541231742),
+        (11, 3104.5595881283557, 112, 0.9936901036285577),
+        (11, 3104.5595881283557, 12224, 0.5011438708770173),
+        (11, 3288.516308759833, 112, 0.9967972325702319),
+        (11, 3288.516308759833, 12224, 0.704603416282397),
+        (11, 3908.4089579240213, 112, 0.9996249147424563),
+        (11, 3908.4089579240213, 12224, 0.959881388117582),
+        (11, 7798.301105232594, 112, 0.9999999981258227),
+        (11, 7798.301105232594, 12224, 0.9999997954469602),
+    ];
+
+    /// The SINR (dB) at which those modes get 12224 bits through half the time, in ns-3.
+    const NS3_MCS_HALF_DB: [(u8, f64); 5] = [
+        (7, 23.15747838864354),
+        (8, 27.832917083046596),
+        (9, 29.04868036084281),
+        (10, 33.65406488469944),
+        (11, 34.91877633005515),
+    ];
+
     #[test]
-    fn rate_table() {
-        use CodeRate::{Half, ThreeQuarters, TwoThirds};
-        use Constellation::{Bpsk, Qam16, Qam64, Qpsk};
-        let table = [
-            (6, Bpsk, Half),
-            (9, Bpsk, ThreeQuarters),
-            (12, Qpsk, Half),
-            (18, Qpsk, ThreeQuarters),
-            (24, Qam16, Half),
-            (36, Qam16, ThreeQuarters),
-            (48, Qam64, TwoThirds),
-            (54, Qam64, ThreeQuarters),
-        ];
-        for (mbps, constellation, code) in table {
-            assert_eq!(
-                mode(mbps * 1_000_000),
-                Some((constellation, code)),
-                "{mbps}"
-            );
+    fn dense_constellations_and_five_sixths_match_ns3() {
+        let success = |mcs: u8, sinr: f64, bits: u64| {
+            let (constellation, code) = McsPhy::modulation(mcs);
+            SinrSuccess(mcs_trials(constellation, code, sinr)).success(bits)
+        };
+        for (mcs, sinr, bits, want) in NS3_MCS_REFERENCE {
+            let got = success(mcs, sinr, bits);
+            assert_close_to_ns3(got, want, 0.0, (u64::from(mcs), sinr, bits));
         }
-        assert_eq!(mode(11_000_000), None);
+        for (mcs, db) in NS3_MCS_HALF_DB {
+            let at = success(mcs, 10f64.powf(db / 10.0), 12224);
+            let below = success(mcs, 10f64.powf((db - 1e-6) / 10.0), 12224);
+            assert!(at >= 0.5 - 1e-9 && below < 0.5, "MCS {mcs}: {below} → {at}");
+        }
     }
 }

@@ -1,0 +1,121 @@
+"""The 802.11a, n, ac and ax PHYs in scenarios (docs/scenarios.md, "PHYs"): their settings
+reach the simulator only when given, a lone station gets the throughput its frames' airtime
+allows, captures say the MCS as Wireshark reads it, and bad settings are one line naming
+the key."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from airtcp.resolve import resolve
+from airtcp.scenario import load
+from conftest import airtcp
+from test_bad_input import assert_one_line_error
+
+BSS = """
+[simulation]
+name = "phys"
+duration = "3s"
+measure_from = "1s"
+
+[wlan]
+ap = "ap"
+stations = 2
+station_name = "s{{i}}"
+{wlan}
+
+[[flows]]
+name = "up{{i}}"
+src = "s{{i}}"
+dst = "ap"
+kind = "udp_cbr"
+rate = "{rate}"
+payload = 1472
+per_station = true
+"""
+
+
+def scenario(tmp_path: Path, wlan: str, rate: str = "400Mbps") -> Path:
+    path = tmp_path / "s.toml"
+    path.write_text(BSS.format(wlan=wlan, rate=rate))
+    return path
+
+
+def test_mcs_settings_reach_the_simulator_only_when_given(tmp_path: Path):
+    wlan = 'phy = "802.11ac"\nmcs = 7\nchannel_width = 40\nguard_interval = "400ns"'
+    phy = resolve(load(scenario(tmp_path, wlan)))[0]["wlans"][0]["phy"]
+    assert phy["standard"] == "802.11ac"
+    assert (phy["mcs"], phy["channel_width_mhz"], phy["guard_interval_ns"]) == (7, 40, 400)
+    assert "rate_bps" not in phy and "spatial_streams" not in phy and "band" not in phy
+    legacy = resolve(load(scenario(tmp_path, 'phy = "802.11a"\nrate = "54Mbps"')))[0]
+    assert set(legacy["wlans"][0]["phy"]) == {
+        "standard", "rate_bps", "basic_rate_bps", "preamble", "short_slot", "cw_min", "cw_max",
+    }  # fmt: skip
+
+
+def test_one_saturated_station_gets_what_its_exchange_allows(tmp_path: Path):
+    # 802.11ac, 80 MHz, MCS 9, one stream (390 Mbit/s), one station sending 1472-byte UDP
+    # payloads: a 1538-byte QoS data frame as an S-MPDU of 4 + 1540 bytes, ⌈(8·1544 + 22)/1560⌉
+    # = 8 symbols after a 40 µs preamble (72 µs), SIFS 16 µs, an ACK at 24 Mbit/s (28 µs),
+    # DIFS 34 µs, the mean backoff 7.5 slots of 9 µs and two 1 µs propagation delays:
+    # 219.5 µs a frame.
+    path = scenario(tmp_path, 'phy = "802.11ac"\nmcs = 9', rate="200Mbps")
+    path.write_text(path.read_text().replace("stations = 2", "stations = 1"))
+    result = airtcp("run", str(path), "--json", "--set", "simulation.duration=10s")
+    assert result.returncode == 0, result.stderr
+    goodput = json.loads(result.stdout)["aggregate_goodput_bps"]
+    expected = 1472 * 8 / 219.5e-6
+    assert abs(goodput / expected - 1) < 0.005, (goodput, expected)
+
+
+def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Path):
+    if shutil.which("tshark") is None:
+        pytest.skip("tshark is not installed (make test installs it)")
+    wlan = 'phy = "802.11ac"\nmcs = 7\nchannel = 36\n[wlan.station_mcs]\ns2 = 2'
+    path = scenario(tmp_path, wlan)
+    positions = "[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]\n\n[[flows]]"
+    path.write_text(path.read_text().replace("[[flows]]", positions))
+    result = airtcp("run", str(path), "--pcap-80211", "--out", str(tmp_path / "o"))
+    assert result.returncode == 0, result.stderr
+    fields = ["wlan.fc.type_subtype", "wlan.ta", "radiotap.vht.mcs.0", "radiotap.vht.nss.0",
+              "radiotap.vht.bw", "radiotap.channel.freq", "wlan_radio.data_rate"]  # fmt: skip
+    out = subprocess.run(
+        ["tshark", "-r", str(tmp_path / "o" / "pcap-80211" / "wlan0-ap.pcap"), "-T", "fields",
+         *(a for f in fields for a in ("-e", f))],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout  # fmt: skip
+    frames = [dict(zip(fields, line.split("\t"), strict=True)) for line in out.splitlines()]
+    data = [f for f in frames if f["wlan.fc.type_subtype"] == "0x0028"]
+    assert data and all(f["radiotap.channel.freq"] == "5180" for f in frames)
+    # QoS data at each sender's MCS, one stream, 80 MHz (radiotap's code 4)
+    assert {f["radiotap.vht.mcs.0"] for f in data} == {"7", "2"}
+    assert {(f["radiotap.vht.nss.0"], f["radiotap.vht.bw"]) for f in data} == {("1", "4")}
+    # ACKs as non-HT OFDM: 24 Mbit/s after 64-QAM, 12 after QPSK 3/4 (non-HT reference 18)
+    acks = {f["wlan_radio.data_rate"] for f in frames if f["wlan.fc.type_subtype"] == "0x001d"}
+    assert acks == {"24", "12"}
+
+
+@pytest.mark.parametrize(
+    ("wlan", "fragments"),
+    [
+        ('phy = "802.11ac"\nrate = "54Mbps"', ("wlan.rate", "set mcs")),
+        ('phy = "802.11ac"\nchannel_width = 20\nmcs = 9', ("wlan.mcs", "MCS 9", "0, 1")),
+        ('phy = "802.11ac"\nchannel_width = 30', ("wlan.channel_width", "20, 40, 80, 160")),
+        ('phy = "802.11n"\nmcs = 40', ("wlan.mcs", "0 to 31")),
+        ('phy = "802.11n"\nmcs = 9\nspatial_streams = 1', ("wlan.spatial_streams", "2")),
+        ('phy = "802.11ax"\nguard_interval = "400ns"', ("wlan.guard_interval", "800, 1600")),
+        ('phy = "802.11ac"\nband = "2.4GHz"', ("wlan.band", "5 GHz")),
+        ('phy = "802.11b"\nmcs = 3', ("wlan", "'mcs'", "802.11n, ac and ax")),
+        ('phy = "802.11ac"\nchannel = 6', ("wlan.channel", "5 GHz", "32 to 177")),
+        ('phy = "802.11ac"\nrate_control = "minstrel"', ("wlan.rate_control", "Minstrel-HT")),
+        ('phy = "802.11n"\nmcs = 3\n[wlan.station_mcs]\ns1 = 11', ("wlan.station_mcs", "stream")),
+        ('phy = "802.11ac"\nbasic_rate = "54Mbps"', ("wlan.basic_rate", "6, 12, 24")),
+    ],
+)
+def test_bad_phy_settings_are_one_line_naming_the_key(
+    tmp_path: Path, wlan: str, fragments: tuple[str, ...]
+):
+    result = airtcp("validate", str(scenario(tmp_path, wlan)))
+    assert_one_line_error(result, *fragments)
