@@ -61,7 +61,7 @@ def test_one_saturated_station_gets_what_its_exchange_allows(tmp_path: Path):
     # = 8 symbols after a 40 µs preamble (72 µs), SIFS 16 µs, an ACK at 24 Mbit/s (28 µs),
     # DIFS 34 µs, the mean backoff 7.5 slots of 9 µs and two 1 µs propagation delays:
     # 219.5 µs a frame.
-    path = scenario(tmp_path, 'phy = "802.11ac"\nmcs = 9', rate="200Mbps")
+    path = scenario(tmp_path, 'phy = "802.11ac"\nmcs = 9\nampdu = false', rate="200Mbps")
     path.write_text(path.read_text().replace("stations = 2", "stations = 1"))
     result = airtcp("run", str(path), "--json", "--set", "simulation.duration=10s")
     assert result.returncode == 0, result.stderr
@@ -70,10 +70,26 @@ def test_one_saturated_station_gets_what_its_exchange_allows(tmp_path: Path):
     assert abs(goodput / expected - 1) < 0.005, (goodput, expected)
 
 
+def test_aggregation_is_on_by_default_and_run_reports_it(tmp_path: Path):
+    # Two stations, 802.11ac MCS 9: A-MPDUs of up to 64 MPDUs, several times the throughput
+    # of single MPDUs (tests/ampdu.rs checks the figures by hand).
+    path = scenario(tmp_path, 'phy = "802.11ac"\nmcs = 9', rate="300Mbps")
+    result = airtcp("run", str(path), "--out", str(tmp_path / "o"))
+    assert result.returncode == 0, result.stderr
+    line = next(x for x in result.stdout.splitlines() if "A-MPDUs:" in x)
+    assert "MPDUs on average" in line and "held by the recipient" in line
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    wlan = summary["wlans"][0]
+    assert wlan["ampdu_mpdus"] > 30 * wlan["ampdus"]
+    assert summary["aggregate_goodput_bps"] > 250e6
+    refused = airtcp("run", str(path), "--pcap-80211", "--out", str(tmp_path / "p"))
+    assert_one_line_error(refused, "pcap-80211", "A-MPDUs", "ampdu = false")
+
+
 def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Path):
     if shutil.which("tshark") is None:
         pytest.skip("tshark is not installed (make test installs it)")
-    wlan = 'phy = "802.11ac"\nmcs = 7\nchannel = 36\n[wlan.station_mcs]\ns2 = 2'
+    wlan = 'phy = "802.11ac"\nmcs = 7\nchannel = 36\nampdu = false\n[wlan.station_mcs]\ns2 = 2'
     path = scenario(tmp_path, wlan)
     positions = "[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]\n\n[[flows]]"
     path.write_text(path.read_text().replace("[[flows]]", positions))
@@ -112,6 +128,16 @@ def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Pat
         ('phy = "802.11ac"\nrate_control = "minstrel"', ("wlan.rate_control", "Minstrel-HT")),
         ('phy = "802.11n"\nmcs = 3\n[wlan.station_mcs]\ns1 = 11', ("wlan.station_mcs", "stream")),
         ('phy = "802.11ac"\nbasic_rate = "54Mbps"', ("wlan.basic_rate", "6, 12, 24")),
+        ('phy = "802.11g"\nrate = "54Mbps"\nampdu = true', ("wlan.ampdu", "802.11g has no")),
+        ('phy = "802.11ac"\nba_window = 100', ("wlan.ba_window", "1 to 64")),
+        ('phy = "802.11ac"\nampdu = false\nba_window = 8', ("wlan.ba_window", "off")),
+        ('phy = "802.11n"\nmax_ampdu = "1MB"', ("wlan.max_ampdu", "1 to 65535")),
+        ('phy = "802.11ac"\nmsdu_lifetime = "512TU"', ("wlan.msdu_lifetime", "ampdu = false")),
+        ('phy = "802.11ac"\nagent = "ack_priority"', ("wlan.agent", "plans the AP's access")),
+        (
+            'phy = "802.11ac"\n[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]',
+            ("wlan.ampdu", "geometry", "ampdu = false"),
+        ),
     ],
 )
 def test_bad_phy_settings_are_one_line_naming_the_key(

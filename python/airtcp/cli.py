@@ -130,6 +130,13 @@ def print_summary(summary: dict) -> None:
             f"{wlan['queue_drops']} queue drops{absent}, collision probability "
             f"{wlan['collision_probability']:.3f}, {tail}"
         )
+        if wlan["ampdus"]:
+            mpdus = wlan["ampdu_mpdus"]
+            out.print(
+                f"  A-MPDUs: {wlan['ampdus']} of {mpdus / wlan['ampdus']:.1f} MPDUs on average, "
+                f"{wlan['ampdu_failed_mpdus'] / mpdus:.1%} of MPDUs unacknowledged, "
+                f"{wlan['reordered_mpdus']} held by the recipient for order"
+            )
         if wlan.get("macs"):
             _print_macs(wlan["macs"])
     for mobile in summary.get("mobiles", []):

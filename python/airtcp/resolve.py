@@ -35,6 +35,7 @@ _TCP_DURATIONS = ("initial_rto", "min_rto", "max_rto", "delayed_ack_timeout", "t
 
 # Resolved leaf names that differ from the user's, after unit suffixes are dropped.
 _RENAMES = {
+    "max_ampdu_bytes": "max_ampdu",
     "queue_packets": "queue",
     "ack_queue_packets": "ack_queue",
     "payload_bytes": "payload",
@@ -371,18 +372,22 @@ def _check_scenario_params_are_read(scenario: Scenario, flows: list[dict[str, An
 def _wlan_json(w: Wlan, index: dict[str, int], key: str, origins: Origins) -> dict[str, Any]:
     agent = w.agent
     origins.station_rates.append(list(w.station_rates))
-    geometry: dict[str, Any] = {}
+    optional: dict[str, Any] = {}
     if w.channel is not None:
-        geometry["channel"] = w.channel
+        optional["channel"] = w.channel
     if w.station_rates:
-        geometry["station_rates"] = [
+        optional["station_rates"] = [
             {"station": _node(index, name, f"{key}.station_rates.{name}"), "rate_bps": rate}
             for name, rate in w.station_rates.items()
         ]
     if w.rate_control is not None:
-        geometry["rate_control"] = w.rate_control
+        optional["rate_control"] = w.rate_control
+    for name, value in (("ampdu", w.ampdu), ("max_ampdu_bytes", w.max_ampdu),
+                        ("ba_window", w.ba_window)):  # fmt: skip
+        if value is not None:
+            optional[name] = value
     if w.station_mcs:
-        geometry["station_mcs"] = [
+        optional["station_mcs"] = [
             {"station": _node(index, name, f"{key}.station_mcs.{name}"), "mcs": mcs}
             for name, mcs in w.station_mcs.items()
         ]
@@ -399,7 +404,7 @@ def _wlan_json(w: Wlan, index: dict[str, int], key: str, origins: Origins) -> di
         **_unless_default("eifs_after_collision", w.eifs_after_collision),
         "errors": {"loss": w.loss, "ber": w.ber},
         "agent": None if agent is None else _agent_json(agent),
-        **geometry,
+        **optional,
     }
 
 

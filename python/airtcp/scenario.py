@@ -351,6 +351,10 @@ class Wlan(McsSettings):
     channel: Annotated[int, Field(ge=1, le=233)] | None = None
     station_rates: dict[str, Rate] = {}
     station_mcs: dict[str, int] = {}
+    # A-MPDU with Block Ack (802.11n, ac, ax; None: on for them, the simulator's default)
+    ampdu: bool | None = None
+    max_ampdu: Size | None = None
+    ba_window: int | None = None
     rate_control: RateControlName | None = None
     layout: Layout | None = None
 

@@ -16,6 +16,7 @@ use crate::error_model::ErrorModel;
 pub use crate::mobility::MobileConfig;
 use crate::queue::QueueLimit;
 pub use crate::radio::{NodePosition, RadioConfig};
+use crate::wlan::AmpduLimits;
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -395,6 +396,16 @@ pub struct WlanConfig {
     /// A rate control algorithm (`airtcp_proto::wifi::rate_control`) instead of fixed rates.
     #[serde(default)]
     pub rate_control: Option<String>,
+    /// A-MPDU aggregation with Block Ack (`wlan::dcf::ampdu`); `None`: on for the MCS PHYs
+    /// (802.11n, ac, ax), which always aggregate in practice, off (and refused) for the rest.
+    #[serde(default)]
+    pub ampdu: Option<bool>,
+    /// The longest A-MPDU in bytes; `None`: the format's own (`AmpduLimits::of`).
+    #[serde(default)]
+    pub max_ampdu_bytes: Option<u32>,
+    /// The Block Ack window in MPDUs; `None`: 64, 256 for 802.11ax.
+    #[serde(default)]
+    pub ba_window: Option<u16>,
 }
 
 /// A station's MCS, to and from it.
@@ -432,6 +443,20 @@ impl WlanConfig {
             )),
             _ => Ok(phy),
         }
+    }
+
+    /// The A-MPDU limits when the WLAN aggregates (its PHY already checked).
+    pub fn ampdu_limits(&self) -> Option<AmpduLimits> {
+        let format = self.phy.standard.mcs_format()?;
+        if self.ampdu == Some(false) {
+            return None;
+        }
+        let own = AmpduLimits::of(format);
+        Some(AmpduLimits {
+            window: self.ba_window.unwrap_or(own.window),
+            max_bytes: self.max_ampdu_bytes.unwrap_or(own.max_bytes),
+            max_ppdu_ns: own.max_ppdu_ns,
+        })
     }
 
     pub fn build_phy(&self, key: &str) -> Result<Phy, ConfigError> {

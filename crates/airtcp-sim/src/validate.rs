@@ -16,6 +16,8 @@ use crate::limits::{
     is_safe_name, MAX_FLOWS, MAX_NODES, MAX_NODE_NAME_LEN, MAX_SERIES_SAMPLES, MAX_STATIONS,
     MIN_SAMPLE_INTERVAL_NS, SERIES_SAMPLE_BYTES,
 };
+use crate::wlan::AmpduLimits;
+use airtcp_proto::agent;
 use airtcp_proto::tcp::cc;
 use airtcp_proto::time::seconds;
 
@@ -177,6 +179,89 @@ impl Scenario {
         validate_errors(&format!("{key}.errors"), &wlan.errors)?;
         if let Some(agent) = &wlan.agent {
             validate_agent(&format!("{key}.agent"), agent)?;
+        }
+        self.validate_ampdu(key, wlan)
+    }
+
+    /// A-MPDU settings: only for the MCS PHYs, in range, and not (yet) beside the
+    /// mechanisms the aggregating DCF does not run.
+    fn validate_ampdu(&self, key: &str, wlan: &WlanConfig) -> Result<(), ConfigError> {
+        let name = wlan.phy.standard.name();
+        let Some(format) = wlan.phy.standard.mcs_format() else {
+            if wlan.ampdu == Some(true) {
+                return fail(
+                    format!("{key}.ampdu"),
+                    format!("{name} has no A-MPDU (802.11n, ac and ax have)"),
+                );
+            }
+            return Ok(());
+        };
+        let Some(limits) = wlan.ampdu_limits() else {
+            for (set, field) in [
+                (wlan.max_ampdu_bytes.is_some(), "max_ampdu_bytes"),
+                (wlan.ba_window.is_some(), "ba_window"),
+            ] {
+                if set {
+                    return fail(
+                        format!("{key}.{field}"),
+                        "is a setting of A-MPDU, which is off",
+                    );
+                }
+            }
+            return Ok(());
+        };
+        let own = AmpduLimits::of(format);
+        if !(1..=own.window).contains(&limits.window) {
+            return fail(
+                format!("{key}.ba_window"),
+                format!(
+                    "{}: expected 1 to {} MPDUs ({name})",
+                    limits.window, own.window
+                ),
+            );
+        }
+        if !(1..=own.max_bytes).contains(&limits.max_bytes) {
+            return fail(
+                format!("{key}.max_ampdu_bytes"),
+                format!(
+                    "{}: expected 1 to {} bytes ({name})",
+                    limits.max_bytes, own.max_bytes
+                ),
+            );
+        }
+        let refused = [
+            (
+                wlan.msdu_lifetime_ns.is_some(),
+                "msdu_lifetime_ns",
+                "an MSDU lifetime",
+            ),
+            (
+                wlan.queue_max_delay_ns.is_some(),
+                "queue_max_delay_ns",
+                "a queue sojourn limit",
+            ),
+            (
+                wlan.agent
+                    .as_ref()
+                    .is_some_and(|a| agent::plans_access(&a.kind)),
+                "agent",
+                "an agent that plans the AP's access",
+            ),
+            (
+                self.mobiles.iter().any(|m| wlan.stations.contains(&m.node)),
+                "stations",
+                "roaming mobiles",
+            ),
+        ];
+        for (set, field, what) in refused {
+            if set {
+                return fail(
+                    format!("{key}.{field}"),
+                    format!(
+                        "A-MPDU does not run beside {what} yet; set ampdu = false or remove it"
+                    ),
+                );
+            }
         }
         Ok(())
     }

@@ -40,6 +40,8 @@ fn check(phy: &Phy, json_phy: Value, rts: bool, eifs_after_collision: bool, stat
             seconds,
         );
         scenario["wlans"][0]["eifs_after_collision"] = json!(eifs_after_collision);
+        // one MPDU an exchange, as the model has it
+        scenario["wlans"][0]["ampdu"] = json!(false);
         let result = common::run(&scenario);
         let msdu_per_datagram = f64::from(MSDU) / f64::from(MSDU - 36);
         let simulated = result.summary.aggregate_goodput_bps * msdu_per_datagram;

@@ -395,6 +395,18 @@ impl Phy {
         }
     }
 
+    /// Airtime of a PSDU of `psdu_bytes` (an A-MPDU's subframes, delimiters and padding
+    /// included) at `rate_bps`, an MCS of this PHY; a PHY without MCSs sends it as one frame.
+    pub fn psdu_airtime_ns(&self, psdu_bytes: u32, rate_bps: u64) -> u64 {
+        match self.modulation {
+            Modulation::Mcs(setting) => match setting.mcs_of(rate_bps) {
+                Some(mcs) => setting.ppdu_ns(mcs, psdu_bytes),
+                None => self.airtime_ns(psdu_bytes, rate_bps),
+            },
+            _ => self.airtime_ns(psdu_bytes, rate_bps),
+        }
+    }
+
     /// The idle time an ERP-OFDM frame ends with (aSignalExtension, 6 µs), counted in its
     /// airtime; none for the other PHYs.
     pub fn signal_extension_ns(&self) -> u64 {

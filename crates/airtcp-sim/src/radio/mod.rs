@@ -714,6 +714,7 @@ impl SharedChannel {
             first_attempt: None,
             sequence,
             transmitted: false,
+            mpdu: Default::default(),
         });
         if head_changed && interface.planning.is_some() && self.planned_arrival(i, now) {
             return;

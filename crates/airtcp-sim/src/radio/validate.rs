@@ -370,6 +370,11 @@ impl Scenario {
                 ),
                 (wlan.errors.loss > 0.0, "errors.loss", STAND_IN),
                 (wlan.errors.ber > 0.0, "errors.ber", STAND_IN),
+                (
+                    wlan.ampdu_limits().is_some(),
+                    "ampdu",
+                    "A-MPDU aggregation (set ampdu = false)",
+                ),
             ];
             for (set, field, what) in unsupported {
                 if set {

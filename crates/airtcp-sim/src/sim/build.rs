@@ -97,14 +97,11 @@ impl Simulation {
                 continue;
             }
             let channel_rng = stream(seed, StreamId::WlanChannel { bss: b as u32 });
-            wlans.push(Wlan::Alone(Bss::new(
-                phy,
-                params,
-                wlan.errors,
-                channel_rng,
-                macs,
-                None,
-            )));
+            let mut bss = Bss::new(phy, params, wlan.errors, channel_rng, macs, None);
+            if let Some(limits) = wlan.ampdu_limits() {
+                bss.aggregate(limits);
+            }
+            wlans.push(Wlan::Alone(bss));
         }
         let mut shared = plan
             .shared
@@ -141,6 +138,14 @@ impl Simulation {
                 return Err(ConfigError {
                     key: "pcap-80211".into(),
                     message: "the scenario has no WLAN to capture".into(),
+                })
+            }
+            Some(_) if scenario.wlans.iter().any(|w| w.ampdu_limits().is_some()) => {
+                return Err(ConfigError {
+                    key: "pcap-80211".into(),
+                    message: "captures of A-MPDUs are not written yet; set ampdu = false on \
+                              the WLANs to capture them"
+                        .into(),
                 })
             }
             Some(dir) => {

@@ -107,6 +107,14 @@ impl MacCounters {
         }
     }
 
+    /// An A-MPDU (or a lone MPDU of an aggregating BSS) of `mpdus` MPDUs went on the air,
+    /// `failed` of them not to be acknowledged.
+    pub(crate) fn count_ampdu(&mut self, mpdus: usize, failed: usize) {
+        self.ampdus += 1;
+        self.ampdu_mpdus += mpdus as u64;
+        self.ampdu_failed_mpdus += failed as u64;
+    }
+
     /// A TXOP delivered `frames` frames in `busy_ns` (a burst if more than one).
     pub(crate) fn count_txop(&mut self, frames: usize, busy_ns: u64) {
         if frames > 1 {

@@ -32,7 +32,8 @@
 //! MSDU lifetime runs from an MSDU's first attempt; `queue_max_delay` (ns-3's MaxDelay)
 //! bounds its wait from arrival. NAV is implicit where the medium is busy anyway: with one
 //! collision domain the reservation an RTS or data frame announces coincides with it.
-//! Hidden terminals and capture are not modelled.
+//! Hidden terminals and capture are not modelled. With an MCS PHY the MACs aggregate MPDUs
+//! into A-MPDUs answered by a BlockAck (`ampdu`).
 //!
 //! The AP (MAC 0) may run an access-point agent (`airtcp_proto::agent`): it then keeps TCP
 //! pure ACKs in a queue of their own, and each channel access follows the agent's plan:
@@ -59,6 +60,8 @@ use airtcp_proto::Instant;
 use rand::Rng;
 use serde::Serialize;
 
+pub use ampdu::AmpduLimits;
+pub(crate) use ampdu::MpduState;
 pub use capture::{AirBody, AirFrame};
 
 #[cfg(test)]
@@ -83,6 +86,8 @@ pub struct Frame {
     pub first_attempt: Option<Instant>,
     pub sequence: u16,
     pub transmitted: bool,
+    /// In a BSS that aggregates: the MPDU's Block Ack state (`ampdu`).
+    pub(crate) mpdu: MpduState,
 }
 
 impl Frame {
@@ -142,6 +147,13 @@ pub struct MacCounters {
     /// Aggregated MAC frames and the MSDUs they carried.
     pub aggregates: u64,
     pub aggregated_msdus: u64,
+    /// In a BSS that aggregates (`ampdu`): transmissions (A-MPDUs, and lone MPDUs), the
+    /// MPDUs they carried, those not acknowledged, and those a recipient held back for
+    /// order after a gap.
+    pub ampdus: u64,
+    pub ampdu_mpdus: u64,
+    pub ampdu_failed_mpdus: u64,
+    pub reordered_mpdus: u64,
 }
 
 #[derive(Debug)]
@@ -200,6 +212,13 @@ enum Outcome {
         queue: usize,
         delivered: usize,
         failed_after: Option<FailedFrame>,
+    },
+    /// `mac`'s A-MPDU (`ampdu`) got its BlockAck or ACK; its MPDUs that were not
+    /// acknowledged are dropped at `retry_limit` attempts.
+    Ampdu {
+        mac: u32,
+        queue: usize,
+        retry_limit: u32,
     },
     /// Each failed MAC frame.
     Failure(Vec<FailedFrame>),
@@ -278,6 +297,8 @@ pub struct Bss {
     held: Vec<(u32, Frame)>,
     /// Stations that left during a busy period, whose frames go at its end.
     evict_at_busy_end: Vec<u32>,
+    /// A-MPDU aggregation with Block Ack, when on (`ampdu`).
+    ampdu: Option<ampdu::Aggregation>,
     pub counters: MacCounters,
 }
 
@@ -334,6 +355,7 @@ impl Bss {
             holding: 0,
             ap_plan: AccessPlan::plain(ApQueue::Data),
             capture: false,
+            ampdu: None,
             counters,
         };
         if let Some(agent) = ap_agent {
@@ -353,6 +375,12 @@ impl Bss {
 
     pub fn phy(&self) -> &Phy {
         &self.phy
+    }
+
+    /// Aggregates MPDUs into A-MPDUs with Block Ack within `limits` (an MCS PHY's BSS,
+    /// before any traffic; `ampdu`).
+    pub fn aggregate(&mut self, limits: AmpduLimits) {
+        self.ampdu = ampdu::Aggregation::new(&self.phy, limits);
     }
 
     pub fn has_agent(&self, mac: u32) -> bool {
@@ -453,6 +481,7 @@ impl Bss {
                 first_attempt: None,
                 sequence: 0, // numbered when queued again
                 transmitted: false,
+                mpdu: MpduState::default(),
             };
             self.divert(mac, frame, hold);
             return;
@@ -473,6 +502,7 @@ impl Bss {
             first_attempt: None,
             sequence: station.next_sequence,
             transmitted: false,
+            mpdu: MpduState::default(),
         };
         station.next_sequence = station.next_sequence.wrapping_add(1);
         let was_empty = station.queues.iter().all(VecDeque::is_empty);
@@ -528,7 +558,7 @@ impl Bss {
     fn transmitting(&self, mac: u32) -> bool {
         match &self.medium {
             Medium::Busy {
-                outcome: Outcome::Success { mac: sender, .. },
+                outcome: Outcome::Success { mac: sender, .. } | Outcome::Ampdu { mac: sender, .. },
                 ..
             } => *sender == mac,
             Medium::Busy {
@@ -705,6 +735,11 @@ impl Bss {
         let sifs = Duration::from_nanos(phy.sifs_ns);
         let (busy_ns, others_ifs_ns, outcome) = if let [mac] = transmitters[..] {
             let (queue, count) = self.selection(mac);
+            if self.ampdu.is_some() {
+                let sent = self.send_ampdu(now, mac, queue, actions);
+                self.go_busy(now, slot, sent, actions);
+                return;
+            }
             let payload = self.payload_bytes(mac, queue, 0, count);
             let rts = self.uses_rts(payload);
             let receiver = self.macs[mac as usize].queues[queue][0].to;
@@ -856,9 +891,12 @@ impl Bss {
             let (mut longest, mut longest_rate) = (0, 0);
             for &mac in &transmitters {
                 let (queue, count) = self.selection(mac);
-                let payload = self.payload_bytes(mac, queue, 0, count);
-                let (airtime, rate) =
-                    self.unanswered_attempt(now, mac, (queue, count), payload, actions);
+                let (airtime, rate) = if self.ampdu.is_some() {
+                    self.unanswered_ampdu(mac, queue)
+                } else {
+                    let payload = self.payload_bytes(mac, queue, 0, count);
+                    self.unanswered_attempt(now, mac, (queue, count), payload, actions)
+                };
                 if airtime > longest {
                     (longest, longest_rate) = (airtime, rate);
                 }
@@ -973,6 +1011,7 @@ impl Bss {
         };
         let failed: &[FailedFrame] = match &outcome {
             Outcome::Success { failed_after, .. } => failed_after.as_slice(),
+            Outcome::Ampdu { .. } => &[],
             Outcome::Failure(failed) => failed,
         };
         let earliest = failed
@@ -1016,10 +1055,24 @@ impl Bss {
                     self.draw_backoff(now, mac, from);
                 }
             }
+            Outcome::Ampdu {
+                mac,
+                queue,
+                retry_limit,
+            } => {
+                self.counters.successes += 1;
+                self.settle_ampdu(now, mac, queue, retry_limit, actions);
+                self.macs[mac as usize].cw = self.phy.cw_min;
+                self.draw_backoff(now, mac, next_base);
+            }
             Outcome::Failure(failed) => {
                 for frame in failed {
                     let from = sender_base(&frame);
-                    self.settle_failure(frame);
+                    if self.ampdu.is_some() {
+                        self.settle_unanswered_ampdu(now, frame, actions);
+                    } else {
+                        self.settle_failure(frame);
+                    }
                     if !self.is_absent(frame.mac) {
                         self.draw_backoff(now, frame.mac, from);
                     }
@@ -1205,6 +1258,7 @@ impl InterfaceQueue for MacQueue<'_> {
     }
 }
 
+mod ampdu;
 mod capture;
 mod roaming;
 #[cfg(test)]

@@ -3,4 +3,6 @@
 pub(crate) mod ap_plan;
 pub mod dcf;
 
-pub use dcf::{Actions, AirBody, AirFrame, Bss, Frame, MacCounters, MacParams, MacQueue};
+pub use dcf::{
+    Actions, AirBody, AirFrame, AmpduLimits, Bss, Frame, MacCounters, MacParams, MacQueue,
+};

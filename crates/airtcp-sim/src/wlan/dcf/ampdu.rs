@@ -1,0 +1,549 @@
+//! A-MPDU aggregation with immediate Block Ack in the central DCF, for the MCS PHYs
+//! (802.11n, ac, ax): IEEE 802.11-2020 §10.12 (A-MPDU), §10.25.6 (HT-immediate block ack:
+//! the originator's scoreboard and the recipient's reordering buffer), §10.24.7 (the
+//! recipient's window); Linux mac80211 and ns-3 for what the standard leaves to the
+//! implementation.
+//!
+//! - **Forming**: at each channel access a MAC sends the frames of its queue addressed to
+//!   its head frame's receiver (TID 0), in queue order, while the A-MPDU stays within the
+//!   Block Ack window (64 MPDUs, 256 for 802.11ax; counted from the oldest unacknowledged
+//!   MPDU), the maximum A-MPDU length and aPPDUMaxTime (5.484 ms). Each subframe is a 4-byte
+//!   delimiter and the MPDU, padded to 4 bytes (all of them in VHT and HE, all but the last
+//!   in HT). A lone MPDU goes as such (an S-MPDU in VHT and HE) and is answered by an ACK;
+//!   more than one by a compressed BlockAck (32 bytes with its 64-bit bitmap, 56 with 256
+//!   bits) at the control response rate. With an RTS threshold, a PSDU longer than it is
+//!   protected by RTS/CTS.
+//! - **Sequence numbers** per originator and recipient (TID 0), given when an MPDU is first
+//!   sent (mac80211 numbers a frame when it leaves the TXQ), so that frames an agent removes
+//!   from a queue leave no gap.
+//! - **Errors**: each MPDU is corrupted or not by the WLAN's error model on its own bytes; the
+//!   recipient answers if any MPDU arrived, and its BlockAck tells the originator which.
+//!   Acknowledged MPDUs leave the queue; the others stay where they were and go again in a
+//!   later A-MPDU, each with its own retry count, dropped when it reaches the short retry
+//!   limit (the long one when RTS/CTS protects its A-MPDU). ACKs and BlockAcks are not lost
+//!   (this DCF's one collision domain has no errors on control frames).
+//! - **Contention**: a BlockAck (or ACK) received is a success, and CW returns to CWmin; an
+//!   A-MPDU without a response (a collision, or every MPDU corrupted) doubles CW, and its
+//!   sender resumes DIFS after the response timeout, as for a single frame.
+//! - **Reordering**: the recipient hands MPDUs up in sequence order; one that arrives after
+//!   a gap waits in its buffer until the gap is filled, or until the originator gives the
+//!   missing MPDU up (the retry limit, or an agent removing it), which moves the window as
+//!   a BlockAckReq would (§10.25.6.6). The BlockAckReq's own airtime is not modelled.
+//!
+//! Not modelled here: A-MSDU inside A-MPDU, BlockAckReq frames on the air, lost BlockAcks,
+//! the recipient's reorder timeout (needed only when a BlockAckReq is lost), more than one
+//! TID, A-MPDU on a channel with geometry (`radio`), and an AP whose agent plans its access.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+
+use airtcp_proto::wifi::mcs::Format;
+use airtcp_proto::wifi::{Modulation, Phy};
+use airtcp_proto::Instant;
+
+use super::{Actions, Bss, FailedFrame, Outcome, RetryCounter};
+use crate::packet::Packet;
+
+/// Sequence numbers run modulo 4096 (§9.2.4.4.2).
+const SEQUENCE_MODULO: u16 = 4096;
+/// The longest PPDU (aPPDUMaxTime, 5.484 ms, the longest an L-SIG can announce).
+pub const MAX_PPDU_NS: u64 = 5_484_000;
+/// A subframe's delimiter.
+const DELIMITER_BYTES: u32 = 4;
+/// A compressed BlockAck frame without its bitmap: Frame Control, Duration, RA, TA,
+/// BA Control, Starting Sequence Control and FCS.
+const BLOCK_ACK_HEADER_BYTES: u32 = 24;
+
+/// How an MPDU of an aggregating BSS stands: in the A-MPDU on the air, acknowledged in
+/// its BlockAck, and how many times it has been sent without.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct MpduState {
+    in_flight: bool,
+    acked: bool,
+    retries: u8,
+}
+
+/// The limits of an A-MPDU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AmpduLimits {
+    /// The Block Ack window: MPDUs in flight from the oldest unacknowledged one.
+    pub window: u16,
+    /// The longest A-MPDU (PSDU) in bytes.
+    pub max_bytes: u32,
+    /// The longest PPDU.
+    pub max_ppdu_ns: u64,
+}
+
+impl AmpduLimits {
+    /// The format's own: a window of 64 (256 for HE) and the longest A-MPDU its
+    /// capabilities allow (HT 65 535 bytes, VHT 1 048 575, HE 6 500 631), within 5.484 ms.
+    pub fn of(format: Format) -> AmpduLimits {
+        let (window, max_bytes) = match format {
+            Format::Ht => (64, 65_535),
+            Format::Vht => (64, 1_048_575),
+            Format::He => (256, 6_500_631),
+        };
+        AmpduLimits {
+            window,
+            max_bytes,
+            max_ppdu_ns: MAX_PPDU_NS,
+        }
+    }
+}
+
+/// A-MPDU state of a BSS: the limits, sequence numbers and the recipients' buffers.
+#[derive(Debug)]
+pub struct Aggregation {
+    limits: AmpduLimits,
+    format: Format,
+    /// The next sequence number, per (originator MAC, recipient MAC).
+    next_sequence: HashMap<(u32, u32), u16>,
+    /// The recipients' reordering buffers, per (originator MAC, recipient MAC).
+    buffers: HashMap<(u32, u32), Reordering>,
+    /// The queue positions of the A-MPDU being formed (kept to reuse its allocation).
+    positions: Vec<usize>,
+    /// Packets a recipient released, to hand up (kept to reuse its allocation).
+    released: Vec<Packet>,
+}
+
+impl Aggregation {
+    pub fn new(phy: &Phy, limits: AmpduLimits) -> Option<Aggregation> {
+        let Modulation::Mcs(setting) = phy.modulation else {
+            return None;
+        };
+        Some(Aggregation {
+            limits,
+            format: setting.format,
+            next_sequence: HashMap::new(),
+            buffers: HashMap::new(),
+            positions: Vec::new(),
+            released: Vec::new(),
+        })
+    }
+
+    /// A compressed BlockAck: its header and a bitmap of one bit per window position.
+    fn block_ack_bytes(&self) -> u32 {
+        BLOCK_ACK_HEADER_BYTES + u32::from(self.limits.window) / 8
+    }
+
+    /// Whether the A-MPDU formed last is a lone MPDU.
+    fn lone(&self) -> bool {
+        self.positions.len() == 1
+    }
+}
+
+/// The bytes a subframe carrying `mpdu_bytes` adds to an A-MPDU of `format`; `last` for the
+/// last one, which HT does not pad.
+fn subframe_bytes(format: Format, mpdu_bytes: u32, last: bool) -> u32 {
+    let padded = if last && format == Format::Ht {
+        mpdu_bytes
+    } else {
+        mpdu_bytes.next_multiple_of(4)
+    };
+    DELIMITER_BYTES + padded
+}
+
+/// A recipient's reordering buffer (§10.25.6.6): `held[i]` is the MPDU with sequence number
+/// `expected + i`, if it arrived; `held[0]` is always empty.
+#[derive(Debug, Default)]
+struct Reordering {
+    expected: u16,
+    held: VecDeque<Option<Packet>>,
+}
+
+impl Reordering {
+    /// The MPDU `sequence` arrived: handed up with the ones it frees, or held after a gap;
+    /// whether it was held.
+    fn receive(&mut self, sequence: u16, packet: Packet, out: &mut Vec<Packet>) -> bool {
+        let offset = modular_distance(self.expected, sequence);
+        if offset >= SEQUENCE_MODULO / 2 {
+            return false; // before the window: a duplicate
+        }
+        let offset = usize::from(offset);
+        if self.held.len() <= offset {
+            self.held.resize(offset + 1, None);
+        }
+        self.held[offset] = Some(packet);
+        self.release(out);
+        offset > 0
+    }
+
+    /// The originator gave up every MPDU before `start` (a BlockAckReq's starting sequence
+    /// number): the window moves there, handing up what it held before it.
+    fn move_window(&mut self, start: u16, out: &mut Vec<Packet>) {
+        let offset = modular_distance(self.expected, start);
+        if offset >= SEQUENCE_MODULO / 2 {
+            return;
+        }
+        for _ in 0..offset {
+            if let Some(Some(packet)) = self.held.pop_front() {
+                out.push(packet);
+            }
+            self.expected = (self.expected + 1) % SEQUENCE_MODULO;
+        }
+        self.release(out);
+    }
+
+    /// Hands up the MPDUs in order from the window's start.
+    fn release(&mut self, out: &mut Vec<Packet>) {
+        while let Some(Some(_)) = self.held.front() {
+            out.extend(self.held.pop_front().flatten());
+            self.expected = (self.expected + 1) % SEQUENCE_MODULO;
+        }
+    }
+}
+
+/// How far `to` is after `from`, modulo 4096.
+fn modular_distance(from: u16, to: u16) -> u16 {
+    to.wrapping_sub(from) % SEQUENCE_MODULO
+}
+
+impl Bss {
+    /// Whether this BSS aggregates.
+    pub fn aggregates(&self) -> bool {
+        self.ampdu.is_some()
+    }
+
+    /// Chooses the MPDUs of `mac`'s A-MPDU from `queue` (their positions, in order, in
+    /// `ampdu.positions`), marks them in flight and numbers those not yet sent; the PSDU
+    /// length in bytes, or a lone MPDU's MSDU length.
+    fn form_ampdu(&mut self, mac: u32, queue: usize) -> u32 {
+        let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
+        let frames = &mut self.macs[mac as usize].queues[queue];
+        let to = frames[0].to;
+        let mut next = ampdu.next_sequence.get(&(mac, to)).copied().unwrap_or(0);
+        let start = if frames[0].transmitted {
+            frames[0].sequence
+        } else {
+            next
+        };
+        let (limits, format) = (ampdu.limits, ampdu.format);
+        let rate = self.phy.data_rate_bps;
+        ampdu.positions.clear();
+        let (mut fresh, mut padded, mut psdu) = (next, 0, 0);
+        for (position, frame) in frames.iter().enumerate() {
+            if frame.to != to {
+                continue;
+            }
+            let sequence = if frame.transmitted {
+                frame.sequence
+            } else {
+                fresh
+            };
+            if modular_distance(start, sequence) >= limits.window {
+                break;
+            }
+            let mpdu = self.phy.mac_overhead_bytes + frame.msdu_bytes();
+            let length = padded + subframe_bytes(format, mpdu, true);
+            if !ampdu.positions.is_empty()
+                && (length > limits.max_bytes
+                    || self.phy.psdu_airtime_ns(length, rate) > limits.max_ppdu_ns)
+            {
+                break;
+            }
+            ampdu.positions.push(position);
+            padded += subframe_bytes(format, mpdu, false);
+            psdu = length;
+            if !frame.transmitted {
+                fresh = (fresh + 1) % SEQUENCE_MODULO;
+            }
+        }
+        for &position in &ampdu.positions {
+            let frame = &mut frames[position];
+            if !frame.transmitted {
+                frame.sequence = next;
+                next = (next + 1) % SEQUENCE_MODULO;
+            }
+            frame.mpdu.in_flight = true;
+        }
+        ampdu.next_sequence.insert((mac, to), next);
+        if ampdu.lone() {
+            return frames[ampdu.positions[0]].msdu_bytes();
+        }
+        psdu
+    }
+
+    /// The airtime of what `form_ampdu` formed, `bytes` long: a lone MPDU is the PHY's data
+    /// frame (an S-MPDU in VHT and HE).
+    fn ampdu_airtime_ns(&self, bytes: u32) -> u64 {
+        let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
+        if ampdu.lone() {
+            self.phy.data_airtime_ns(bytes)
+        } else {
+            self.phy.psdu_airtime_ns(bytes, self.phy.data_rate_bps)
+        }
+    }
+
+    /// Whether what `form_ampdu` formed, `bytes` long, goes after RTS/CTS: a lone MPDU as a
+    /// data frame, an A-MPDU by its PSDU length.
+    fn ampdu_uses_rts(&self, bytes: u32) -> bool {
+        let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
+        if ampdu.lone() {
+            self.uses_rts(bytes)
+        } else {
+            self.params
+                .rts_threshold
+                .is_some_and(|threshold| bytes > threshold)
+        }
+    }
+
+    /// `mac`, alone on the medium, sends an A-MPDU from `queue`: the busy period, the IFS of
+    /// the others and the outcome.
+    pub(super) fn send_ampdu(
+        &mut self,
+        now: Instant,
+        mac: u32,
+        queue: usize,
+        actions: &mut Actions,
+    ) -> (u64, u64, Outcome) {
+        let bytes = self.form_ampdu(mac, queue);
+        let rts = self.ampdu_uses_rts(bytes);
+        let airtime = self.ampdu_airtime_ns(bytes);
+        let phy = &self.phy;
+        let delta = phy.propagation_ns;
+        let handshake = if rts {
+            phy.rts_airtime_ns() + delta + phy.sifs_ns + phy.cts_airtime_ns() + delta + phy.sifs_ns
+        } else {
+            0
+        };
+        let data_end = handshake + airtime;
+        let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
+        let frames = &mut self.macs[mac as usize].queues[queue];
+        let mut arrived = 0;
+        for &position in &ampdu.positions {
+            let frame = &mut frames[position];
+            if frame.transmitted {
+                self.counters.retries += 1;
+            }
+            frame.transmitted = true;
+            let mpdu = phy.mac_overhead_bytes + frame.msdu_bytes();
+            frame.mpdu.acked = !self.errors.corrupts(mpdu, &mut self.channel_rng);
+            arrived += usize::from(frame.mpdu.acked);
+        }
+        let count = ampdu.positions.len();
+        self.counters.count_ampdu(count, count - arrived);
+        if arrived == 0 {
+            self.counters.channel_errors += 1;
+            let busy = data_end + delta;
+            let failed = FailedFrame {
+                mac,
+                queue,
+                count,
+                counter: if rts {
+                    RetryCounter::Long
+                } else {
+                    RetryCounter::Short
+                },
+                resume_ns: phy.sender_resume_ns(data_end, busy),
+            };
+            let others = phy.eifs_ns(phy.data_rate_bps);
+            return (busy, others, Outcome::Failure(vec![failed]));
+        }
+        let response = if count == 1 {
+            phy.ack_airtime_ns()
+        } else {
+            phy.airtime_ns(ampdu.block_ack_bytes(), phy.basic_rate_bps)
+        };
+        let delivered_at = now + Duration::from_nanos(data_end + delta);
+        let to = frames[ampdu.positions[0]].to;
+        let buffer = ampdu.buffers.entry((mac, to)).or_default();
+        ampdu.released.clear();
+        for &position in &ampdu.positions {
+            let frame = &frames[position];
+            if frame.mpdu.acked {
+                let held = buffer.receive(frame.sequence, frame.packet, &mut ampdu.released);
+                self.counters.reordered_mpdus += u64::from(held);
+            }
+        }
+        for &packet in &ampdu.released {
+            actions.deliveries.push((delivered_at, to, packet));
+        }
+        let busy = data_end + delta + phy.sifs_ns + response + delta;
+        (
+            busy,
+            phy.difs_ns(),
+            Outcome::Ampdu {
+                mac,
+                queue,
+                retry_limit: if rts {
+                    self.params.long_retry_limit
+                } else {
+                    self.params.short_retry_limit
+                },
+            },
+        )
+    }
+
+    /// An A-MPDU of `mac` nobody answers (it collided): its airtime and rate.
+    pub(super) fn unanswered_ampdu(&mut self, mac: u32, queue: usize) -> (u64, u64) {
+        let bytes = self.form_ampdu(mac, queue);
+        let count = self.ampdu.as_ref().map_or(0, |a| a.positions.len());
+        self.counters.count_ampdu(count, count);
+        for frame in self.macs[mac as usize].queues[queue].iter_mut() {
+            if frame.mpdu.in_flight {
+                if frame.transmitted {
+                    self.counters.retries += 1;
+                }
+                frame.transmitted = true;
+                frame.mpdu.acked = false;
+            }
+        }
+        if self.ampdu_uses_rts(bytes) {
+            (self.phy.rts_airtime_ns(), self.phy.basic_rate_bps)
+        } else {
+            (self.ampdu_airtime_ns(bytes), self.phy.data_rate_bps)
+        }
+    }
+
+    /// Settles `mac`'s A-MPDU at the end of its busy period: acknowledged MPDUs leave the
+    /// queue, the others count a retry and are dropped at `retry_limit`; the recipient's
+    /// window follows the originator's (released MPDUs are handed up at `now`).
+    pub(super) fn settle_ampdu(
+        &mut self,
+        now: Instant,
+        mac: u32,
+        queue: usize,
+        retry_limit: u32,
+        actions: &mut Actions,
+    ) {
+        let counters = &mut self.counters;
+        let frames = &mut self.macs[mac as usize].queues[queue];
+        let Some(to) = frames.iter().find(|f| f.mpdu.in_flight).map(|f| f.to) else {
+            return;
+        };
+        frames.retain_mut(|frame| {
+            if !frame.mpdu.in_flight {
+                return true;
+            }
+            frame.mpdu.in_flight = false;
+            if frame.mpdu.acked {
+                counters.delivered_msdus += 1;
+                counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
+                return false;
+            }
+            frame.mpdu.retries = frame.mpdu.retries.saturating_add(1);
+            if u32::from(frame.mpdu.retries) >= retry_limit {
+                counters.retry_drops += 1;
+                return false;
+            }
+            true
+        });
+        self.follow_window(now, mac, to, actions);
+        if self.macs[mac as usize]
+            .queues
+            .iter()
+            .all(VecDeque::is_empty)
+        {
+            self.holding -= 1;
+        }
+    }
+
+    /// The recipient `to` of `mac`'s MPDUs moves its window to the oldest MPDU `mac` still
+    /// holds for it (or the next it will number), handing up what it held before (a
+    /// BlockAckReq's effect).
+    fn follow_window(&mut self, now: Instant, mac: u32, to: u32, actions: &mut Actions) {
+        let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
+        let Some(buffer) = ampdu.buffers.get_mut(&(mac, to)) else {
+            return;
+        };
+        let start = self.macs[mac as usize]
+            .queues
+            .iter()
+            .flatten()
+            .find(|f| f.to == to && f.transmitted)
+            .map_or_else(
+                || ampdu.next_sequence.get(&(mac, to)).copied().unwrap_or(0),
+                |f| f.sequence,
+            );
+        ampdu.released.clear();
+        buffer.move_window(start, &mut ampdu.released);
+        for &packet in &ampdu.released {
+            actions.deliveries.push((now, to, packet));
+        }
+    }
+
+    /// An A-MPDU of `failed.mac` got no response: every MPDU in it counts a retry.
+    pub(super) fn settle_unanswered_ampdu(
+        &mut self,
+        now: Instant,
+        failed: FailedFrame,
+        actions: &mut Actions,
+    ) {
+        self.counters.failed_attempts += 1;
+        let limit = match failed.counter {
+            RetryCounter::Short => self.params.short_retry_limit,
+            RetryCounter::Long => self.params.long_retry_limit,
+        };
+        for frame in self.macs[failed.mac as usize].queues[failed.queue].iter_mut() {
+            frame.mpdu.acked = false;
+        }
+        self.settle_ampdu(now, failed.mac, failed.queue, limit, actions);
+        let station = &mut self.macs[failed.mac as usize];
+        station.cw = (2 * station.cw + 1).min(self.phy.cw_max);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::tests::udp_packet;
+
+    fn packet(uid: u64) -> Packet {
+        Packet {
+            uid,
+            ..udp_packet(100)
+        }
+    }
+
+    #[test]
+    fn reordering_holds_after_a_gap_and_releases_in_order() {
+        let mut buffer = Reordering::default();
+        let mut out = Vec::new();
+        buffer.receive(0, packet(0), &mut out);
+        buffer.receive(2, packet(2), &mut out);
+        buffer.receive(3, packet(3), &mut out);
+        assert_eq!(out.iter().map(|p| p.uid).collect::<Vec<_>>(), [0]);
+        buffer.receive(1, packet(1), &mut out);
+        assert_eq!(out.iter().map(|p| p.uid).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        // a duplicate before the window is dropped
+        buffer.receive(2, packet(9), &mut out);
+        assert_eq!(out.len(), 4);
+        assert_eq!(buffer.expected, 4);
+    }
+
+    #[test]
+    fn a_block_ack_request_moves_the_window_past_a_given_up_mpdu() {
+        let mut buffer = Reordering::default();
+        let mut out = Vec::new();
+        buffer.receive(1, packet(1), &mut out);
+        buffer.receive(3, packet(3), &mut out);
+        assert!(out.is_empty());
+        // the originator gave up 0: 1 goes up, 3 waits for 2
+        buffer.move_window(1, &mut out);
+        assert_eq!(out.iter().map(|p| p.uid).collect::<Vec<_>>(), [1]);
+        buffer.move_window(3, &mut out);
+        assert_eq!(out.iter().map(|p| p.uid).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(buffer.expected, 4);
+        // a window start already passed changes nothing
+        buffer.move_window(2, &mut out);
+        assert_eq!(buffer.expected, 4);
+    }
+
+    #[test]
+    fn sequence_numbers_wrap_at_4096() {
+        let mut buffer = Reordering {
+            expected: 4094,
+            held: VecDeque::new(),
+        };
+        let mut out = Vec::new();
+        buffer.receive(0, packet(0), &mut out);
+        buffer.receive(4095, packet(4095), &mut out);
+        assert!(out.is_empty());
+        buffer.receive(4094, packet(4094), &mut out);
+        assert_eq!(
+            out.iter().map(|p| p.uid).collect::<Vec<_>>(),
+            [4094, 4095, 0]
+        );
+        assert_eq!(buffer.expected, 1);
+    }
+}

@@ -1,0 +1,168 @@
+//! A-MPDU aggregation with Block Ack in a BSS without geometry (`wlan::dcf::ampdu`): each
+//! limit of an A-MPDU (the Block Ack window, the A-MPDU length, aPPDUMaxTime) sizes it as
+//! computed by hand; a saturated station gets the throughput of its exchange computed by
+//! hand; MPDUs lost on the channel go again in later A-MPDUs and the recipient hands them up
+//! in order, so TCP over a lossy link sees neither loss nor reordering.
+
+mod common;
+
+use common::{run, MS, S};
+use serde_json::{json, Value};
+
+/// One station sending UDP to its AP at twice `rate_bps`, 1472-byte payloads (1538-byte
+/// QoS data MPDUs), for `seconds` (measured from 2 s); `wlan` adds to the WLAN.
+fn one_station(phy: Value, rate_bps: u64, wlan: Value, seconds: u64) -> Value {
+    let mut scenario = json!({
+        "name": "ampdu", "seed": 1, "duration_ns": seconds * S, "measure_from_ns": 2 * S,
+        "nodes": ["ap", "sta"],
+        "wlans": [{"ap": 0, "stations": [1], "phy": phy, "queue_packets": 300}],
+        "flows": [{"name": "up", "src": 1, "dst": 0,
+                   "app": {"kind": "udp_cbr", "rate_bps": 2 * rate_bps, "payload_bytes": 1472}}],
+    });
+    if let (Some(own), Some(more)) = (scenario["wlans"][0].as_object_mut(), wlan.as_object()) {
+        own.extend(more.clone());
+    }
+    scenario
+}
+
+fn vht80() -> Value {
+    json!({"standard": "802.11ac", "mcs": 9, "channel_width_mhz": 80})
+}
+
+/// MPDUs per A-MPDU, and goodput in bit/s.
+fn mpdus_and_goodput(scenario: &Value) -> (f64, f64) {
+    let summary = run(scenario).summary;
+    let wlan = &summary.wlans[0].counters;
+    assert_eq!(wlan.collisions, 0, "one station: no collisions");
+    (
+        wlan.ampdu_mpdus as f64 / wlan.ampdus as f64,
+        summary.aggregate_goodput_bps,
+    )
+}
+
+#[test]
+fn a_saturated_station_fills_its_block_ack_window() {
+    // 802.11ac, 80 MHz, MCS 9 (N_DBPS 1560): 64 subframes of 4 + 1540 bytes = 98 816 bytes,
+    // ⌈(8·98 816 + 22)/1560⌉ = 507 symbols after 40 µs of preamble: 2068 µs. With DIFS
+    // (34 µs), the mean backoff (7.5 slots of 9 µs), SIFS (16 µs), the BlockAck at 24
+    // Mbit/s (32 bytes: 20 + 3·4 = 32 µs) and two 1 µs propagation delays, an exchange
+    // takes 2219.5 µs for 64·1472 bytes of UDP payload: 339.6 Mbit/s.
+    let (per_ampdu, goodput) = mpdus_and_goodput(&one_station(vht80(), 390_000_000, json!({}), 6));
+    assert!(per_ampdu > 63.9, "{per_ampdu}");
+    let expected = 64.0 * 1472.0 * 8.0 / 2219.5e-6;
+    assert!(
+        (goodput / expected - 1.0).abs() < 0.005,
+        "{goodput} vs {expected}"
+    );
+    // without aggregation: 219.5 µs for one MPDU (tests/test_phys.py), 53.6 Mbit/s
+    let (per_frame, single) = mpdus_and_goodput(&one_station(
+        vht80(),
+        390_000_000,
+        json!({"ampdu": false}),
+        4,
+    ));
+    assert!(per_frame.is_nan(), "no A-MPDUs counted");
+    assert!(
+        (single / (1472.0 * 8.0 / 219.5e-6) - 1.0).abs() < 0.005,
+        "{single}"
+    );
+}
+
+#[test]
+fn each_limit_sizes_the_a_mpdu() {
+    // A window of 8 MPDUs
+    let (per_ampdu, _) = mpdus_and_goodput(&one_station(
+        vht80(),
+        390_000_000,
+        json!({"ba_window": 8}),
+        4,
+    ));
+    assert!((per_ampdu - 8.0).abs() < 0.01, "{per_ampdu}");
+    // 10 000 bytes: 6 subframes of 1544 bytes (9264); a seventh would make 10 808
+    let (per_ampdu, _) = mpdus_and_goodput(&one_station(
+        vht80(),
+        390_000_000,
+        json!({"max_ampdu_bytes": 10_000}),
+        4,
+    ));
+    assert!((per_ampdu - 6.0).abs() < 0.01, "{per_ampdu}");
+    // aPPDUMaxTime at HT MCS 0 (6.5 Mbit/s, N_DBPS 26): two subframes (1544 + 1542, the
+    // last unpadded in HT) take 36 + 4·⌈(8·3086 + 22)/26⌉ = 3840 µs; three, 5740 µs > 5484
+    let ht0 = json!({"standard": "802.11n", "mcs": 0});
+    let (per_ampdu, _) = mpdus_and_goodput(&one_station(ht0, 6_500_000, json!({}), 8));
+    assert!((per_ampdu - 2.0).abs() < 0.01, "{per_ampdu}");
+}
+
+#[test]
+fn lost_mpdus_go_again_and_arrive_in_order() {
+    // TCP over an 802.11ac link that loses 10 % of MPDUs, behind a 10 ms wired hop: the MAC
+    // retransmits each lost MPDU in a later A-MPDU and the AP's reordering buffer hands the
+    // segments up in order, so the sender sees no duplicate ACK. The retry limit is 30 (as
+    // ath9k's software retries of aggregated frames) and the window fits the MAC queue, so
+    // that nothing is dropped.
+    let wired = json!({"rate_bps": 1_000_000_000u64, "delay_ns": 10 * MS});
+    let scenario = json!({
+        "name": "ampdu-tcp", "seed": 3, "duration_ns": 10 * S, "measure_from_ns": 2 * S,
+        "nodes": ["ap", "server", "sta"],
+        "links": [{"a": 0, "b": 1, "a_to_b": wired, "b_to_a": wired}],
+        "wlans": [{"ap": 0, "stations": [2], "phy": vht80(), "errors": {"loss": 0.1},
+                   "queue_packets": 1000, "short_retry_limit": 30}],
+        "flows": [{"name": "up", "src": 2, "dst": 1,
+                   "app": {"kind": "tcp_bulk", "tcp": {"window_scaling": true,
+                           "send_buffer": 1_000_000, "receive_buffer": 1_000_000}}}],
+    });
+    let summary = run(&scenario).summary;
+    let wlan = &summary.wlans[0].counters;
+    let flow = &summary.flows[0];
+    // 10 % lost on the channel, more when the station's A-MPDU and the AP's (of TCP ACKs)
+    // collide
+    let lost = wlan.ampdu_failed_mpdus as f64 / wlan.ampdu_mpdus as f64;
+    assert!(
+        wlan.collisions > 0 && lost > 0.1,
+        "{lost} of the MPDUs lost"
+    );
+    assert_eq!(
+        (wlan.retry_drops, wlan.queue_drops),
+        (0, 0),
+        "nothing dropped"
+    );
+    assert_eq!(
+        (flow.duplicate_acks, flow.retransmissions),
+        (0, 0),
+        "every segment arrived, in order"
+    );
+    assert!(
+        wlan.reordered_mpdus > 1000,
+        "{} held for order",
+        wlan.reordered_mpdus
+    );
+    assert!(flow.goodput_bps > 100e6, "{}", flow.goodput_bps);
+}
+
+#[test]
+fn mpdus_past_their_retry_limit_are_dropped_and_the_window_moves_on() {
+    // Half the MPDUs are lost and each may be sent twice: a quarter are dropped; the
+    // recipient's window passes them, so the MPDUs after them still arrive (in order).
+    let scenario = one_station(
+        vht80(),
+        390_000_000,
+        json!({"errors": {"loss": 0.5}, "short_retry_limit": 2}),
+        4,
+    );
+    let summary = run(&scenario).summary;
+    let wlan = &summary.wlans[0].counters;
+    let mpdus = wlan.ampdu_mpdus as f64;
+    let dropped = wlan.retry_drops as f64;
+    let delivered = wlan.delivered_msdus as f64;
+    // each MSDU is sent once (and delivered half the time) or twice
+    let msdus = dropped + delivered;
+    assert!(
+        (dropped / msdus - 0.25).abs() < 0.02,
+        "{dropped} of {msdus}"
+    );
+    assert!(
+        (mpdus / msdus - 1.5).abs() < 0.03,
+        "{mpdus} MPDUs for {msdus} MSDUs"
+    );
+    assert!(summary.aggregate_goodput_bps > 100e6);
+}
