@@ -163,3 +163,98 @@ fn ofdm_in_5_ghz_and_the_mcs_phys_with_single_mpdus() {
         check(&phy, json_phy, false, true, &[5, 20]);
     }
 }
+
+/// The MPDUs of a saturated station's A-MPDUs: as many 1024-byte MSDUs (1054-byte QoS data
+/// MPDUs, 1060-byte subframes) as fit in `window`, 5.484 ms and `max_bytes`, counted here
+/// from the PHY's airtime alone.
+fn mpdus_per_ampdu(phy: &Phy, window: u32, max_bytes: u32) -> u32 {
+    let subframe = 4 + (phy.mac_overhead_bytes + MSDU).next_multiple_of(4);
+    (1..=window)
+        .take_while(|&k| {
+            let psdu = k * subframe;
+            psdu <= max_bytes && phy.psdu_airtime_ns(psdu, phy.data_rate_bps) <= 5_484_000
+        })
+        .last()
+        .unwrap()
+}
+
+#[test]
+fn a_mpdus_against_the_model_with_the_a_mpdu_as_its_frame() {
+    // (PHY, its scenario settings, the longest A-MPDU, the Block Ack window)
+    let cases = [
+        (
+            McsPhy::new(Format::Vht, 80, 1, 800, Band::Ghz5).unwrap(),
+            9,
+            json!({"standard": "802.11ac", "mcs": 9}),
+            1_048_575,
+            64,
+        ),
+        (
+            McsPhy::new(Format::He, 80, 1, 800, Band::Ghz5).unwrap(),
+            7,
+            json!({"standard": "802.11ax", "mcs": 7}),
+            6_500_631,
+            256,
+        ),
+        (
+            McsPhy::new(Format::Vht, 20, 1, 800, Band::Ghz5).unwrap(),
+            4,
+            json!({"standard": "802.11ac", "mcs": 4, "channel_width_mhz": 20}),
+            1_048_575,
+            64,
+        ),
+    ];
+    for (setting, mcs, json_phy, max_bytes, window) in cases {
+        let phy = Phy::mcs(setting, mcs, None).unwrap();
+        let mpdus = mpdus_per_ampdu(&phy, window, max_bytes);
+        let timing = CollisionTiming::Mac {
+            eifs_after_collision: true,
+        };
+        let params =
+            Params::for_ampdu(&phy, MSDU, (mpdus, window as u16), timing, Some(7 - 1)).unwrap();
+        let mut report = Vec::new();
+        for n in [5, 20] {
+            let model = bianchi::solve(&params, n).throughput_bps;
+            // about 3000 A-MPDUs: a sample as large as the single frames' 12 000 in variance
+            let seconds = (3000.0 * f64::from(8 * MSDU * mpdus) / model).ceil() as u64 + 2;
+            let mut scenario = common::saturation_on(
+                json_phy.clone(),
+                phy.data_rate_bps,
+                n as usize,
+                MSDU,
+                false,
+                1,
+                seconds,
+            );
+            // Saturated: each station offers twice the PHY rate, and its queue holds three
+            // windows. The MPDUs in flight stay queued until acknowledged (as in ns-3's
+            // WifiMacQueue), and a station that wins several accesses in a row drains its
+            // queue at the PHY rate: with less, it would send shorter A-MPDUs.
+            scenario["wlans"][0]["queue_packets"] = json!(3 * window);
+            for flow in scenario["flows"].as_array_mut().unwrap() {
+                flow["app"]["rate_bps"] = json!(2 * phy.data_rate_bps);
+            }
+            let result = common::run(&scenario);
+            let wlan = &result.summary.wlans[0].counters;
+            let mean_mpdus = wlan.ampdu_mpdus as f64 / wlan.ampdus as f64;
+            // (the first accesses of the run, before the queues fill, carry fewer)
+            assert!(
+                mean_mpdus > 0.99 * f64::from(mpdus),
+                "{} MCS {mcs}: {mean_mpdus} MPDUs an A-MPDU, {mpdus} expected",
+                phy.name
+            );
+            let simulated =
+                result.summary.aggregate_goodput_bps * f64::from(MSDU) / f64::from(MSDU - 36);
+            let error = (simulated - model) / model;
+            report.push(format!(
+                "{} MCS {mcs} {mpdus} MPDUs n={n}: sim {:.2} Mbit/s, model {:.2} Mbit/s, {:+.2} %",
+                phy.name,
+                simulated / 1e6,
+                model / 1e6,
+                100.0 * error
+            ));
+            assert!(error.abs() < 0.015, "{}", report.join("\n"));
+        }
+        eprintln!("{}", report.join("\n"));
+    }
+}

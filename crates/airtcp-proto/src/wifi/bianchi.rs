@@ -9,10 +9,16 @@
 //! so τ = Σ p^i / Σ p^i (W_i + 1)/2 with W_i = min(2^i W, W_max). With unlimited retries this
 //! is exactly his eq. (7); with a retry limit it is the finite-retry chain (Wu et al. 2002).
 //! Throughput is eq. (13): S = Ps·Ptr·E[P] / ((1 − Ptr)σ + Ptr·Ps·Ts + Ptr·(1 − Ps)·Tc).
+//! With A-MPDU aggregation and no channel errors an A-MPDU is the model's frame
+//! (`Params::for_ampdu`), as in the Bianchi-style model of 802.11ax aggregation ns-3 ships as
+//! a reference (src/wifi/examples/reference/bianchi11ax.py, Yin and Deronne, 2020), which
+//! answers A-MPDUs with a 14-byte ACK and leaves delimiter padding out; here the compressed
+//! BlockAck and the padding are counted, with the standard's collision timing.
 
 use serde::Serialize;
 
-use super::{slots_between, standard_dcf, Phy};
+use super::mcs::{block_ack_bytes, subframe_bytes};
+use super::{slots_between, standard_dcf, Modulation, Phy};
 use crate::time::seconds;
 
 /// Which DCF to model.
@@ -76,36 +82,68 @@ impl Params {
                 eifs_after_collision,
             } => {
                 let (frame, rate) = phy.unanswered_frame(msdu_bytes, rts_cts);
-                let busy = frame + phy.propagation_ns;
-                let senders = phy.sender_resume_ns(frame, busy);
-                let others = if eifs_after_collision {
-                    phy.eifs_ns(rate)
-                } else {
-                    phy.difs_ns()
-                };
-                let earliest = senders.min(others);
-                let lag = |ifs: u64| slots_between(ifs, earliest, phy.slot_ns);
-                let others_lag = lag(others);
-                (
-                    busy + earliest + others_lag * phy.slot_ns,
-                    Chain::Standard {
-                        sender_lag_slots: lag(senders) as i64 - others_lag as i64,
-                    },
-                )
+                standard_collision(phy, frame, rate, eifs_after_collision)
             }
         };
-        let window = phy.cw_min + 1;
         Params {
             payload_bits: 8.0 * f64::from(msdu_bytes),
             slot: seconds(phy.slot_ns),
             success_time: seconds(phy.success_time_ns(msdu_bytes, rts_cts)),
             collision_time: seconds(collision),
             chain,
-            window,
+            window: phy.cw_min + 1,
             stages: phy.backoff_stages(),
             retry_limit,
             bit_rate: phy.data_rate_bps as f64,
         }
+    }
+
+    /// A saturated station of an aggregating BSS (802.11n/ac/ax): each access sends an
+    /// A-MPDU of `mpdus` MPDUs, each an MSDU of `msdu_bytes` in a QoS data frame, answered
+    /// by a compressed BlockAck for a window of `ba_window` (an ACK for a lone MPDU), without
+    /// RTS/CTS. Without channel errors a collision loses every MPDU of it and a success
+    /// delivers them all, so the A-MPDU is the model's frame: its payload the MSDUs
+    /// together, its success and collision times the A-MPDU's. `None` for a PHY without
+    /// MCSs.
+    pub fn for_ampdu(
+        phy: &Phy,
+        msdu_bytes: u32,
+        (mpdus, ba_window): (u32, u16),
+        timing: CollisionTiming,
+        retry_limit: Option<u32>,
+    ) -> Option<Self> {
+        let Modulation::Mcs(setting) = phy.modulation else {
+            return None;
+        };
+        let mpdu = phy.mac_overhead_bytes + msdu_bytes;
+        let (frame, response) = if mpdus == 1 {
+            (phy.data_airtime_ns(msdu_bytes), phy.ack_airtime_ns())
+        } else {
+            let psdu = (mpdus - 1) * subframe_bytes(setting.format, mpdu, false)
+                + subframe_bytes(setting.format, mpdu, true);
+            (
+                phy.psdu_airtime_ns(psdu, phy.data_rate_bps),
+                phy.airtime_ns(block_ack_bytes(ba_window), phy.basic_rate_bps),
+            )
+        };
+        let delta = phy.propagation_ns;
+        let (collision, chain) = match timing {
+            CollisionTiming::Bianchi => (frame + phy.difs_ns() + delta, Chain::Bianchi),
+            CollisionTiming::Mac {
+                eifs_after_collision,
+            } => standard_collision(phy, frame, phy.data_rate_bps, eifs_after_collision),
+        };
+        Some(Params {
+            payload_bits: 8.0 * f64::from(mpdus * msdu_bytes),
+            slot: seconds(phy.slot_ns),
+            success_time: seconds(frame + delta + phy.sifs_ns + response + delta + phy.difs_ns()),
+            collision_time: seconds(collision),
+            chain,
+            window: phy.cw_min + 1,
+            stages: phy.backoff_stages(),
+            retry_limit,
+            bit_rate: phy.data_rate_bps as f64,
+        })
     }
 
     pub(super) fn stage_window(&self, stage: u32) -> f64 {
@@ -134,6 +172,33 @@ impl Params {
         }
         attempts / slots
     }
+}
+
+/// The standard's collision of a frame of `frame_ns` sent at `rate_bps` (`CollisionTiming::Mac`):
+/// the channel time until the stations that did not send resume counting, and the chain
+/// with the slots by which the senders join the count after them.
+fn standard_collision(
+    phy: &Phy,
+    frame_ns: u64,
+    rate_bps: u64,
+    eifs_after_collision: bool,
+) -> (u64, Chain) {
+    let busy = frame_ns + phy.propagation_ns;
+    let senders = phy.sender_resume_ns(frame_ns, busy);
+    let others = if eifs_after_collision {
+        phy.eifs_ns(rate_bps)
+    } else {
+        phy.difs_ns()
+    };
+    let earliest = senders.min(others);
+    let lag = |ifs: u64| slots_between(ifs, earliest, phy.slot_ns);
+    let others_lag = lag(others);
+    (
+        busy + earliest + others_lag * phy.slot_ns,
+        Chain::Standard {
+            sender_lag_slots: lag(senders) as i64 - others_lag as i64,
+        },
+    )
 }
 
 /// The model's answer for one number of stations.

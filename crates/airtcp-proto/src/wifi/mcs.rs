@@ -309,6 +309,28 @@ impl McsPhy {
     }
 }
 
+/// An A-MPDU subframe's delimiter (§9.7.1).
+pub const DELIMITER_BYTES: u32 = 4;
+
+/// The bytes a subframe carrying an MPDU of `mpdu_bytes` adds to an A-MPDU of `format`: the
+/// delimiter and the MPDU padded to 4 bytes, except the `last` of an HT A-MPDU (§9.7.1; VHT
+/// and HE pad every subframe before their EOF padding).
+pub fn subframe_bytes(format: Format, mpdu_bytes: u32, last: bool) -> u32 {
+    let padded = if last && format == Format::Ht {
+        mpdu_bytes
+    } else {
+        mpdu_bytes.next_multiple_of(4)
+    };
+    DELIMITER_BYTES + padded
+}
+
+/// A compressed BlockAck frame acknowledging a window of `window` MPDUs: Frame Control,
+/// Duration, RA, TA, BA Control, Starting Sequence Control, the bitmap (one bit per MPDU:
+/// 8 bytes for 64, 32 for 256) and the FCS (§9.3.1.8.2).
+pub fn block_ack_bytes(window: u16) -> u32 {
+    24 + u32::from(window).div_ceil(64) * 8
+}
+
 impl Format {
     /// The amendment's name.
     pub fn name(self) -> &'static str {
@@ -477,6 +499,16 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_mpdu_framing() {
+        // 1538-byte MPDU: 4 + 1540 padded; HT's last subframe unpadded
+        assert_eq!(subframe_bytes(Format::Vht, 1538, true), 1544);
+        assert_eq!(subframe_bytes(Format::Ht, 1538, false), 1544);
+        assert_eq!(subframe_bytes(Format::Ht, 1538, true), 1542);
+        assert_eq!(block_ack_bytes(64), 32);
+        assert_eq!(block_ack_bytes(256), 56);
     }
 
     #[test]

@@ -1061,6 +1061,7 @@ impl Bss {
                 retry_limit,
             } => {
                 self.counters.successes += 1;
+                // a BlockAck is a success, whatever it acknowledged
                 self.settle_ampdu(now, mac, queue, retry_limit, actions);
                 self.macs[mac as usize].cw = self.phy.cw_min;
                 self.draw_backoff(now, mac, next_base);

@@ -37,7 +37,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
-use airtcp_proto::wifi::mcs::Format;
+use airtcp_proto::wifi::mcs::{block_ack_bytes, subframe_bytes, Format};
 use airtcp_proto::wifi::{Modulation, Phy};
 use airtcp_proto::Instant;
 
@@ -48,11 +48,6 @@ use crate::packet::Packet;
 const SEQUENCE_MODULO: u16 = 4096;
 /// The longest PPDU (aPPDUMaxTime, 5.484 ms, the longest an L-SIG can announce).
 pub const MAX_PPDU_NS: u64 = 5_484_000;
-/// A subframe's delimiter.
-const DELIMITER_BYTES: u32 = 4;
-/// A compressed BlockAck frame without its bitmap: Frame Control, Duration, RA, TA,
-/// BA Control, Starting Sequence Control and FCS.
-const BLOCK_ACK_HEADER_BYTES: u32 = 24;
 
 /// How an MPDU of an aggregating BSS stands: in the A-MPDU on the air, acknowledged in
 /// its BlockAck, and how many times it has been sent without.
@@ -121,26 +116,15 @@ impl Aggregation {
         })
     }
 
-    /// A compressed BlockAck: its header and a bitmap of one bit per window position.
+    /// A compressed BlockAck answering this BSS's A-MPDUs.
     fn block_ack_bytes(&self) -> u32 {
-        BLOCK_ACK_HEADER_BYTES + u32::from(self.limits.window) / 8
+        block_ack_bytes(self.limits.window)
     }
 
     /// Whether the A-MPDU formed last is a lone MPDU.
     fn lone(&self) -> bool {
         self.positions.len() == 1
     }
-}
-
-/// The bytes a subframe carrying `mpdu_bytes` adds to an A-MPDU of `format`; `last` for the
-/// last one, which HT does not pad.
-fn subframe_bytes(format: Format, mpdu_bytes: u32, last: bool) -> u32 {
-    let padded = if last && format == Format::Ht {
-        mpdu_bytes
-    } else {
-        mpdu_bytes.next_multiple_of(4)
-    };
-    DELIMITER_BYTES + padded
 }
 
 /// A recipient's reordering buffer (§10.25.6.6): `held[i]` is the MPDU with sequence number
@@ -397,7 +381,8 @@ impl Bss {
 
     /// Settles `mac`'s A-MPDU at the end of its busy period: acknowledged MPDUs leave the
     /// queue, the others count a retry and are dropped at `retry_limit`; the recipient's
-    /// window follows the originator's (released MPDUs are handed up at `now`).
+    /// window follows the originator's (released MPDUs are handed up at `now`). Whether an
+    /// MPDU was dropped.
     pub(super) fn settle_ampdu(
         &mut self,
         now: Instant,
@@ -405,11 +390,12 @@ impl Bss {
         queue: usize,
         retry_limit: u32,
         actions: &mut Actions,
-    ) {
+    ) -> bool {
         let counters = &mut self.counters;
+        let drops_before = counters.retry_drops;
         let frames = &mut self.macs[mac as usize].queues[queue];
         let Some(to) = frames.iter().find(|f| f.mpdu.in_flight).map(|f| f.to) else {
-            return;
+            return false;
         };
         frames.retain_mut(|frame| {
             if !frame.mpdu.in_flight {
@@ -428,6 +414,7 @@ impl Bss {
             }
             true
         });
+        let dropped = self.counters.retry_drops > drops_before;
         self.follow_window(now, mac, to, actions);
         if self.macs[mac as usize]
             .queues
@@ -436,6 +423,7 @@ impl Bss {
         {
             self.holding -= 1;
         }
+        dropped
     }
 
     /// The recipient `to` of `mac`'s MPDUs moves its window to the oldest MPDU `mac` still
@@ -462,7 +450,10 @@ impl Bss {
         }
     }
 
-    /// An A-MPDU of `failed.mac` got no response: every MPDU in it counts a retry.
+    /// An A-MPDU of `failed.mac` got no response: every MPDU in it counts a retry, and CW
+    /// doubles, or returns to CWmin when an MPDU reached its retry limit (§10.23.2.2: "CW
+    /// shall be reset to CWmin after every unsuccessful attempt to transmit an MPDU that
+    /// causes the retry counter to reach its limit").
     pub(super) fn settle_unanswered_ampdu(
         &mut self,
         now: Instant,
@@ -477,9 +468,13 @@ impl Bss {
         for frame in self.macs[failed.mac as usize].queues[failed.queue].iter_mut() {
             frame.mpdu.acked = false;
         }
-        self.settle_ampdu(now, failed.mac, failed.queue, limit, actions);
+        let dropped = self.settle_ampdu(now, failed.mac, failed.queue, limit, actions);
         let station = &mut self.macs[failed.mac as usize];
-        station.cw = (2 * station.cw + 1).min(self.phy.cw_max);
+        station.cw = if dropped {
+            self.phy.cw_min
+        } else {
+            (2 * station.cw + 1).min(self.phy.cw_max)
+        };
     }
 }
 
