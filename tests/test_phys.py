@@ -86,6 +86,18 @@ def test_aggregation_is_on_by_default_and_run_reports_it(tmp_path: Path):
     assert_one_line_error(refused, "pcap-80211", "A-MPDUs", "ampdu = false")
 
 
+def test_ax_single_shows_what_aggregation_is_worth():
+    goodput = {}
+    for ampdu in ("true", "false"):
+        result = airtcp("run", "ax-single", "--json", "--set", f"wlan.ampdu={ampdu}",
+                        "--set", "simulation.duration=5s")  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        summary = json.loads(result.stdout)
+        assert summary["flows"][0]["retransmissions"] == 0
+        goodput[ampdu] = summary["aggregate_goodput_bps"]
+    assert goodput["true"] > 350e6 and goodput["true"] > 8 * goodput["false"], goodput
+
+
 def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Path):
     if shutil.which("tshark") is None:
         pytest.skip("tshark is not installed (make test installs it)")
