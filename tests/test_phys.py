@@ -157,3 +157,21 @@ def test_bad_phy_settings_are_one_line_naming_the_key(
 ):
     result = airtcp("validate", str(scenario(tmp_path, wlan)))
     assert_one_line_error(result, *fragments)
+
+
+def test_bianchi_models_the_mcs_phys_with_their_a_mpdus():
+    def model(*args: str) -> dict:
+        result = airtcp("bianchi", "--phy", "802.11ac", "--stations", "5", "--json", *args)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    aggregated = model("--mcs", "9")
+    assert aggregated["mpdus_per_ampdu"] == 64 and aggregated["data_rate_bps"] == 390_000_000
+    single = model("--mcs", "9", "--no-ampdu")
+    assert single["mpdus_per_ampdu"] is None
+    # tests/bianchi_saturation.rs checks the simulator against both within 1.5 %
+    assert aggregated["points"][0]["throughput_bps"] > 5 * single["points"][0]["throughput_bps"]
+    assert_one_line_error(
+        airtcp("bianchi", "--phy", "802.11ac", "--mcs", "9", "--channel-width", "20"),
+        "--mcs", "MCS 9 does not exist",
+    )  # fmt: skip

@@ -455,7 +455,12 @@ def _station_range(text: str) -> tuple[int, int]:
 @app.command(cls=Command)
 def bianchi(
     phy: Annotated[
-        str, typer.Option(metavar="PHY", help="802.11b, 802.11g or bianchi2000 (his FHSS set).")
+        str,
+        typer.Option(
+            metavar="PHY",
+            help="802.11b, 802.11g, 802.11a, 802.11n, 802.11ac, 802.11ax or bianchi2000 (his "
+            "FHSS set).",
+        ),
     ] = "802.11b",
     payload: Annotated[int, typer.Option(metavar="BYTES", help="MSDU payload in bytes.")] = 1024,
     stations: Annotated[str, typer.Option(metavar="N|A-B", help="N or A-B.")] = "1-50",
@@ -489,6 +494,23 @@ def bianchi(
             "wait EIFS (the standard) or DIFS (ns-3), as wlan.eifs_after_collision.",
         ),
     ] = True,
+    mcs: Annotated[
+        int | None, typer.Option(metavar="MCS", help="802.11n/ac/ax: the MCS (as wlan.mcs).")
+    ] = None,
+    channel_width: Annotated[
+        int | None, typer.Option(metavar="MHZ", help="802.11n/ac/ax: the channel width.")
+    ] = None,
+    spatial_streams: Annotated[
+        int | None, typer.Option(metavar="N", help="802.11ac/ax: spatial streams.")
+    ] = None,
+    ampdu: Annotated[
+        bool,
+        typer.Option(
+            "--ampdu/--no-ampdu",
+            help="802.11n/ac/ax: each access an A-MPDU as long as the format's limits allow "
+            "(the model's frame; as wlan.ampdu, the default), or one MPDU.",
+        ),
+    ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Bianchi's saturation model: tau, p and throughput per number of stations."""
@@ -503,6 +525,19 @@ def bianchi(
         raise fail(f"--retry-limit: expected 0..100, got {retry_limit}")
     if model not in (None, "mac", "bianchi"):
         raise fail(f"--model: expected mac or bianchi, got {model!r}")
+    mcs_settings = {
+        key: value
+        for key, value in (
+            ("mcs", mcs),
+            ("channel_width_mhz", channel_width),
+            ("spatial_streams", spatial_streams),
+        )
+        if value is not None
+    }
+    if mcs_settings and phy not in ("802.11n", "802.11ac", "802.11ax"):
+        raise fail(
+            f"--mcs, --channel-width, --spatial-streams: settings of 802.11n/ac/ax, not {phy}"
+        )
     try:
         result = json.loads(
             _core.bianchi_model(
@@ -516,14 +551,21 @@ def bianchi(
                 retry_limit=retry_limit,
                 model=model,
                 eifs_after_collision=eifs_after_collision,
+                mcs_settings=json.dumps(mcs_settings),
+                ampdu=ampdu,
             )
         )
     except ValueError as error:
-        raise fail(f"--phy: {error}") from None
+        option, _, message = str(error).partition(": ")
+        name = _MODEL_OPTIONS.get(option)
+        raise fail(f"--{name}: {message}" if name else f"--phy: {error}") from None
     if as_json:
         sys.stdout.write(json.dumps(result) + "\n")
         return
     access = "RTS/CTS" if rts else "basic access"
+    if result["mpdus_per_ampdu"]:
+        access += f", A-MPDUs of {result['mpdus_per_ampdu']} MPDUs"
+    rate = f" at {result['data_rate_bps'] / 1e6:.4g} Mbit/s"
     retries = "unlimited" if retry_limit is None else retry_limit
     if result["model"] == "bianchi":
         dcf = "Bianchi's model"
@@ -531,7 +573,7 @@ def bianchi(
         others = "EIFS" if result["eifs_after_collision"] else "DIFS"
         dcf = f"the standard's DCF (others wait {others} after a collision)"
     table = Table(
-        title=f"Saturation throughput, {dcf}: {phy}, {payload}-byte payload, {access}, "
+        title=f"Saturation throughput, {dcf}: {phy}{rate}, {payload}-byte payload, {access}, "
         f"CW {result['cw_min']}..{result['cw_max']}, retries {retries}",
         title_justify="left",
     )
@@ -548,6 +590,14 @@ def bianchi(
     out.print(table)
     best = result["optimal"]
     out.print(f"optimal number of contenders: {best['stations']} (S = {best['throughput']:.4f})")
+
+
+# The model's PHY fields at fault, by the option that sets them.
+_MODEL_OPTIONS = {
+    "mcs": "mcs",
+    "channel_width_mhz": "channel-width",
+    "spatial_streams": "spatial-streams",
+}
 
 
 def _reproduction_settings(sets: list[str]) -> dict[str, object]:

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
-use airtcp_proto::wifi::{Phy, Preamble};
+use airtcp_proto::wifi::{Modulation, Phy, Preamble};
 use airtcp_sim::{
     limits as bounds, run_json, ConfigError, Monitor, Progress, RunError, RunOptions, Scenario,
     Simulation, TimeSeries,
@@ -302,7 +302,7 @@ fn series_columns(py: Python<'_>, series: TimeSeries) -> PyResult<Bound<'_, PyDi
 
 /// Bianchi's model for a PHY over a range of station counts; returns JSON.
 #[pyfunction]
-#[pyo3(signature = (phy, payload, first, last, rts, cw_min=None, stages=None, rate_bps=None, basic_rate_bps=None, retry_limit=None, model=None, eifs_after_collision=true))]
+#[pyo3(signature = (phy, payload, first, last, rts, cw_min=None, stages=None, rate_bps=None, basic_rate_bps=None, retry_limit=None, model=None, eifs_after_collision=true, mcs_settings=None, ampdu=None))]
 #[allow(clippy::too_many_arguments)]
 fn bianchi_model(
     phy: &str,
@@ -317,6 +317,8 @@ fn bianchi_model(
     retry_limit: Option<u32>,
     model: Option<&str>,
     eifs_after_collision: bool,
+    mcs_settings: Option<String>,
+    ampdu: Option<bool>,
 ) -> PyResult<String> {
     let invalid = |e: airtcp_proto::wifi::PhyError| PyValueError::new_err(e.message);
     let mac = CollisionTiming::Mac {
@@ -341,6 +343,23 @@ fn bianchi_model(
             Phy::bianchi2000(cw_min.unwrap_or(31), stages.unwrap_or(5)),
             CollisionTiming::Bianchi,
         ),
+        // The PHYs a scenario's WLAN has, with its settings (`mcs_settings`: the resolved
+        // phy table's MCS keys, as JSON).
+        "802.11a" | "802.11n" | "802.11ac" | "802.11ax" => {
+            let mut config =
+                serde_json::from_str::<serde_json::Value>(mcs_settings.as_deref().unwrap_or("{}"))
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            config["standard"] = phy.into();
+            if phy == "802.11a" {
+                config["rate_bps"] = rate_bps.unwrap_or(54_000_000).into();
+            }
+            let config: airtcp_sim::config::PhyConfig =
+                serde_json::from_value(config).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let built = config
+                .build()
+                .map_err(|(field, message)| PyValueError::new_err(format!("{field}: {message}")))?;
+            (built, mac)
+        }
         other => return Err(PyValueError::new_err(format!("unknown PHY '{other}'"))),
     };
     let timing = match model {
@@ -360,11 +379,42 @@ fn bianchi_model(
     } else if let Some(stages) = stages {
         model_phy.cw_max = ((model_phy.cw_min + 1) << stages) - 1;
     }
-    let params = Params::from_phy(&model_phy, payload, rts, timing, retry_limit);
+    // An MCS PHY aggregates as a scenario's WLAN does by default: A-MPDUs as long as its
+    // limits allow, the A-MPDU the model's frame.
+    let limits = match model_phy.modulation {
+        Modulation::Mcs(setting) if ampdu != Some(false) && !rts => {
+            Some(airtcp_sim::wlan::AmpduLimits::of(setting.format))
+        }
+        _ => None,
+    };
+    let aggregate = limits.and_then(|limits| {
+        let mpdus = Params::mpdus_per_ampdu(
+            &model_phy,
+            payload,
+            limits.window,
+            (limits.max_bytes, limits.max_ppdu_ns),
+        )?;
+        let params = Params::for_ampdu(
+            &model_phy,
+            payload,
+            (mpdus, limits.window),
+            timing,
+            retry_limit,
+        )?;
+        Some((mpdus, params))
+    });
+    let (mpdus, params) = match aggregate {
+        Some((mpdus, params)) => (Some(mpdus), params),
+        None => (
+            None,
+            Params::from_phy(&model_phy, payload, rts, timing, retry_limit),
+        ),
+    };
     let points: Vec<_> = (first..=last).map(|n| bianchi::solve(&params, n)).collect();
     let best = bianchi::optimal_stations(&params, 1..=last.max(100));
     let out = serde_json::json!({
         "phy": phy, "payload_bytes": payload, "rts_cts": rts,
+        "data_rate_bps": model_phy.data_rate_bps, "mpdus_per_ampdu": mpdus,
         "model": if timing == CollisionTiming::Bianchi { "bianchi" } else { "mac" },
         "eifs_after_collision": (timing == mac).then_some(eifs_after_collision),
         "retry_limit": retry_limit,

@@ -98,6 +98,32 @@ impl Params {
         }
     }
 
+    /// The MPDUs a saturated station's A-MPDUs carry: as many MSDUs of `msdu_bytes` as fit
+    /// in the Block Ack window `ba_window`, `max_ampdu_bytes` and `max_ppdu_ns` (the limits
+    /// the simulator's MAC forms A-MPDUs by); `None` for a PHY without MCSs.
+    pub fn mpdus_per_ampdu(
+        phy: &Phy,
+        msdu_bytes: u32,
+        ba_window: u16,
+        (max_ampdu_bytes, max_ppdu_ns): (u32, u64),
+    ) -> Option<u32> {
+        let Modulation::Mcs(setting) = phy.modulation else {
+            return None;
+        };
+        let mpdu = phy.mac_overhead_bytes + msdu_bytes;
+        let fits = |k: u32| {
+            let psdu = (k - 1) * subframe_bytes(setting.format, mpdu, false)
+                + subframe_bytes(setting.format, mpdu, true);
+            psdu <= max_ampdu_bytes && phy.psdu_airtime_ns(psdu, phy.data_rate_bps) <= max_ppdu_ns
+        };
+        Some(
+            (2..=u32::from(ba_window))
+                .take_while(|&k| fits(k))
+                .last()
+                .unwrap_or(1),
+        )
+    }
+
     /// A saturated station of an aggregating BSS (802.11n/ac/ax): each access sends an
     /// A-MPDU of `mpdus` MPDUs, each an MSDU of `msdu_bytes` in a QoS data frame, answered
     /// by a compressed BlockAck for a window of `ba_window` (an ACK for a lone MPDU), without
