@@ -164,7 +164,7 @@ def test_wlan_and_movement_errors_name_the_users_keys(tmp_path):
         "mobiles.0.handoff_jitter=1s": "mobiles[0].handoff_jitter: a mobile with movement",
         "mobiles.0.movement.path.1.x=1e300": "mobiles[0].movement.path[1]: x and y must be",
         "mobiles.0.movement.path.0.at=20s": "mobiles[0].movement.path[1].at: 10 s is not after",
-        "wlans.1.phy=802.11a": "wlans[1].phy: expected",
+        "wlans.1.phy=802.11be": "wlans[1].phy: expected",
         "wlans.1.rate=3Mbps": "wlans[1].rate",
     }
     for setting, expected in cases.items():
