@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from airtcp.resolve import resolve
 from airtcp.scenario import load
-from conftest import airtcp
+from conftest import SCENARIOS, airtcp
 from test_bad_input import assert_one_line_error
 
 BSS = """
@@ -175,3 +175,15 @@ def test_bianchi_models_the_mcs_phys_with_their_a_mpdus():
         airtcp("bianchi", "--phy", "802.11ac", "--mcs", "9", "--channel-width", "20"),
         "--mcs", "MCS 9 does not exist",
     )  # fmt: skip
+
+
+def test_effective_settings_state_the_mcs_phy_and_its_a_mpdu_limits():
+    import airtcp
+    from airtcp import _core
+
+    resolved = airtcp.prepare(SCENARIOS / "ax-single.toml")
+    wlan = json.loads(_core.effective_settings(json.dumps(resolved)))["wlans"][0]
+    assert (wlan["phy"], wlan["mcs"], wlan["channel_width_mhz"]) == ("802.11ax", 11, 80)
+    assert (wlan["spatial_streams"], wlan["guard_interval_ns"], wlan["band"]) == (1, 800, "5 GHz")
+    assert wlan["ampdu"] == {"ba_window": 256, "max_ampdu_bytes": 6500631, "max_ppdu_ns": 5484000}
+    assert wlan["rate_bps"] == 600_441_176 and wlan["basic_rate_bps"] == 24_000_000

@@ -4,6 +4,7 @@
 //! (`radio::config`) and each WLAN node's position. Reproductions print them so that every
 //! value behind a figure is stated, not only the ones a scenario file sets.
 
+use airtcp_proto::wifi::Modulation;
 use serde_json::{json, Value};
 
 use crate::config::{
@@ -40,6 +41,22 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
             "queue_max_delay_ns": wlan.queue_max_delay_ns,
             "agent": wlan.agent.as_ref().map(|agent| agent.kind.clone()),
         }));
+        if let Modulation::Mcs(setting) = phy.modulation {
+            let entry = wlans.last_mut().expect("just pushed");
+            entry["mcs"] = setting.mcs_of(phy.data_rate_bps).into();
+            entry["channel_width_mhz"] = setting.width_mhz.into();
+            entry["spatial_streams"] = setting.streams.into();
+            entry["guard_interval_ns"] = setting.guard_interval_ns.into();
+            entry["band"] = setting.band.name().into();
+            entry["ampdu"] = match wlan.ampdu_limits() {
+                Some(limits) => json!({
+                    "ba_window": limits.window,
+                    "max_ampdu_bytes": limits.max_bytes,
+                    "max_ppdu_ns": limits.max_ppdu_ns,
+                }),
+                None => Value::Null,
+            };
+        }
     }
     let flows = scenario
         .flows

@@ -95,8 +95,16 @@ pub struct Aggregation {
     next_sequence: HashMap<(u32, u32), u16>,
     /// The recipients' reordering buffers, per (originator MAC, recipient MAC).
     buffers: HashMap<(u32, u32), Reordering>,
+    /// The longest PSDU within both the A-MPDU length limit and aPPDUMaxTime at the BSS's
+    /// data rate (airtime grows with length: found once).
+    max_psdu_bytes: u32,
     /// The queue positions of the A-MPDU being formed (kept to reuse its allocation).
     positions: Vec<usize>,
+    /// Per MAC: the queue positions its MPDUs in flight lie before (no frame ahead of them
+    /// leaves its queue while they fly, so settling scans only that far).
+    in_flight_end: Vec<usize>,
+    /// Queue positions to remove when settling (kept to reuse its allocation).
+    removals: Vec<usize>,
     /// Packets a recipient released, to hand up (kept to reuse its allocation).
     released: Vec<Packet>,
 }
@@ -106,12 +114,30 @@ impl Aggregation {
         let Modulation::Mcs(setting) = phy.modulation else {
             return None;
         };
+        // the longest PSDU whose PPDU fits aPPDUMaxTime, by bisection on the airtime
+        let fits = |bytes: u32| phy.psdu_airtime_ns(bytes, phy.data_rate_bps) <= limits.max_ppdu_ns;
+        let (mut fitting, mut too_long) = (0, limits.max_bytes.saturating_add(1));
+        if fits(limits.max_bytes) {
+            fitting = limits.max_bytes;
+        } else {
+            while too_long - fitting > 1 {
+                let mid = fitting + (too_long - fitting) / 2;
+                if fits(mid) {
+                    fitting = mid;
+                } else {
+                    too_long = mid;
+                }
+            }
+        }
         Some(Aggregation {
             limits,
             format: setting.format,
             next_sequence: HashMap::new(),
             buffers: HashMap::new(),
+            max_psdu_bytes: fitting,
             positions: Vec::new(),
+            in_flight_end: Vec::new(),
+            removals: Vec::new(),
             released: Vec::new(),
         })
     }
@@ -201,8 +227,7 @@ impl Bss {
         } else {
             next
         };
-        let (limits, format) = (ampdu.limits, ampdu.format);
-        let rate = self.phy.data_rate_bps;
+        let (limits, format, max_psdu) = (ampdu.limits, ampdu.format, ampdu.max_psdu_bytes);
         ampdu.positions.clear();
         let (mut fresh, mut padded, mut psdu) = (next, 0, 0);
         for (position, frame) in frames.iter().enumerate() {
@@ -219,10 +244,7 @@ impl Bss {
             }
             let mpdu = self.phy.mac_overhead_bytes + frame.msdu_bytes();
             let length = padded + subframe_bytes(format, mpdu, true);
-            if !ampdu.positions.is_empty()
-                && (length > limits.max_bytes
-                    || self.phy.psdu_airtime_ns(length, rate) > limits.max_ppdu_ns)
-            {
+            if !ampdu.positions.is_empty() && length > max_psdu {
                 break;
             }
             ampdu.positions.push(position);
@@ -241,6 +263,11 @@ impl Bss {
             frame.mpdu.in_flight = true;
         }
         ampdu.next_sequence.insert((mac, to), next);
+        let end = ampdu.positions.last().map_or(0, |&last| last + 1);
+        if ampdu.in_flight_end.len() <= mac as usize {
+            ampdu.in_flight_end.resize(mac as usize + 1, 0);
+        }
+        ampdu.in_flight_end[mac as usize] = end;
         if ampdu.lone() {
             return frames[ampdu.positions[0]].msdu_bytes();
         }
@@ -361,16 +388,17 @@ impl Bss {
     /// An A-MPDU of `mac` nobody answers (it collided): its airtime and rate.
     pub(super) fn unanswered_ampdu(&mut self, mac: u32, queue: usize) -> (u64, u64) {
         let bytes = self.form_ampdu(mac, queue);
-        let count = self.ampdu.as_ref().map_or(0, |a| a.positions.len());
+        let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
+        let count = ampdu.positions.len();
         self.counters.count_ampdu(count, count);
-        for frame in self.macs[mac as usize].queues[queue].iter_mut() {
-            if frame.mpdu.in_flight {
-                if frame.transmitted {
-                    self.counters.retries += 1;
-                }
-                frame.transmitted = true;
-                frame.mpdu.acked = false;
+        let frames = &mut self.macs[mac as usize].queues[queue];
+        for &position in &ampdu.positions {
+            let frame = &mut frames[position];
+            if frame.transmitted {
+                self.counters.retries += 1;
             }
+            frame.transmitted = true;
+            frame.mpdu.acked = false;
         }
         if self.ampdu_uses_rts(bytes) {
             (self.phy.rts_airtime_ns(), self.phy.basic_rate_bps)
@@ -391,29 +419,42 @@ impl Bss {
         retry_limit: u32,
         actions: &mut Actions,
     ) -> bool {
+        let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
         let counters = &mut self.counters;
         let drops_before = counters.retry_drops;
         let frames = &mut self.macs[mac as usize].queues[queue];
-        let Some(to) = frames.iter().find(|f| f.mpdu.in_flight).map(|f| f.to) else {
+        let end = ampdu.in_flight_end.get(mac as usize).copied().unwrap_or(0);
+        let end = end.min(frames.len());
+        let Some(to) = frames.range(..end).find(|f| f.mpdu.in_flight).map(|f| f.to) else {
             return false;
         };
-        frames.retain_mut(|frame| {
+        ampdu.removals.clear();
+        for (position, frame) in frames.range_mut(..end).enumerate() {
             if !frame.mpdu.in_flight {
-                return true;
+                continue;
             }
             frame.mpdu.in_flight = false;
             if frame.mpdu.acked {
                 counters.delivered_msdus += 1;
                 counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
-                return false;
+                ampdu.removals.push(position);
+                continue;
             }
             frame.mpdu.retries = frame.mpdu.retries.saturating_add(1);
             if u32::from(frame.mpdu.retries) >= retry_limit {
                 counters.retry_drops += 1;
-                return false;
+                ampdu.removals.push(position);
             }
-            true
-        });
+        }
+        // The usual case, the acknowledged MPDUs at the head of the queue, is one drain.
+        let prefix = ampdu.removals.iter().enumerate().all(|(k, &p)| k == p);
+        if prefix {
+            frames.drain(..ampdu.removals.len());
+        } else {
+            for &position in ampdu.removals.iter().rev() {
+                frames.remove(position);
+            }
+        }
         let dropped = self.counters.retry_drops > drops_before;
         self.follow_window(now, mac, to, actions);
         if self.macs[mac as usize]
@@ -465,7 +506,12 @@ impl Bss {
             RetryCounter::Short => self.params.short_retry_limit,
             RetryCounter::Long => self.params.long_retry_limit,
         };
-        for frame in self.macs[failed.mac as usize].queues[failed.queue].iter_mut() {
+        let end = self.ampdu.as_ref().map_or(0, |a| {
+            a.in_flight_end.get(failed.mac as usize).copied().unwrap_or(0)
+        });
+        let frames = &mut self.macs[failed.mac as usize].queues[failed.queue];
+        let end = end.min(frames.len());
+        for frame in frames.range_mut(..end) {
             frame.mpdu.acked = false;
         }
         let dropped = self.settle_ampdu(now, failed.mac, failed.queue, limit, actions);
