@@ -194,6 +194,8 @@ impl Simulation {
             signal_names: Vec::new(),
             held: Slab::default(),
             in_flight: Slab::default(),
+            arrivals: Slab::default(),
+            spare_batches: Vec::new(),
             mobiles: Vec::new(),
             external,
             scenario,

@@ -60,6 +60,12 @@ enum Event {
         mac: u16,
         packet: u32,
     },
+    /// The MPDUs of an A-MPDU that reach one MAC together, in order (`arrivals`).
+    ArriveWlanBatch {
+        bss: u16,
+        mac: u16,
+        batch: u32,
+    },
     WlanAccess {
         bss: u32,
         generation: u64,
@@ -186,6 +192,10 @@ pub struct Simulation {
     held: Slab<agents::Held>,
     /// Packets on their way to the far end of a channel or to a MAC.
     in_flight: Slab<Packet>,
+    /// Batches of packets an A-MPDU delivers to one MAC at one instant (`ArriveWlanBatch`),
+    /// and emptied batches kept for reuse.
+    arrivals: Slab<Vec<Packet>>,
+    spare_batches: Vec<Vec<Packet>>,
     mobiles: Vec<Mobile>,
     /// Hosts outside the simulator (emulation), if any.
     external: Option<External>,
@@ -358,6 +368,7 @@ impl Simulation {
                 let node = self.wlan_node(bss, mac);
                 self.receive(node, Interface::Wlan { bss, mac }, packet)?;
             }
+            Event::ArriveWlanBatch { bss, mac, batch } => self.arrive_batch(bss, mac, batch)?,
             Event::WlanAccess { bss, generation } => {
                 let now = self.now();
                 let mut actions = std::mem::take(&mut self.wlan_actions);
@@ -424,6 +435,9 @@ impl Simulation {
         if let Some(at) = actions.busy_end.take() {
             self.events.schedule(at, Event::WlanBusyEnd { bss });
         }
+        if actions.deliveries.len() > 1 && self.bss_ref(bss).aggregates() {
+            self.wlan_batches(bss, &mut actions);
+        }
         for (at, mac, packet) in actions.deliveries.drain(..) {
             self.wlan_arrival(at, bss, mac, packet);
         }
@@ -440,6 +454,37 @@ impl Simulation {
         let packet = self.in_flight.insert(packet);
         self.events
             .schedule(at, Event::ArriveWlan { bss, mac, packet });
+    }
+
+    /// An aggregating BSS's deliveries, one event per run of packets to the same MAC at the
+    /// same instant (an A-MPDU's MPDUs, handed up in order) instead of one per packet: the
+    /// packets are handled in the same order as one event each would be (events of one
+    /// instant run in the order they were scheduled, and these were scheduled together).
+    fn wlan_batches(&mut self, bss: u32, actions: &mut Actions) {
+        let mut rest = actions.deliveries.drain(..).peekable();
+        while let Some((at, mac, packet)) = rest.next() {
+            let mut batch = self.spare_batches.pop().unwrap_or_default();
+            batch.push(packet);
+            while let Some((_, _, next)) = rest.next_if(|&(a, m, _)| (a, m) == (at, mac)) {
+                batch.push(next);
+            }
+            let (bss, mac) = (bss as u16, mac as u16);
+            let batch = self.arrivals.insert(batch);
+            self.events
+                .schedule(at, Event::ArriveWlanBatch { bss, mac, batch });
+        }
+    }
+
+    /// A batch of packets reaches MAC `mac` of WLAN `bss`, handled one after the other.
+    fn arrive_batch(&mut self, bss: u16, mac: u16, batch: u32) -> std::io::Result<()> {
+        let mut packets = self.arrivals.take(batch);
+        let (bss, mac) = (u32::from(bss), u32::from(mac));
+        let node = self.wlan_node(bss, mac);
+        for packet in packets.drain(..) {
+            self.receive(node, Interface::Wlan { bss, mac }, packet)?;
+        }
+        self.spare_batches.push(packets);
+        Ok(())
     }
 
     /// Writes a frame of WLAN `bss` into its 802.11 capture, if one is being written.

@@ -165,6 +165,12 @@ impl Reordering {
     /// The MPDU `sequence` arrived: handed up with the ones it frees, or held after a gap;
     /// whether it was held.
     fn receive(&mut self, sequence: u16, packet: Packet, out: &mut Vec<Packet>) -> bool {
+        if sequence == self.expected && self.held.is_empty() {
+            // in order with nothing held: straight up (the usual case)
+            out.push(packet);
+            self.expected = (self.expected + 1) % SEQUENCE_MODULO;
+            return false;
+        }
         let offset = modular_distance(self.expected, sequence);
         if offset >= SEQUENCE_MODULO / 2 {
             return false; // before the window: a duplicate
@@ -507,7 +513,10 @@ impl Bss {
             RetryCounter::Long => self.params.long_retry_limit,
         };
         let end = self.ampdu.as_ref().map_or(0, |a| {
-            a.in_flight_end.get(failed.mac as usize).copied().unwrap_or(0)
+            a.in_flight_end
+                .get(failed.mac as usize)
+                .copied()
+                .unwrap_or(0)
         });
         let frames = &mut self.macs[failed.mac as usize].queues[failed.queue];
         let end = end.min(frames.len());
