@@ -231,16 +231,6 @@ impl Scenario {
         }
         let refused = [
             (
-                wlan.msdu_lifetime_ns.is_some(),
-                "msdu_lifetime_ns",
-                "an MSDU lifetime",
-            ),
-            (
-                wlan.queue_max_delay_ns.is_some(),
-                "queue_max_delay_ns",
-                "a queue sojourn limit",
-            ),
-            (
                 wlan.agent
                     .as_ref()
                     .is_some_and(|a| agent::plans_access(&a.kind)),

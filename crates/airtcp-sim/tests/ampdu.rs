@@ -166,3 +166,52 @@ fn mpdus_past_their_retry_limit_are_dropped_and_the_window_moves_on() {
     );
     assert!(summary.aggregate_goodput_bps > 100e6);
 }
+
+#[test]
+fn mpdus_past_their_lifetime_are_discarded_and_the_window_moves_on() {
+    // Half the MPDUs are lost, and an MSDU may live 1 ms from its first attempt, less than an
+    // A-MPDU of 64 takes (2.07 ms): the lost ones are discarded at the next access, after
+    // they were sent. Their recipient stops waiting for them (when they are discarded, or
+    // at the latest at the next BlockAck), so the MPDUs after them are handed up (were it
+    // to wait, the goodput would fall to nothing).
+    let scenario = one_station(
+        vht80(),
+        390_000_000,
+        json!({"errors": {"loss": 0.5}, "msdu_lifetime_ns": MS}),
+        4,
+    );
+    let summary = run(&scenario).summary;
+    let wlan = &summary.wlans[0].counters;
+    assert!(wlan.lifetime_drops > 10_000, "{}", wlan.lifetime_drops);
+    assert_eq!(wlan.retry_drops, 0);
+    assert!(
+        summary.aggregate_goodput_bps > 100e6,
+        "{}",
+        summary.aggregate_goodput_bps
+    );
+}
+
+#[test]
+fn a_sojourn_limit_discards_what_waited_too_long() {
+    // ns-3's MaxDelay of 1 ms on a queue that holds about 2.4 A-MPDUs' worth (150 frames):
+    // the frames behind the first A-MPDU wait longer and are discarded; the link still
+    // carries A-MPDUs as fast as it can.
+    let scenario = one_station(
+        vht80(),
+        390_000_000,
+        json!({"queue_max_delay_ns": MS, "queue_packets": 150}),
+        4,
+    );
+    let summary = run(&scenario).summary;
+    let wlan = &summary.wlans[0].counters;
+    assert!(
+        wlan.queue_delay_drops > 10_000,
+        "{}",
+        wlan.queue_delay_drops
+    );
+    assert!(
+        summary.aggregate_goodput_bps > 200e6,
+        "{}",
+        summary.aggregate_goodput_bps
+    );
+}

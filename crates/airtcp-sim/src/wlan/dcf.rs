@@ -645,7 +645,7 @@ impl Bss {
             self.macs[mac as usize].expiry = None;
             // Dequeue: an MSDU past its lifetime (or its queue's sojourn limit) is discarded
             // instead of sent, also before a retry.
-            if self.discard_expired(now, mac) && mac == 0 && self.queue_len(0) > 0 {
+            if self.discard_expired(now, mac, actions) && mac == 0 && self.queue_len(0) > 0 {
                 self.replan(now);
             }
             if self.queue_len(mac) > 0 {
@@ -892,7 +892,7 @@ impl Bss {
             for &mac in &transmitters {
                 let (queue, count) = self.selection(mac);
                 let (airtime, rate) = if self.ampdu.is_some() {
-                    self.unanswered_ampdu(mac, queue)
+                    self.unanswered_ampdu(now, mac, queue)
                 } else {
                     let payload = self.payload_bytes(mac, queue, 0, count);
                     self.unanswered_attempt(now, mac, (queue, count), payload, actions)
@@ -1116,7 +1116,7 @@ impl Bss {
     /// Discards the MSDUs at the heads of `mac`'s queues whose MSDU lifetime has passed since
     /// their first attempt, or that have waited longer than the queue's sojourn limit (queues
     /// are FIFO, so both are a prefix); whether any was.
-    fn discard_expired(&mut self, now: Instant, mac: u32) -> bool {
+    fn discard_expired(&mut self, now: Instant, mac: u32, actions: &mut Actions) -> bool {
         let (lifetime, max_delay) = (self.params.msdu_lifetime_ns, self.params.queue_max_delay_ns);
         if lifetime.is_none() && max_delay.is_none() {
             return false;
@@ -1144,8 +1144,12 @@ impl Bss {
                 } else {
                     break;
                 }
-                self.pop_head(mac, queue);
+                let frame = self.pop_head(mac, queue);
                 discarded = true;
+                if self.ampdu.is_some() && frame.transmitted {
+                    // its recipient stops waiting for it, as after a BlockAckReq
+                    self.follow_window(now, mac, frame.to, actions);
+                }
             }
         }
         discarded

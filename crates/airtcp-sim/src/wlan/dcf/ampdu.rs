@@ -30,6 +30,11 @@
 //!   missing MPDU up (the retry limit, or an agent removing it), which moves the window as
 //!   a BlockAckReq would (§10.25.6.6). The BlockAckReq's own airtime is not modelled.
 //!
+//! - **Lifetime and sojourn limit**: an MPDU's MSDU lifetime runs from its first attempt,
+//!   and an MPDU past it (or past the queue's sojourn limit) is discarded at the head of the
+//!   queue at an access, as with single frames; if it had been sent, its recipient's window
+//!   moves past it.
+//!
 //! Not modelled here: A-MSDU inside A-MPDU, BlockAckReq frames on the air, lost BlockAcks,
 //! the recipient's reorder timeout (needed only when a BlockAckReq is lost), more than one
 //! TID, A-MPDU on a channel with geometry (`radio`), and an AP whose agent plans its access.
@@ -223,7 +228,7 @@ impl Bss {
     /// Chooses the MPDUs of `mac`'s A-MPDU from `queue` (their positions, in order, in
     /// `ampdu.positions`), marks them in flight and numbers those not yet sent; the PSDU
     /// length in bytes, or a lone MPDU's MSDU length.
-    fn form_ampdu(&mut self, mac: u32, queue: usize) -> u32 {
+    fn form_ampdu(&mut self, now: Instant, mac: u32, queue: usize) -> u32 {
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
         let frames = &mut self.macs[mac as usize].queues[queue];
         let to = frames[0].to;
@@ -267,6 +272,10 @@ impl Bss {
                 next = (next + 1) % SEQUENCE_MODULO;
             }
             frame.mpdu.in_flight = true;
+            if self.params.msdu_lifetime_ns.is_some() {
+                // the MSDU lifetime runs from an MSDU's first attempt
+                frame.first_attempt.get_or_insert(now);
+            }
         }
         ampdu.next_sequence.insert((mac, to), next);
         let end = ampdu.positions.last().map_or(0, |&last| last + 1);
@@ -313,7 +322,7 @@ impl Bss {
         queue: usize,
         actions: &mut Actions,
     ) -> (u64, u64, Outcome) {
-        let bytes = self.form_ampdu(mac, queue);
+        let bytes = self.form_ampdu(now, mac, queue);
         let rts = self.ampdu_uses_rts(bytes);
         let airtime = self.ampdu_airtime_ns(bytes);
         let phy = &self.phy;
@@ -392,8 +401,8 @@ impl Bss {
     }
 
     /// An A-MPDU of `mac` nobody answers (it collided): its airtime and rate.
-    pub(super) fn unanswered_ampdu(&mut self, mac: u32, queue: usize) -> (u64, u64) {
-        let bytes = self.form_ampdu(mac, queue);
+    pub(super) fn unanswered_ampdu(&mut self, now: Instant, mac: u32, queue: usize) -> (u64, u64) {
+        let bytes = self.form_ampdu(now, mac, queue);
         let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
         let count = ampdu.positions.len();
         self.counters.count_ampdu(count, count);
@@ -476,7 +485,7 @@ impl Bss {
     /// The recipient `to` of `mac`'s MPDUs moves its window to the oldest MPDU `mac` still
     /// holds for it (or the next it will number), handing up what it held before (a
     /// BlockAckReq's effect).
-    fn follow_window(&mut self, now: Instant, mac: u32, to: u32, actions: &mut Actions) {
+    pub(super) fn follow_window(&mut self, now: Instant, mac: u32, to: u32, actions: &mut Actions) {
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
         let Some(buffer) = ampdu.buffers.get_mut(&(mac, to)) else {
             return;
