@@ -85,11 +85,24 @@ impl Params {
                 standard_collision(phy, frame, rate, eifs_after_collision)
             }
         };
+        let success = phy.success_time_ns(msdu_bytes, rts_cts);
+        Params::of_frame(phy, msdu_bytes, (success, collision), chain, retry_limit)
+    }
+
+    /// The parameters of a frame carrying `payload_bytes` on `phy`, whose exchange takes
+    /// `success_ns` and whose collision `collision_ns`.
+    fn of_frame(
+        phy: &Phy,
+        payload_bytes: u32,
+        (success_ns, collision_ns): (u64, u64),
+        chain: Chain,
+        retry_limit: Option<u32>,
+    ) -> Self {
         Params {
-            payload_bits: 8.0 * f64::from(msdu_bytes),
+            payload_bits: 8.0 * f64::from(payload_bytes),
             slot: seconds(phy.slot_ns),
-            success_time: seconds(phy.success_time_ns(msdu_bytes, rts_cts)),
-            collision_time: seconds(collision),
+            success_time: seconds(success_ns),
+            collision_time: seconds(collision_ns),
             chain,
             window: phy.cw_min + 1,
             stages: phy.backoff_stages(),
@@ -159,17 +172,14 @@ impl Params {
                 eifs_after_collision,
             } => standard_collision(phy, frame, phy.data_rate_bps, eifs_after_collision),
         };
-        Some(Params {
-            payload_bits: 8.0 * f64::from(mpdus * msdu_bytes),
-            slot: seconds(phy.slot_ns),
-            success_time: seconds(frame + delta + phy.sifs_ns + response + delta + phy.difs_ns()),
-            collision_time: seconds(collision),
+        let success = frame + delta + phy.sifs_ns + response + delta + phy.difs_ns();
+        Some(Params::of_frame(
+            phy,
+            mpdus * msdu_bytes,
+            (success, collision),
             chain,
-            window: phy.cw_min + 1,
-            stages: phy.backoff_stages(),
             retry_limit,
-            bit_rate: phy.data_rate_bps as f64,
-        })
+        ))
     }
 
     pub(super) fn stage_window(&self, stage: u32) -> f64 {

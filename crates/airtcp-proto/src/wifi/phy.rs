@@ -316,22 +316,24 @@ impl Phy {
         }
     }
 
+    /// The rate a control response to a frame at `rate_bps` is chosen by: an MCS's non-HT
+    /// reference rate (its modulation and code rate as an OFDM rate), any other rate itself.
+    fn reference_rate_bps(&self, rate_bps: u64) -> u64 {
+        let Modulation::Mcs(setting) = self.modulation else {
+            return rate_bps;
+        };
+        setting.mcs_of(rate_bps).map_or(rate_bps, |mcs| {
+            let (constellation, code) = McsPhy::modulation(mcs);
+            non_ht_reference_bps(constellation, code)
+        })
+    }
+
     /// The rate of a control response (ACK, CTS) to a frame at `rate_bps`, and of an RTS
     /// ahead of it: the highest mandatory rate not above it (an MCS's non-HT reference
     /// rate), capped at the BSS's basic rate (§10.6.6.5.2).
     pub fn control_rate_bps(&self, rate_bps: u64) -> u64 {
-        let reference = match self.modulation {
-            Modulation::Mcs(setting) => match setting.mcs_of(rate_bps) {
-                Some(mcs) => {
-                    let (constellation, code) = McsPhy::modulation(mcs);
-                    non_ht_reference_bps(constellation, code)
-                }
-                None => rate_bps,
-            },
-            _ => rate_bps,
-        };
         let mandatory = self.mandatory_rates();
-        highest_not_above(mandatory, reference)
+        highest_not_above(mandatory, self.reference_rate_bps(rate_bps))
             .min(self.basic_rate_bps)
             .max(mandatory[0])
     }
@@ -440,16 +442,7 @@ impl Phy {
         match self.modulation {
             Modulation::Dsss(_) => self.airtime_ns(FRAME_ACK_BYTES, ppdu_rate_bps.min(2_000_000)),
             Modulation::ErpOfdm | Modulation::Ofdm | Modulation::Mcs(_) => {
-                let reference = match self.modulation {
-                    Modulation::Mcs(setting) => match setting.mcs_of(ppdu_rate_bps) {
-                        Some(mcs) => {
-                            let (constellation, code) = McsPhy::modulation(mcs);
-                            non_ht_reference_bps(constellation, code)
-                        }
-                        None => ppdu_rate_bps,
-                    },
-                    _ => ppdu_rate_bps,
-                };
+                let reference = self.reference_rate_bps(ppdu_rate_bps);
                 let rate = highest_not_above(&OFDM_MANDATORY_BASIC, reference);
                 self.airtime_ns(FRAME_ACK_BYTES, rate) - self.signal_extension_ns()
             }
