@@ -17,7 +17,6 @@ use crate::limits::{
     MIN_SAMPLE_INTERVAL_NS, SERIES_SAMPLE_BYTES,
 };
 use crate::wlan::AmpduLimits;
-use airtcp_proto::agent;
 use airtcp_proto::tcp::cc;
 use airtcp_proto::time::seconds;
 
@@ -231,11 +230,10 @@ impl Scenario {
         }
         let refused = [
             (
-                wlan.agent
-                    .as_ref()
-                    .is_some_and(|a| agent::plans_access(&a.kind)),
+                wlan.agent.is_some(),
                 "agent",
-                "an agent that plans the AP's access",
+                "an agent on its AP (agents see the MAC queue, whose MPDUs in flight they \
+                 could take away)",
             ),
             (
                 self.mobiles.iter().any(|m| wlan.stations.contains(&m.node)),

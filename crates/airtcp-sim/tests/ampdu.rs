@@ -215,3 +215,34 @@ fn a_sojourn_limit_discards_what_waited_too_long() {
         summary.aggregate_goodput_bps
     );
 }
+
+#[test]
+fn rts_collisions_and_data_errors_count_against_their_own_limits() {
+    // Four stations protect their A-MPDUs with RTS/CTS; half the MPDUs are lost. A failed
+    // RTS counts against the short limit (7), a lost MPDU after a CTS against the long one
+    // (2), each per MSDU, so an MSDU is dropped when two of its sendings lose it: a quarter
+    // of them, whatever RTS collisions came before (one count for both would drop more).
+    let mut scenario = one_station(
+        vht80(),
+        390_000_000,
+        json!({"errors": {"loss": 0.5}, "rts_threshold": 0, "long_retry_limit": 2}),
+        6,
+    );
+    scenario["nodes"] = json!(["ap", "s1", "s2", "s3", "s4"]);
+    scenario["wlans"][0]["stations"] = json!([1, 2, 3, 4]);
+    let flow = scenario["flows"][0].clone();
+    scenario["flows"] = json!((1..=4)
+        .map(|i| {
+            let mut f = flow.clone();
+            f["name"] = json!(format!("up{i}"));
+            f["src"] = json!(i);
+            f
+        })
+        .collect::<Vec<_>>());
+    let summary = run(&scenario).summary;
+    let wlan = &summary.wlans[0].counters;
+    assert!(wlan.collisions > 100, "{} RTS collisions", wlan.collisions);
+    let (dropped, delivered) = (wlan.retry_drops as f64, wlan.delivered_msdus as f64);
+    let share = dropped / (dropped + delivered);
+    assert!((share - 0.25).abs() < 0.01, "{share} of the MSDUs dropped");
+}

@@ -324,11 +324,12 @@ pub fn subframe_bytes(format: Format, mpdu_bytes: u32, last: bool) -> u32 {
     DELIMITER_BYTES + padded
 }
 
-/// A compressed BlockAck frame acknowledging a window of `window` MPDUs: Frame Control,
-/// Duration, RA, TA, BA Control, Starting Sequence Control, the bitmap (one bit per MPDU:
-/// 8 bytes for 64, 32 for 256) and the FCS (§9.3.1.8.2).
+/// A compressed BlockAck frame for a window of `window` MPDUs: Frame Control, Duration, RA,
+/// TA, BA Control, Starting Sequence Control, the bitmap and the FCS (§9.3.1.8.2). The
+/// bitmap is 8 bytes (64 MPDUs) or, for a window above 64, 32 bytes (256 MPDUs, 802.11ax
+/// §9.3.1.8.2's compressed BlockAck with its Fragment Number subfield set so).
 pub fn block_ack_bytes(window: u16) -> u32 {
-    24 + u32::from(window).div_ceil(64) * 8
+    24 + if window <= 64 { 8 } else { 32 }
 }
 
 impl Format {
@@ -507,7 +508,9 @@ mod tests {
         assert_eq!(subframe_bytes(Format::Vht, 1538, true), 1544);
         assert_eq!(subframe_bytes(Format::Ht, 1538, false), 1544);
         assert_eq!(subframe_bytes(Format::Ht, 1538, true), 1542);
+        assert_eq!(block_ack_bytes(8), 32);
         assert_eq!(block_ack_bytes(64), 32);
+        assert_eq!(block_ack_bytes(65), 56);
         assert_eq!(block_ack_bytes(256), 56);
     }
 

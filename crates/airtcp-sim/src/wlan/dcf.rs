@@ -214,11 +214,11 @@ enum Outcome {
         failed_after: Option<FailedFrame>,
     },
     /// `mac`'s A-MPDU (`ampdu`) got its BlockAck or ACK; its MPDUs that were not
-    /// acknowledged are dropped at `retry_limit` attempts.
+    /// acknowledged count a failure against `counter`.
     Ampdu {
         mac: u32,
         queue: usize,
-        retry_limit: u32,
+        counter: RetryCounter,
     },
     /// Each failed MAC frame.
     Failure(Vec<FailedFrame>),
@@ -1058,11 +1058,11 @@ impl Bss {
             Outcome::Ampdu {
                 mac,
                 queue,
-                retry_limit,
+                counter,
             } => {
                 self.counters.successes += 1;
                 // a BlockAck is a success, whatever it acknowledged
-                self.settle_ampdu(now, mac, queue, retry_limit, actions);
+                self.settle_ampdu(now, mac, queue, counter, actions);
                 self.macs[mac as usize].cw = self.phy.cw_min;
                 self.draw_backoff(now, mac, next_base);
             }
@@ -1146,7 +1146,7 @@ impl Bss {
                 }
                 let frame = self.pop_head(mac, queue);
                 discarded = true;
-                if self.ampdu.is_some() && frame.transmitted {
+                if self.ampdu.is_some() && frame.mpdu.numbered() {
                     // its recipient stops waiting for it, as after a BlockAckReq
                     self.follow_window(now, mac, frame.to, actions);
                 }

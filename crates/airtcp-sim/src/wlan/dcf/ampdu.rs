@@ -17,10 +17,12 @@
 //!   sent (mac80211 numbers a frame when it leaves the TXQ), so that frames an agent removes
 //!   from a queue leave no gap.
 //! - **Errors**: each MPDU is corrupted or not by the WLAN's error model on its own bytes; the
-//!   recipient answers if any MPDU arrived, and its BlockAck tells the originator which.
+//!   recipient answers if any MPDU arrived, and its BlockAck tells the originator which. A
+//!   recipient that gets an MPDU past its window's end moves the window there (§10.25.6.6).
 //!   Acknowledged MPDUs leave the queue; the others stay where they were and go again in a
-//!   later A-MPDU, each with its own retry count, dropped when it reaches the short retry
-//!   limit (the long one when RTS/CTS protects its A-MPDU). ACKs and BlockAcks are not lost
+//!   later A-MPDU, each with its own short and long retry counts (§10.23.2.2: a failed RTS
+//!   or an unprotected A-MPDU counts against the short limit, a loss after a CTS against the
+//!   long one and clears the short count), dropped at either limit. ACKs and BlockAcks are not lost
 //!   (this DCF's one collision domain has no errors on control frames).
 //! - **Contention**: a BlockAck (or ACK) received is a success, and CW returns to CWmin; an
 //!   A-MPDU without a response (a collision, or every MPDU corrupted) doubles CW, and its
@@ -37,7 +39,7 @@
 //!
 //! Not modelled here: A-MSDU inside A-MPDU, BlockAckReq frames on the air, lost BlockAcks,
 //! the recipient's reorder timeout (needed only when a BlockAckReq is lost), more than one
-//! TID, A-MPDU on a channel with geometry (`radio`), and an AP whose agent plans its access.
+//! TID, A-MPDU on a channel with geometry (`radio`), and agents on the BSS's interfaces.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
@@ -54,13 +56,25 @@ const SEQUENCE_MODULO: u16 = 4096;
 /// The longest PPDU (aPPDUMaxTime, 5.484 ms, the longest an L-SIG can announce).
 pub const MAX_PPDU_NS: u64 = 5_484_000;
 
-/// How an MPDU of an aggregating BSS stands: in the A-MPDU on the air, acknowledged in
-/// its BlockAck, and how many times it has been sent without.
+/// How an MPDU of an aggregating BSS stands: numbered, in the A-MPDU on the air,
+/// acknowledged in its BlockAck, and its failed attempts.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct MpduState {
+    /// It has a sequence number (given when it is first put in an A-MPDU).
+    numbered: bool,
     in_flight: bool,
     acked: bool,
-    retries: u8,
+    /// Failed attempts by retry counter (§10.23.2.2: a short and a long count per MSDU; a
+    /// CTS resets the short one).
+    short_retries: u32,
+    long_retries: u32,
+}
+
+impl MpduState {
+    /// Whether the MPDU has a sequence number, so that its recipient may be waiting for it.
+    pub(crate) fn numbered(&self) -> bool {
+        self.numbered
+    }
 }
 
 /// The limits of an A-MPDU.
@@ -159,14 +173,24 @@ impl Aggregation {
 }
 
 /// A recipient's reordering buffer (§10.25.6.6): `held[i]` is the MPDU with sequence number
-/// `expected + i`, if it arrived; `held[0]` is always empty.
-#[derive(Debug, Default)]
+/// `expected + i`, if it arrived; `held[0]` is always empty. `window` MPDUs from `expected`
+/// make its window.
+#[derive(Debug)]
 struct Reordering {
     expected: u16,
+    window: u16,
     held: VecDeque<Option<Packet>>,
 }
 
 impl Reordering {
+    fn new(window: u16) -> Self {
+        Reordering {
+            expected: 0,
+            window,
+            held: VecDeque::new(),
+        }
+    }
+
     /// The MPDU `sequence` arrived: handed up with the ones it frees, or held after a gap;
     /// whether it was held.
     fn receive(&mut self, sequence: u16, packet: Packet, out: &mut Vec<Packet>) -> bool {
@@ -176,9 +200,16 @@ impl Reordering {
             self.expected = (self.expected + 1) % SEQUENCE_MODULO;
             return false;
         }
-        let offset = modular_distance(self.expected, sequence);
+        let mut offset = modular_distance(self.expected, sequence);
         if offset >= SEQUENCE_MODULO / 2 {
             return false; // before the window: a duplicate
+        }
+        if offset >= self.window {
+            // past the window's end: the window moves so that it ends there (§10.25.6.6.2),
+            // handing up what it held before its new start
+            let start = (sequence + SEQUENCE_MODULO + 1 - self.window) % SEQUENCE_MODULO;
+            self.move_window(start, out);
+            offset = modular_distance(self.expected, sequence);
         }
         let offset = usize::from(offset);
         if self.held.len() <= offset {
@@ -233,7 +264,7 @@ impl Bss {
         let frames = &mut self.macs[mac as usize].queues[queue];
         let to = frames[0].to;
         let mut next = ampdu.next_sequence.get(&(mac, to)).copied().unwrap_or(0);
-        let start = if frames[0].transmitted {
+        let start = if frames[0].mpdu.numbered {
             frames[0].sequence
         } else {
             next
@@ -245,7 +276,7 @@ impl Bss {
             if frame.to != to {
                 continue;
             }
-            let sequence = if frame.transmitted {
+            let sequence = if frame.mpdu.numbered {
                 frame.sequence
             } else {
                 fresh
@@ -261,14 +292,15 @@ impl Bss {
             ampdu.positions.push(position);
             padded += subframe_bytes(format, mpdu, false);
             psdu = length;
-            if !frame.transmitted {
+            if !frame.mpdu.numbered {
                 fresh = (fresh + 1) % SEQUENCE_MODULO;
             }
         }
         for &position in &ampdu.positions {
             let frame = &mut frames[position];
-            if !frame.transmitted {
+            if !frame.mpdu.numbered {
                 frame.sequence = next;
+                frame.mpdu.numbered = true;
                 next = (next + 1) % SEQUENCE_MODULO;
             }
             frame.mpdu.in_flight = true;
@@ -372,7 +404,11 @@ impl Bss {
         };
         let delivered_at = now + Duration::from_nanos(data_end + delta);
         let to = frames[ampdu.positions[0]].to;
-        let buffer = ampdu.buffers.entry((mac, to)).or_default();
+        let window = ampdu.limits.window;
+        let buffer = ampdu
+            .buffers
+            .entry((mac, to))
+            .or_insert_with(|| Reordering::new(window));
         ampdu.released.clear();
         for &position in &ampdu.positions {
             let frame = &frames[position];
@@ -391,10 +427,10 @@ impl Bss {
             Outcome::Ampdu {
                 mac,
                 queue,
-                retry_limit: if rts {
-                    self.params.long_retry_limit
+                counter: if rts {
+                    RetryCounter::Long
                 } else {
-                    self.params.short_retry_limit
+                    RetryCounter::Short
                 },
             },
         )
@@ -403,6 +439,10 @@ impl Bss {
     /// An A-MPDU of `mac` nobody answers (it collided): its airtime and rate.
     pub(super) fn unanswered_ampdu(&mut self, now: Instant, mac: u32, queue: usize) -> (u64, u64) {
         let bytes = self.form_ampdu(now, mac, queue);
+        if self.ampdu_uses_rts(bytes) {
+            // only the RTS went on the air: its MPDUs count a failed attempt, not a sending
+            return (self.phy.rts_airtime_ns(), self.phy.basic_rate_bps);
+        }
         let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
         let count = ampdu.positions.len();
         self.counters.count_ampdu(count, count);
@@ -413,17 +453,13 @@ impl Bss {
                 self.counters.retries += 1;
             }
             frame.transmitted = true;
-            frame.mpdu.acked = false;
         }
-        if self.ampdu_uses_rts(bytes) {
-            (self.phy.rts_airtime_ns(), self.phy.basic_rate_bps)
-        } else {
-            (self.ampdu_airtime_ns(bytes), self.phy.data_rate_bps)
-        }
+        (self.ampdu_airtime_ns(bytes), self.phy.data_rate_bps)
     }
 
     /// Settles `mac`'s A-MPDU at the end of its busy period: acknowledged MPDUs leave the
-    /// queue, the others count a retry and are dropped at `retry_limit`; the recipient's
+    /// queue, the others count a failure against `counter` and are dropped at its limit (a
+    /// long failure, after a CTS, clears the short count); the recipient's
     /// window follows the originator's (released MPDUs are handed up at `now`). Whether an
     /// MPDU was dropped.
     pub(super) fn settle_ampdu(
@@ -431,9 +467,11 @@ impl Bss {
         now: Instant,
         mac: u32,
         queue: usize,
-        retry_limit: u32,
+        counter: RetryCounter,
         actions: &mut Actions,
     ) -> bool {
+        let (short_limit, long_limit) =
+            (self.params.short_retry_limit, self.params.long_retry_limit);
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
         let counters = &mut self.counters;
         let drops_before = counters.retry_drops;
@@ -455,8 +493,19 @@ impl Bss {
                 ampdu.removals.push(position);
                 continue;
             }
-            frame.mpdu.retries = frame.mpdu.retries.saturating_add(1);
-            if u32::from(frame.mpdu.retries) >= retry_limit {
+            let mpdu = &mut frame.mpdu;
+            let at_limit = match counter {
+                RetryCounter::Short => {
+                    mpdu.short_retries += 1;
+                    mpdu.short_retries >= short_limit
+                }
+                RetryCounter::Long => {
+                    mpdu.short_retries = 0;
+                    mpdu.long_retries += 1;
+                    mpdu.long_retries >= long_limit
+                }
+            };
+            if at_limit {
                 counters.retry_drops += 1;
                 ampdu.removals.push(position);
             }
@@ -494,7 +543,7 @@ impl Bss {
             .queues
             .iter()
             .flatten()
-            .find(|f| f.to == to && f.transmitted)
+            .find(|f| f.to == to && f.mpdu.numbered)
             .map_or_else(
                 || ampdu.next_sequence.get(&(mac, to)).copied().unwrap_or(0),
                 |f| f.sequence,
@@ -517,10 +566,6 @@ impl Bss {
         actions: &mut Actions,
     ) {
         self.counters.failed_attempts += 1;
-        let limit = match failed.counter {
-            RetryCounter::Short => self.params.short_retry_limit,
-            RetryCounter::Long => self.params.long_retry_limit,
-        };
         let end = self.ampdu.as_ref().map_or(0, |a| {
             a.in_flight_end
                 .get(failed.mac as usize)
@@ -532,7 +577,7 @@ impl Bss {
         for frame in frames.range_mut(..end) {
             frame.mpdu.acked = false;
         }
-        let dropped = self.settle_ampdu(now, failed.mac, failed.queue, limit, actions);
+        let dropped = self.settle_ampdu(now, failed.mac, failed.queue, failed.counter, actions);
         let station = &mut self.macs[failed.mac as usize];
         station.cw = if dropped {
             self.phy.cw_min
@@ -556,7 +601,7 @@ mod tests {
 
     #[test]
     fn reordering_holds_after_a_gap_and_releases_in_order() {
-        let mut buffer = Reordering::default();
+        let mut buffer = Reordering::new(64);
         let mut out = Vec::new();
         buffer.receive(0, packet(0), &mut out);
         buffer.receive(2, packet(2), &mut out);
@@ -572,7 +617,7 @@ mod tests {
 
     #[test]
     fn a_block_ack_request_moves_the_window_past_a_given_up_mpdu() {
-        let mut buffer = Reordering::default();
+        let mut buffer = Reordering::new(64);
         let mut out = Vec::new();
         buffer.receive(1, packet(1), &mut out);
         buffer.receive(3, packet(3), &mut out);
@@ -589,10 +634,29 @@ mod tests {
     }
 
     #[test]
+    fn an_mpdu_past_the_window_moves_it() {
+        let mut buffer = Reordering::new(4);
+        let mut out = Vec::new();
+        buffer.receive(1, packet(1), &mut out);
+        buffer.receive(2, packet(2), &mut out);
+        assert!(out.is_empty());
+        // 5 lies past the window 0-3: the window becomes 2-5, 0 is given up, 1 and 2 go up
+        buffer.receive(5, packet(5), &mut out);
+        assert_eq!(out.iter().map(|p| p.uid).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(buffer.expected, 3);
+        buffer.receive(3, packet(3), &mut out);
+        buffer.receive(4, packet(4), &mut out);
+        assert_eq!(
+            out.iter().map(|p| p.uid).collect::<Vec<_>>(),
+            [1, 2, 3, 4, 5]
+        );
+    }
+
+    #[test]
     fn sequence_numbers_wrap_at_4096() {
         let mut buffer = Reordering {
             expected: 4094,
-            held: VecDeque::new(),
+            ..Reordering::new(64)
         };
         let mut out = Vec::new();
         buffer.receive(0, packet(0), &mut out);
