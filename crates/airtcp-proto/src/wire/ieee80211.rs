@@ -20,6 +20,9 @@ const QOS_DATA: u8 = 0x88;
 const RTS: u8 = 0xb4;
 const CTS: u8 = 0xc4;
 const ACK: u8 = 0xd4;
+const BLOCK_ACK: u8 = 0x94;
+/// BA Control: the compressed bitmap variant (TID 0, immediate).
+const BA_COMPRESSED: u16 = 0x0004;
 // Frame Control, second octet.
 const TO_DS: u8 = 0x01;
 const FROM_DS: u8 = 0x02;
@@ -68,6 +71,18 @@ pub enum FrameRepr {
         duration_us: u16,
         receiver: MacAddress,
     },
+    /// A compressed BlockAck (TID 0) from `transmitter`, the recipient of an A-MPDU: bit i
+    /// of `bitmap` (its first `bitmap_bytes`, 8 or 32) acknowledges the MPDU with sequence
+    /// number `start_sequence + i` (§9.3.1.8.2; a 32-byte bitmap, 802.11ax's, is marked by
+    /// the Fragment Number subfield's bits 1-2 set to 2).
+    BlockAck {
+        duration_us: u16,
+        receiver: MacAddress,
+        transmitter: MacAddress,
+        start_sequence: u16,
+        bitmap: [u8; 32],
+        bitmap_bytes: u8,
+    },
 }
 
 impl FrameRepr {
@@ -82,6 +97,7 @@ impl FrameRepr {
             FrameRepr::Data { .. } => 26,
             FrameRepr::Rts { .. } => 16,
             FrameRepr::Cts { .. } | FrameRepr::Ack { .. } => 10,
+            FrameRepr::BlockAck { bitmap_bytes, .. } => 20 + usize::from(*bitmap_bytes),
         }
     }
 
@@ -136,6 +152,22 @@ impl FrameRepr {
                 duration_us,
                 receiver,
             } => Self::emit_control(out, ACK, duration_us, receiver),
+            FrameRepr::BlockAck {
+                duration_us,
+                receiver,
+                transmitter,
+                start_sequence,
+                bitmap,
+                bitmap_bytes,
+            } => {
+                Self::emit_control(out, BLOCK_ACK, duration_us, receiver);
+                out.extend_from_slice(&transmitter);
+                out.extend_from_slice(&BA_COMPRESSED.to_le_bytes());
+                let fragment = if bitmap_bytes == 32 { 2 << 1 } else { 0 };
+                let control = ((start_sequence % 4096) << 4) | fragment;
+                out.extend_from_slice(&control.to_le_bytes());
+                out.extend_from_slice(&bitmap[..usize::from(bitmap_bytes)]);
+            }
         }
     }
 
@@ -235,6 +267,37 @@ mod tests {
         });
         assert_eq!(&bytes[..2], &[0x88, 0x01]);
         assert_eq!(&bytes[24..26], &[0x00, 0x00]);
+    }
+
+    #[test]
+    fn block_ack_carries_its_start_and_bitmap() {
+        let mut bitmap = [0; 32];
+        bitmap[0] = 0b1011;
+        let bytes = emitted(FrameRepr::BlockAck {
+            duration_us: 0,
+            receiver: A,
+            transmitter: B,
+            start_sequence: 4100,
+            bitmap,
+            bitmap_bytes: 8,
+        });
+        assert_eq!(bytes.len(), 28);
+        assert_eq!(&bytes[..2], &[0x94, 0x00]);
+        assert_eq!(&bytes[4..10], &A);
+        assert_eq!(&bytes[10..16], &B);
+        // compressed bitmap; starting sequence 4100 mod 4096 = 4, shifted past the fragment
+        assert_eq!(&bytes[16..20], &[0x04, 0x00, 0x40, 0x00]);
+        assert_eq!(&bytes[20..28], &[0b1011, 0, 0, 0, 0, 0, 0, 0]);
+        let wide = emitted(FrameRepr::BlockAck {
+            duration_us: 0,
+            receiver: A,
+            transmitter: B,
+            start_sequence: 0,
+            bitmap,
+            bitmap_bytes: 32,
+        });
+        assert_eq!(wide.len(), 52);
+        assert_eq!(&wide[18..20], &[0x04, 0x00]);
     }
 
     #[test]

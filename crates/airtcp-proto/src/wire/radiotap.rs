@@ -3,7 +3,8 @@
 //! and Channel fields, the Rate field for a DSSS or non-HT OFDM frame, the MCS (present bit
 //! 19), VHT (21) or HE (23) field for an HT, VHT or HE one, and, where the channel has
 //! geometry, the dBm Antenna Signal and dBm Antenna Noise fields (present bits 5 and 6, one
-//! signed byte each); each field at its natural alignment, all little-endian. The MCS,
+//! signed byte each), and the A-MPDU status (present bit 20) of an A-MPDU's subframes; each
+//! field at its natural alignment, all little-endian. The MCS,
 //! VHT and HE fields say what airtcp models of the PPDU: its MCS, streams, bandwidth and
 //! guard interval, BCC coding, no STBC, an SU PPDU.
 
@@ -26,6 +27,7 @@ const PRESENT_RATE: u32 = 0b0100;
 const PRESENT_CHANNEL: u32 = 0b1000;
 const PRESENT_SIGNAL: u32 = 0b110_0000;
 const PRESENT_MCS: u32 = 1 << 19;
+const PRESENT_AMPDU: u32 = 1 << 20;
 const PRESENT_VHT: u32 = 1 << 21;
 const PRESENT_HE: u32 = 1 << 23;
 
@@ -67,19 +69,30 @@ pub struct RadiotapRepr {
     pub channel_flags: u16,
     /// The frame's power at the receiver and the noise there, in dBm.
     pub signal_dbm: Option<(i8, i8)>,
+    /// A subframe of an A-MPDU: the A-MPDU's reference number (one per PPDU) and whether it
+    /// is the last subframe (the A-MPDU status field, present bit 20).
+    pub ampdu: Option<(u32, bool)>,
 }
+
+/// A-MPDU status flags: the last subframe is known, and this is it.
+const AMPDU_LAST_KNOWN: u16 = 0x0004;
+const AMPDU_IS_LAST: u16 = 0x0008;
 
 impl RadiotapRepr {
     /// The header's length in bytes.
     pub fn header_len(&self) -> usize {
-        // the fields before the MCS, VHT or HE one end 2-aligned: no padding ahead of it
-        RADIOTAP_LEN
-            + if self.signal_dbm.is_some() { 2 } else { 0 }
-            + match self.rate {
-                RadiotapRate::Legacy(_) => 0,
-                RadiotapRate::Ht { .. } => 3,
-                RadiotapRate::Vht { .. } | RadiotapRate::He { .. } => 12,
-            }
+        // the fields up to the channel, and signal and noise, end 2-aligned
+        let mut len = RADIOTAP_LEN + if self.signal_dbm.is_some() { 2 } else { 0 };
+        if let RadiotapRate::Ht { .. } = self.rate {
+            len += 3;
+        }
+        if self.ampdu.is_some() {
+            len = len.next_multiple_of(4) + 8;
+        }
+        match self.rate {
+            RadiotapRate::Vht { .. } | RadiotapRate::He { .. } => len.next_multiple_of(2) + 12,
+            _ => len,
+        }
     }
 
     pub fn emit(&self, out: &mut Vec<u8>) {
@@ -93,6 +106,9 @@ impl RadiotapRepr {
         };
         if self.signal_dbm.is_some() {
             present |= PRESENT_SIGNAL;
+        }
+        if self.ampdu.is_some() {
+            present |= PRESENT_AMPDU;
         }
         out.extend_from_slice(&[0, 0, 0, 0]); // version, pad, length (set below)
         out.extend_from_slice(&present.to_le_bytes());
@@ -113,17 +129,27 @@ impl RadiotapRepr {
                 out.push(0);
             }
         };
-        match self.rate {
-            RadiotapRate::Legacy(_) => {}
-            RadiotapRate::Ht {
-                mcs,
-                wide,
-                short_gi,
-            } => {
-                // known: bandwidth, MCS index, guard interval, FEC type
-                let flags = u8::from(wide) | (u8::from(short_gi) << 2);
-                out.extend_from_slice(&[0x01 | 0x02 | 0x04 | 0x10, flags, mcs]);
+        if let RadiotapRate::Ht {
+            mcs,
+            wide,
+            short_gi,
+        } = self.rate
+        {
+            // known: bandwidth, MCS index, guard interval, FEC type
+            let flags = u8::from(wide) | (u8::from(short_gi) << 2);
+            out.extend_from_slice(&[0x01 | 0x02 | 0x04 | 0x10, flags, mcs]);
+        }
+        if let Some((reference, last)) = self.ampdu {
+            while (out.len() - start) % 4 != 0 {
+                out.push(0);
             }
+            let flags = AMPDU_LAST_KNOWN | if last { AMPDU_IS_LAST } else { 0 };
+            out.extend_from_slice(&reference.to_le_bytes());
+            out.extend_from_slice(&flags.to_le_bytes());
+            out.extend_from_slice(&[0, 0]); // delimiter CRC, reserved
+        }
+        match self.rate {
+            RadiotapRate::Legacy(_) | RadiotapRate::Ht { .. } => {}
             RadiotapRate::Vht {
                 mcs,
                 streams,
@@ -192,6 +218,7 @@ mod tests {
             channel_mhz: 2412,
             channel_flags: CHANNEL_CCK | CHANNEL_2GHZ,
             signal_dbm: None,
+            ampdu: None,
         }
         .emit(&mut out);
         assert_eq!(out.len(), RADIOTAP_LEN);
@@ -210,11 +237,39 @@ mod tests {
             channel_mhz: 2412,
             channel_flags: CHANNEL_CCK | CHANNEL_2GHZ,
             signal_dbm: Some((-79, -94)),
+            ampdu: None,
         };
         repr.emit(&mut out);
         assert_eq!(out.len(), repr.header_len());
         assert_eq!(&out[..8], &[0, 0, 24, 0, 0x6f, 0, 0, 0]);
         assert_eq!(&out[22..], &[(-79i8) as u8, (-94i8) as u8]);
+    }
+
+    #[test]
+    fn a_mpdu_status_is_4_aligned_between_mcs_and_vht() {
+        let mut out = Vec::new();
+        let repr = RadiotapRepr {
+            tsft_us: 1,
+            flags: 0,
+            rate: RadiotapRate::Vht {
+                mcs: 9,
+                streams: 1,
+                width_mhz: 80,
+                short_gi: false,
+            },
+            channel_mhz: 5180,
+            channel_flags: CHANNEL_OFDM | CHANNEL_5GHZ,
+            signal_dbm: None,
+            ampdu: Some((0x0102_0304, true)),
+        };
+        repr.emit(&mut out);
+        // present: TSFT, Flags, Channel, A-MPDU status, VHT
+        assert_eq!(&out[4..8], &(0x0030_000bu32).to_le_bytes());
+        // channel ends at 22; the A-MPDU status at 24: reference, flags (last known, last)
+        assert_eq!(&out[22..24], &[0, 0]);
+        assert_eq!(&out[24..32], &[4, 3, 2, 1, 0x0c, 0, 0, 0]);
+        assert_eq!(out.len(), 44);
+        assert_eq!(repr.header_len(), 44);
     }
 
     #[test]
@@ -226,6 +281,7 @@ mod tests {
             channel_mhz: 5180,
             channel_flags: CHANNEL_OFDM | CHANNEL_5GHZ,
             signal_dbm: Some((-60, -90)),
+            ampdu: None,
         };
         let mut out = Vec::new();
         repr(RadiotapRate::Ht {
@@ -267,13 +323,16 @@ mod tests {
             },
         ] {
             for signal_dbm in [None, Some((-50, -90))] {
-                let mut out = Vec::new();
-                let repr = RadiotapRepr {
-                    signal_dbm,
-                    ..repr(rate)
-                };
-                repr.emit(&mut out);
-                assert_eq!(repr.header_len(), out.len(), "{repr:?}");
+                for ampdu in [None, Some((7, true))] {
+                    let mut out = Vec::new();
+                    let repr = RadiotapRepr {
+                        signal_dbm,
+                        ampdu,
+                        ..repr(rate)
+                    };
+                    repr.emit(&mut out);
+                    assert_eq!(repr.header_len(), out.len(), "{repr:?}");
+                }
             }
         }
         let mut out = Vec::new();

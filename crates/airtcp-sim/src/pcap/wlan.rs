@@ -10,7 +10,9 @@
 //! transport header. A WLAN that names a channel is shown on it; the others do not interfere
 //! in the simulator, so they are shown on channels 1, 6 and 11 in turn (36, 40, 44 in 5 GHz).
 //! HT, VHT and HE data frames are QoS data frames (TID 0) and carry radiotap's MCS, VHT or
-//! HE field instead of a rate. On a channel with
+//! HE field instead of a rate; an A-MPDU's subframes are one record each, with radiotap's
+//! A-MPDU status (the PPDU's reference number, the last subframe marked) and the TSFT of the
+//! PPDU's end, followed by the compressed BlockAck. On a channel with
 //! geometry each frame carries its power at its receiver and the noise there (dBm Antenna
 //! Signal and Noise).
 
@@ -170,6 +172,10 @@ impl WlanTraces {
             signal_dbm: frame
                 .signal_dbm
                 .map(|(signal, noise)| (dbm(signal), dbm(noise))),
+            ampdu: match frame.body {
+                AirBody::Data { ampdu, .. } => ampdu,
+                _ => None,
+            },
         };
         radiotap.emit(&mut self.buffer);
         let headers_end = emit_frame(&mut self.buffer, frame, radio.mcs.is_some(), payload_of);
@@ -217,12 +223,26 @@ fn emit_frame<'p>(
             duration_us,
             receiver,
         },
+        AirBody::BlockAck {
+            transmitter,
+            start_sequence,
+            bitmap,
+            bitmap_bytes,
+        } => FrameRepr::BlockAck {
+            duration_us,
+            receiver,
+            transmitter: mac_of(*transmitter),
+            start_sequence: *start_sequence,
+            bitmap: *bitmap,
+            bitmap_bytes: *bitmap_bytes,
+        },
         AirBody::Data {
             transmitter,
             ap,
             retry,
             sequence,
             msdus,
+            ..
         } => {
             let direction = if transmitter == ap {
                 DsDirection::FromAp

@@ -262,6 +262,7 @@ impl SharedChannel {
                     retry,
                     sequence,
                     msdus: self.carried(t).map(|frame| frame.packet).collect(),
+                    ampdu: None,
                 }
             }
         };

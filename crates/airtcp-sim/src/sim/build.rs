@@ -140,14 +140,6 @@ impl Simulation {
                     message: "the scenario has no WLAN to capture".into(),
                 })
             }
-            Some(_) if scenario.wlans.iter().any(|w| w.ampdu_limits().is_some()) => {
-                return Err(ConfigError {
-                    key: "pcap-80211".into(),
-                    message: "captures of A-MPDUs are not written yet; set ampdu = false on \
-                              the WLANs to capture them"
-                        .into(),
-                })
-            }
             Some(dir) => {
                 let phys: Vec<Phy> = scenario
                     .wlans

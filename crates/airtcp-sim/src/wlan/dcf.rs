@@ -892,7 +892,7 @@ impl Bss {
             for &mac in &transmitters {
                 let (queue, count) = self.selection(mac);
                 let (airtime, rate) = if self.ampdu.is_some() {
-                    self.unanswered_ampdu(now, mac, queue)
+                    self.unanswered_ampdu(now, mac, queue, actions)
                 } else {
                     let payload = self.payload_bytes(mac, queue, 0, count);
                     self.unanswered_attempt(now, mac, (queue, count), payload, actions)

@@ -48,7 +48,7 @@ use airtcp_proto::wifi::mcs::{block_ack_bytes, subframe_bytes, Format};
 use airtcp_proto::wifi::{Modulation, Phy};
 use airtcp_proto::Instant;
 
-use super::{Actions, Bss, FailedFrame, Outcome, RetryCounter};
+use super::{Actions, AirBody, AirFrame, Bss, FailedFrame, Outcome, RetryCounter};
 use crate::packet::Packet;
 
 /// Sequence numbers run modulo 4096 (§9.2.4.4.2).
@@ -62,6 +62,8 @@ pub const MAX_PPDU_NS: u64 = 5_484_000;
 pub(crate) struct MpduState {
     /// It has a sequence number (given when it is first put in an A-MPDU).
     numbered: bool,
+    /// Its present sending is a retry (for captures).
+    resent: bool,
     in_flight: bool,
     acked: bool,
     /// Failed attempts by retry counter (§10.23.2.2: a short and a long count per MSDU; a
@@ -126,6 +128,8 @@ pub struct Aggregation {
     removals: Vec<usize>,
     /// Packets a recipient released, to hand up (kept to reuse its allocation).
     released: Vec<Packet>,
+    /// The reference number of the next A-MPDU a capture shows.
+    reference: u32,
 }
 
 impl Aggregation {
@@ -158,6 +162,7 @@ impl Aggregation {
             in_flight_end: Vec::new(),
             removals: Vec::new(),
             released: Vec::new(),
+            reference: 0,
         })
     }
 
@@ -370,6 +375,7 @@ impl Bss {
         let mut arrived = 0;
         for &position in &ampdu.positions {
             let frame = &mut frames[position];
+            frame.mpdu.resent = frame.transmitted;
             if frame.transmitted {
                 self.counters.retries += 1;
             }
@@ -380,6 +386,12 @@ impl Bss {
         }
         let count = ampdu.positions.len();
         self.counters.count_ampdu(count, count - arrived);
+        if self.capture {
+            self.capture_ampdu(actions, now, mac, queue, (rts, false), bytes);
+        }
+        let phy = &self.phy;
+        let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
+        let frames = &mut self.macs[mac as usize].queues[queue];
         if arrived == 0 {
             self.counters.channel_errors += 1;
             let busy = data_end + delta;
@@ -436,11 +448,136 @@ impl Bss {
         )
     }
 
+    /// What a capture shows of the A-MPDU `form_ampdu` formed for `mac` from `queue`,
+    /// `bytes` long, its exchange begun at `at`: the RTS and CTS ahead of it (`rts`), one
+    /// record per subframe (bad where it was not received: all of them when `collided`, and
+    /// then nothing more, the RTS alone if there was one), then the BlockAck (an ACK for a
+    /// lone MPDU) if any arrived.
+    #[cold]
+    fn capture_ampdu(
+        &mut self,
+        actions: &mut Actions,
+        at: Instant,
+        mac: u32,
+        queue: usize,
+        (rts, collided): (bool, bool),
+        bytes: u32,
+    ) {
+        let airtime = self.ampdu_airtime_ns(bytes);
+        let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
+        let phy = &self.phy;
+        let (delta, sifs) = (phy.propagation_ns, phy.sifs_ns);
+        let count = ampdu.positions.len();
+        let frames = &self.macs[mac as usize].queues[queue];
+        let first = frames[ampdu.positions[0]];
+        let response_bytes = if count == 1 {
+            airtcp_proto::wifi::FRAME_ACK_BYTES
+        } else {
+            ampdu.block_ack_bytes()
+        };
+        let response = phy.airtime_ns(response_bytes, phy.basic_rate_bps);
+        let control = |at_ns: u64, airtime_ns: u64, nav_ns: u64, receiver: u32, body| AirFrame {
+            at: at + Duration::from_nanos(at_ns),
+            airtime_ns,
+            rate_bps: phy.basic_rate_bps,
+            nav_ns,
+            bad_fcs: false,
+            receiver: self.node(receiver),
+            body,
+            signal_dbm: None,
+        };
+        let mut data_at = 0;
+        if rts {
+            let nav = 3 * sifs + phy.cts_airtime_ns() + airtime + response;
+            let body = AirBody::Rts {
+                transmitter: self.node(mac),
+            };
+            let rts_frame = AirFrame {
+                bad_fcs: collided,
+                ..control(0, phy.rts_airtime_ns(), nav, first.to, body)
+            };
+            actions.air.push(rts_frame);
+            if collided {
+                return;
+            }
+            let cts_at = phy.rts_airtime_ns() + delta + sifs;
+            let cts_nav = nav - sifs - phy.cts_airtime_ns();
+            actions.air.push(control(
+                cts_at,
+                phy.cts_airtime_ns(),
+                cts_nav,
+                mac,
+                AirBody::Cts,
+            ));
+            data_at = cts_at + phy.cts_airtime_ns() + delta + sifs;
+        }
+        let reference = ampdu.reference;
+        let mut arrived = false;
+        for (k, &position) in ampdu.positions.iter().enumerate() {
+            let frame = &frames[position];
+            let received = !collided && frame.mpdu.acked;
+            arrived |= received;
+            actions.air.push(AirFrame {
+                at: at + Duration::from_nanos(data_at),
+                airtime_ns: airtime,
+                rate_bps: phy.data_rate_bps,
+                nav_ns: sifs + response,
+                bad_fcs: !received,
+                receiver: self.node(frame.to),
+                body: AirBody::Data {
+                    transmitter: self.node(mac),
+                    ap: self.node(0),
+                    retry: frame.mpdu.resent,
+                    sequence: frame.sequence,
+                    msdus: vec![frame.packet],
+                    ampdu: (count > 1).then_some((reference, k + 1 == count)),
+                },
+                signal_dbm: None,
+            });
+        }
+        if arrived {
+            let response_at = data_at + airtime + delta + sifs;
+            let body = if count == 1 {
+                AirBody::Ack
+            } else {
+                let mut bitmap = [0u8; 32];
+                for &position in &ampdu.positions {
+                    let frame = &frames[position];
+                    if frame.mpdu.acked {
+                        let bit = usize::from(modular_distance(first.sequence, frame.sequence));
+                        bitmap[bit / 8] |= 1 << (bit % 8);
+                    }
+                }
+                AirBody::BlockAck {
+                    transmitter: self.node(first.to),
+                    start_sequence: first.sequence,
+                    bitmap,
+                    bitmap_bytes: (response_bytes - 24) as u8,
+                }
+            };
+            actions
+                .air
+                .push(control(response_at, response, 0, mac, body));
+        }
+        if count > 1 {
+            self.ampdu.as_mut().expect("an aggregating BSS").reference += 1;
+        }
+    }
+
     /// An A-MPDU of `mac` nobody answers (it collided): its airtime and rate.
-    pub(super) fn unanswered_ampdu(&mut self, now: Instant, mac: u32, queue: usize) -> (u64, u64) {
+    pub(super) fn unanswered_ampdu(
+        &mut self,
+        now: Instant,
+        mac: u32,
+        queue: usize,
+        actions: &mut Actions,
+    ) -> (u64, u64) {
         let bytes = self.form_ampdu(now, mac, queue);
         if self.ampdu_uses_rts(bytes) {
             // only the RTS went on the air: its MPDUs count a failed attempt, not a sending
+            if self.capture {
+                self.capture_ampdu(actions, now, mac, queue, (true, true), bytes);
+            }
             return (self.phy.rts_airtime_ns(), self.phy.basic_rate_bps);
         }
         let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
@@ -449,10 +586,14 @@ impl Bss {
         let frames = &mut self.macs[mac as usize].queues[queue];
         for &position in &ampdu.positions {
             let frame = &mut frames[position];
+            frame.mpdu.resent = frame.transmitted;
             if frame.transmitted {
                 self.counters.retries += 1;
             }
             frame.transmitted = true;
+        }
+        if self.capture {
+            self.capture_ampdu(actions, now, mac, queue, (false, true), bytes);
         }
         (self.ampdu_airtime_ns(bytes), self.phy.data_rate_bps)
     }

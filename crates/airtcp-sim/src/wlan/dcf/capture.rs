@@ -1,5 +1,6 @@
 //! What a monitor on the BSS's channel would capture: every frame of each exchange (RTS,
-//! CTS, data, ACK; an A-MSDU is one data frame) from the moment its first bit leaves the
+//! CTS, data, ACK; an A-MSDU is one data frame; an A-MPDU one record per subframe, then its
+//! BlockAck: `ampdu`) from the moment its first bit leaves the
 //! transmitter, with its rate, the NAV its Duration field sets (IEEE 802.11-2020 §9.2.5:
 //! through the ACK that ends the exchange), the retry bit and sequence number of data
 //! frames, and a bad-FCS mark when it collided or the channel corrupted it. While capturing
@@ -40,13 +41,23 @@ pub enum AirBody {
     },
     Cts,
     Ack,
-    /// A data frame of one MSDU, or an A-MSDU of several; `ap` is the BSS's AP (its BSSID).
+    /// A data frame of one MSDU, or an A-MSDU of several; `ap` is the BSS's AP (its BSSID);
+    /// `ampdu`: a subframe of an A-MPDU, its reference number and whether it is the last.
     Data {
         transmitter: usize,
         ap: usize,
         retry: bool,
         sequence: u16,
         msdus: Vec<Packet>,
+        ampdu: Option<(u32, bool)>,
+    },
+    /// A compressed BlockAck from `transmitter`: bit i of `bitmap` (its first
+    /// `bitmap_bytes`) acknowledges sequence number `start_sequence + i`.
+    BlockAck {
+        transmitter: usize,
+        start_sequence: u16,
+        bitmap: [u8; 32],
+        bitmap_bytes: u8,
     },
 }
 
@@ -139,6 +150,7 @@ impl Bss {
                 retry: first.transmitted,
                 sequence: first.sequence,
                 msdus: frames.range(carried).map(|f| f.packet).collect(),
+                ampdu: None,
             },
             signal_dbm: None,
         }
