@@ -733,6 +733,10 @@ mod tests {
     use super::*;
     use crate::packet::tests::udp_packet;
 
+    fn uids(out: &[Packet]) -> Vec<u64> {
+        out.iter().map(|p| p.uid).collect()
+    }
+
     fn packet(uid: u64) -> Packet {
         Packet {
             uid,
@@ -747,9 +751,9 @@ mod tests {
         buffer.receive(0, packet(0), &mut out);
         buffer.receive(2, packet(2), &mut out);
         buffer.receive(3, packet(3), &mut out);
-        assert_eq!(out.iter().map(|p| p.uid).collect::<Vec<_>>(), [0]);
+        assert_eq!(uids(&out), [0]);
         buffer.receive(1, packet(1), &mut out);
-        assert_eq!(out.iter().map(|p| p.uid).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        assert_eq!(uids(&out), [0, 1, 2, 3]);
         // a duplicate before the window is dropped
         buffer.receive(2, packet(9), &mut out);
         assert_eq!(out.len(), 4);
@@ -765,9 +769,9 @@ mod tests {
         assert!(out.is_empty());
         // the originator gave up 0: 1 goes up, 3 waits for 2
         buffer.move_window(1, &mut out);
-        assert_eq!(out.iter().map(|p| p.uid).collect::<Vec<_>>(), [1]);
+        assert_eq!(uids(&out), [1]);
         buffer.move_window(3, &mut out);
-        assert_eq!(out.iter().map(|p| p.uid).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(uids(&out), [1, 3]);
         assert_eq!(buffer.expected, 4);
         // a window start already passed changes nothing
         buffer.move_window(2, &mut out);
@@ -783,14 +787,11 @@ mod tests {
         assert!(out.is_empty());
         // 5 lies past the window 0-3: the window becomes 2-5, 0 is given up, 1 and 2 go up
         buffer.receive(5, packet(5), &mut out);
-        assert_eq!(out.iter().map(|p| p.uid).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(uids(&out), [1, 2]);
         assert_eq!(buffer.expected, 3);
         buffer.receive(3, packet(3), &mut out);
         buffer.receive(4, packet(4), &mut out);
-        assert_eq!(
-            out.iter().map(|p| p.uid).collect::<Vec<_>>(),
-            [1, 2, 3, 4, 5]
-        );
+        assert_eq!(uids(&out), [1, 2, 3, 4, 5]);
     }
 
     #[test]
@@ -804,10 +805,7 @@ mod tests {
         buffer.receive(4095, packet(4095), &mut out);
         assert!(out.is_empty());
         buffer.receive(4094, packet(4094), &mut out);
-        assert_eq!(
-            out.iter().map(|p| p.uid).collect::<Vec<_>>(),
-            [4094, 4095, 0]
-        );
+        assert_eq!(uids(&out), [4094, 4095, 0]);
         assert_eq!(buffer.expected, 1);
     }
 }
