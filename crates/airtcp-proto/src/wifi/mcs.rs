@@ -529,7 +529,7 @@ mod tests {
     }
 
     /// ns-3 3.44's `WifiPhy::CalculateTxDuration` (PyPI `ns3==3.44.post0`) for a sample (every
-    /// 13th) of 706 cases computed by /work/probe/mcsref/durations.py: (format, MCS (HT's
+    /// 13th) of 706 cases computed by bench/ns3_mcs_durations.py: (format, MCS (HT's
     /// 0-31), width, GI ns, streams, band, PSDU bytes, ns). All 706 agree with `ppdu_ns` once
     /// ns-3's three departures from the standard are accounted for: no VHT-SIG-B in VHT SU
     /// PPDUs (4 µs less), every HE-LTF 8 µs whatever the GI (the standard's 2x HE-LTF with

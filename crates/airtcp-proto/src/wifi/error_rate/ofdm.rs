@@ -365,7 +365,7 @@ mod tests {
     /// (MCS, linear SINR, bits, ns-3's success rate) for the modes 802.11a/g lacks: 64-QAM 5/6
     /// (VHT MCS 7), 256-QAM 3/4 and 5/6 (VHT MCS 8, 9), 1024-QAM 3/4 and 5/6 (HE MCS 10, 11),
     /// from ns-3 3.44's `NistErrorRateModel` at 7 SINRs around each one's 50 % point for
-    /// 12224 bits, by /work/probe/mcsref/nist_mcs.py (the same method as `NS3_REFERENCE`,
+    /// 12224 bits, by bench/ns3_mcs_errors.py (the same method as `NS3_REFERENCE`,
     /// with `VhtPhy::GetVhtMcs(n)` and `HePhy::GetHeMcs(n)`).
     const NS3_MCS_REFERENCE: [(u8, f64, u64, f64); 70] = [
         (7, 82.41381150130022, 112, 0.0),
