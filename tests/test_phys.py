@@ -180,6 +180,10 @@ def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Pat
         ('phy = "802.11n"\nmax_ampdu = "1MB"', ("wlan.max_ampdu", "1 to 65535")),
         ('phy = "802.11ac"\nagent = "ack_priority"', ("wlan.agent", "an agent on its AP")),
         (
+            'phy = "802.11ac"\n[[agents]]\nnode = "ap"\ninterface = "wlan"\nkind = "af"',
+            ("agents[0].interface", "A-MPDU", "ampdu = false"),
+        ),
+        (
             'phy = "802.11ac"\n[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]',
             ("wlan.ampdu", "geometry", "ampdu = false"),
         ),

@@ -12,6 +12,7 @@ use crate::config::{
 };
 use crate::delivery_trace;
 use crate::error_model::ErrorModel;
+use crate::interface::Interface;
 use crate::limits::{
     is_safe_name, MAX_FLOWS, MAX_NODES, MAX_NODE_NAME_LEN, MAX_SERIES_SAMPLES, MAX_STATIONS,
     MIN_SAMPLE_INTERVAL_NS, SERIES_SAMPLE_BYTES,
@@ -70,7 +71,18 @@ impl Scenario {
             validate_agent(&format!("agents[{i}]"), &placement.agent)?;
         }
         self.validate_radio()?;
-        self.agent_places()?;
+        for (key, place, _) in self.agent_places()? {
+            if let Interface::Wlan { bss, .. } = place {
+                if self.wlans[bss as usize].ampdu_limits().is_some() {
+                    return fail(
+                        format!("{key}.interface"),
+                        "an agent on an interface of a WLAN with A-MPDU is not supported yet \
+                         (it sees the MAC queue, whose MPDUs in flight it could take away); \
+                         set ampdu = false on that WLAN",
+                    );
+                }
+            }
+        }
         self.validate_paths()?;
         self.validate_series()
     }

@@ -291,14 +291,6 @@ impl Simulation {
         match place {
             Interface::Channel(c) => self.channels[c as usize].agent = Some(AgentSlot::new(agent)),
             Interface::Wlan { bss, mac } => {
-                if self.scenario.wlans[bss as usize].ampdu_limits().is_some() {
-                    return Err(
-                        "an agent on an interface of a WLAN with A-MPDU is not supported \
-                                yet (it sees the MAC queue, whose MPDUs in flight it could take \
-                                away); set ampdu = false on that WLAN"
-                            .into(),
-                    );
-                }
                 if agent.access_planner().is_some() {
                     let refused = self.scenario.planner_refused(bss as usize, agent.name());
                     if let Some(message) = refused {
