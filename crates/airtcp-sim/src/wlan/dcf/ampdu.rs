@@ -14,24 +14,23 @@
 //!   bits) at the control response rate. With an RTS threshold, a PSDU longer than it is
 //!   protected by RTS/CTS.
 //! - **Sequence numbers** per originator and recipient (TID 0), given when an MPDU is first
-//!   sent (mac80211 numbers a frame when it leaves the TXQ), so that frames an agent removes
-//!   from a queue leave no gap.
+//!   put in an A-MPDU (mac80211 numbers a frame when it leaves the TXQ).
 //! - **Errors**: each MPDU is corrupted or not by the WLAN's error model on its own bytes; the
 //!   recipient answers if any MPDU arrived, and its BlockAck tells the originator which. A
 //!   recipient that gets an MPDU past its window's end moves the window there (§10.25.6.6).
 //!   Acknowledged MPDUs leave the queue; the others stay where they were and go again in a
 //!   later A-MPDU, each with its own short and long retry counts (§10.23.2.2: a failed RTS
 //!   or an unprotected A-MPDU counts against the short limit, a loss after a CTS against the
-//!   long one and clears the short count), dropped at either limit. ACKs and BlockAcks are not lost
-//!   (this DCF's one collision domain has no errors on control frames).
+//!   long one and clears the short count), dropped at either limit. ACKs and BlockAcks are
+//!   not lost (this DCF's one collision domain has no errors on control frames).
 //! - **Contention**: a BlockAck (or ACK) received is a success, and CW returns to CWmin; an
 //!   A-MPDU without a response (a collision, or every MPDU corrupted) doubles CW, and its
 //!   sender resumes DIFS after the response timeout, as for a single frame.
 //! - **Reordering**: the recipient hands MPDUs up in sequence order; one that arrives after
 //!   a gap waits in its buffer until the gap is filled, or until the originator gives the
-//!   missing MPDU up (the retry limit, or an agent removing it), which moves the window as
-//!   a BlockAckReq would (§10.25.6.6). The BlockAckReq's own airtime is not modelled.
-//!
+//!   missing MPDU up (the retry limit, the MSDU lifetime or the sojourn limit), which moves
+//!   the window as a BlockAckReq would (§10.25.6.6). The BlockAckReq's own airtime is not
+//!   modelled.
 //! - **Lifetime and sojourn limit**: an MPDU's MSDU lifetime runs from its first attempt,
 //!   and an MPDU past it (or past the queue's sojourn limit) is discarded at the head of the
 //!   queue at an access, as with single frames; if it had been sent, its recipient's window
