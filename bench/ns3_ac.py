@@ -113,6 +113,8 @@ import sys
 import tempfile
 import time
 
+from ns3_env import ns3_available
+
 PAYLOAD = 1472  # UDP payload
 MSDU = 8 + 20 + 8 + PAYLOAD  # LLC/SNAP, IPv4, UDP: 1508 bytes; ns-3: LLC/SNAP 8 + 1500
 MSS = 1460
@@ -575,20 +577,6 @@ def ratio(a: float, b: float) -> float:
     return a / b if b else float("nan")
 
 
-def ns3_available(python: str | None) -> str | None:
-    """Why ns-3 cannot run, or None."""
-    if python is None:
-        return "no --ns3-python given and no /work/ns3venv"
-    if not os.access(python, os.X_OK):
-        return f"{python} is not an executable"
-    probe = subprocess.run([python, "-c", "import importlib.util as u; "
-                            "raise SystemExit(u.find_spec('ns') is None)"],
-                           capture_output=True)  # fmt: skip
-    if probe.returncode != 0:
-        return f"the ns3 package is not importable by {python}"
-    return None
-
-
 # ---------------------------------------------------------------------------------------
 # The airtcp side: scenarios in the user schema (docs/scenarios.md), run by `airtcp.run`.
 
@@ -788,7 +776,7 @@ def main() -> None:
     if args.worker:
         ns3_worker()
         return
-    missing = ns3_available(args.ns3_python)
+    missing = ns3_available(args.ns3_python, "no --ns3-python given and no /work/ns3venv")
     if missing:
         print(f"ns3_ac: skipped, {missing} (ns-3 needs its own venv: see the docstring)")
         return

@@ -55,6 +55,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ns3_env import ns3_available
+
 MSDU = 1024  # LLC/SNAP 8 + IPv4 20 + UDP 8 + 988 in airtcp; LLC/SNAP 8 + 1016 in ns-3
 WARMUP_S = 2.0
 STATIONS = (5, 10, 20, 50)
@@ -528,20 +530,6 @@ class Ns3:
         self.process.stdin.close()
         self.process.wait()
         self.stderr.close()
-
-
-def ns3_available(python: str | None) -> str | None:
-    """Why ns-3 cannot run, or None."""
-    if python is None:
-        return "no --ns3-python given"
-    if not os.access(python, os.X_OK):
-        return f"{python} is not an executable"
-    probe = subprocess.run([python, "-c", "import importlib.util as u; "
-                            "raise SystemExit(u.find_spec('ns') is None)"],
-                           capture_output=True)  # fmt: skip
-    if probe.returncode != 0:
-        return f"the ns3 package is not importable by {python}"
-    return None
 
 
 COLUMNS = (  # heading, width, format

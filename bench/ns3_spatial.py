@@ -89,6 +89,8 @@ import sys
 import tempfile
 import time
 
+from ns3_env import ns3_available
+
 MSDU = 1024  # LLC/SNAP 8 + IPv4 20 + UDP 8 + 988 in airtcp; LLC/SNAP 8 + 1016 in ns-3
 CHAIN_PAYLOAD = 1000
 CHAIN_MSDU = 8 + 20 + 8 + CHAIN_PAYLOAD
@@ -487,20 +489,6 @@ def ns3_figures(result: dict, request: dict) -> dict:
         "wall_s": result["wall_s"],
         "loop_s": result["loop_s"],
     }
-
-
-def ns3_available(python: str | None) -> str | None:
-    """Why ns-3 cannot run, or None."""
-    if python is None:
-        return "no --ns3-python given"
-    if not os.access(python, os.X_OK):
-        return f"{python} is not an executable"
-    probe = subprocess.run([python, "-c", "import importlib.util as u; "
-                            "raise SystemExit(u.find_spec('ns') is None)"],
-                           capture_output=True)  # fmt: skip
-    if probe.returncode != 0:
-        return f"the ns3 package is not importable by {python}"
-    return None
 
 
 # ---------------------------------------------------------------------------------------

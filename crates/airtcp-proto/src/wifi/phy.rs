@@ -33,7 +33,7 @@ use core::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::mcs::{Band, Format, McsPhy};
+use super::mcs::{subframe_bytes, Band, Format, McsPhy};
 use super::modulation::non_ht_reference_bps;
 
 /// ACK and CTS are 14 bytes, RTS 20 bytes, including the FCS.
@@ -154,11 +154,11 @@ fn non_ht_ofdm_ns(bits: u64, rate_bps: u64) -> u64 {
 }
 
 /// The PSDU that carries one MPDU of `mpdu_bytes`: the MPDU itself in HT; in VHT and HE an
-/// S-MPDU, a 4-byte delimiter and the MPDU padded to a multiple of 4 bytes.
+/// S-MPDU, one padded A-MPDU subframe (`mcs::subframe_bytes`).
 fn psdu_bytes(format: Format, mpdu_bytes: u32) -> u32 {
     match format {
         Format::Ht => mpdu_bytes,
-        Format::Vht | Format::He => 4 + mpdu_bytes.next_multiple_of(4),
+        Format::Vht | Format::He => subframe_bytes(format, mpdu_bytes, false),
     }
 }
 
