@@ -137,6 +137,7 @@ def print_summary(summary: dict) -> None:
                 f"{wlan['ampdu_failed_mpdus'] / mpdus:.1%} of MPDUs unacknowledged, "
                 f"{wlan['reordered_mpdus']} held by the recipient for order"
             )
+            _print_airtime(wlan, summary["duration_s"])
         if wlan.get("macs"):
             _print_macs(wlan["macs"])
     for mobile in summary.get("mobiles", []):
@@ -152,6 +153,19 @@ def print_summary(summary: dict) -> None:
         counters = ", ".join(f"{name} {value}" for name, value in agent["counters"].items())
         out.print(f"agent {agent['kind']} on {agent['node']} → {agent['interface']}: {counters}")
     out.print(f"{summary['events']} events in {summary['wall_time_s']:.3f} s wall time")
+
+
+def _print_airtime(wlan: dict, duration_s: float) -> None:
+    """Each station's share of the run's airtime in data PPDUs (down from the AP, up to it),
+    and CoDel's drops where mac80211's queues ran."""
+    shares = ", ".join(
+        f"{down / 1e9 / duration_s:.0%}/{up / 1e9 / duration_s:.0%}"
+        for down, up in zip(
+            wlan["station_downlink_airtime_ns"], wlan["station_uplink_airtime_ns"], strict=True
+        )
+    )
+    codel = f"; {wlan['codel_drops']} CoDel drops" if wlan["codel_drops"] else ""
+    out.print(f"  airtime per station, down/up: {shares}{codel}")
 
 
 def _print_macs(macs: list[dict]) -> None:

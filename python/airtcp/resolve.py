@@ -20,6 +20,7 @@ from . import _core
 from .geometry import positions_json, radio_json, user_radio_key
 from .overrides import Overrides
 from .scenario import (
+    WLAN_QUEUEINGS,
     Agent,
     Direction,
     Flow,
@@ -386,6 +387,8 @@ def _wlan_json(w: Wlan, index: dict[str, int], key: str, origins: Origins) -> di
                         ("ba_window", w.ba_window)):  # fmt: skip
         if value is not None:
             optional[name] = value
+    if w.queueing != WLAN_QUEUEINGS[0]:
+        optional["queueing"] = w.queueing
     if w.station_mcs:
         optional["station_mcs"] = [
             {"station": _node(index, name, f"{key}.station_mcs.{name}"), "mcs": mcs}

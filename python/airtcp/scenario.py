@@ -293,6 +293,10 @@ _WLAN_PHYS = dict(_core.wlan_phys())
 WlanPhy = Literal[tuple(_WLAN_PHYS)]  # type: ignore[valid-type]
 
 
+WLAN_QUEUEINGS: tuple[str, ...] = tuple(_core.wlan_queueings())
+WlanQueueing = Literal[WLAN_QUEUEINGS]  # type: ignore[valid-type]
+
+
 def uses_mcs(phy: str) -> bool:
     """Whether a WLAN with this PHY sends data at an MCS (802.11n, ac, ax) or at a rate."""
     return _WLAN_PHYS[phy]
@@ -333,8 +337,8 @@ class Wlan(McsSettings):
     short_slot: bool = True
     rts_threshold: Annotated[int, Field(ge=0)] | Literal["off"] = "off"
     queue: Annotated[int, Field(gt=0)] = 100
-    short_retry_limit: Annotated[int, Field(gt=0)] = 7
-    long_retry_limit: Annotated[int, Field(gt=0)] = 4
+    short_retry_limit: Annotated[int, Field(gt=0, le=LIMITS["max_retry_limit"])] = 7
+    long_retry_limit: Annotated[int, Field(gt=0, le=LIMITS["max_retry_limit"])] = 4
     # None: the simulator's default, off (the standard's MIB default is 512 TU, from an
     # MSDU's first attempt).
     msdu_lifetime: PositiveDuration | Literal["off"] | None = None
@@ -355,6 +359,8 @@ class Wlan(McsSettings):
     ampdu: bool | None = None
     max_ampdu: Size | None = None
     ba_window: int | None = None
+    # The queues between the stack and each MAC: a FIFO, or Linux mac80211's (docs/scenarios.md)
+    queueing: WlanQueueing = WLAN_QUEUEINGS[0]
     rate_control: RateControlName | None = None
     layout: Layout | None = None
 

@@ -7,9 +7,14 @@ mod common;
 
 use std::os::unix::fs::MetadataExt;
 use std::process::{Child, Command};
+use std::sync::Mutex;
 
 use airtcp_emu::netns::{self, RUN_VARIABLE};
 use common::{assert_nothing_left, can_run};
+
+/// The tests one at a time: the first's sweep of every dead run under airtcp's prefix would
+/// otherwise remove the second's dead run before the second's own cleanup sees it.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn ip(args: &[&str]) {
     let status = Command::new("ip").args(args).status().unwrap();
@@ -38,6 +43,9 @@ fn sleeper(namespace: &str, environment: &[(&str, &str)]) -> Child {
 
 #[test]
 fn a_namespace_without_the_marker_and_its_process_are_left_alone() {
+    let _alone = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if !can_run(&["sleep"]) {
         return;
     }
@@ -59,6 +67,9 @@ fn a_namespace_without_the_marker_and_its_process_are_left_alone() {
 
 #[test]
 fn a_dead_runs_namespace_goes_with_its_own_processes_only() {
+    let _alone = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if !can_run(&["sleep"]) {
         return;
     }

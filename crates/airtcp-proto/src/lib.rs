@@ -6,6 +6,7 @@
 //! real packets in the emulator.
 
 pub mod agent;
+pub mod aqm;
 pub mod seq;
 pub mod tcp;
 pub mod time;

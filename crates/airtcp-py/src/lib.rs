@@ -124,6 +124,12 @@ fn wlan_phys() -> Vec<(&'static str, bool)> {
         .collect()
 }
 
+/// The queueing a WLAN can name (`airtcp_sim::wlan::Queueing`), the default first.
+#[pyfunction]
+fn wlan_queueings() -> Vec<&'static str> {
+    airtcp_sim::wlan::Queueing::NAMES.to_vec()
+}
+
 /// The congestion controllers a scenario can name (`airtcp_proto::tcp::cc::VARIANTS`).
 #[pyfunction]
 fn congestion_controls() -> Vec<&'static str> {
@@ -162,6 +168,7 @@ fn limits(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     out.set_item("max_flows", bounds::MAX_FLOWS)?;
     out.set_item("max_nodes", bounds::MAX_NODES)?;
     out.set_item("max_stations", bounds::MAX_STATIONS)?;
+    out.set_item("max_retry_limit", bounds::MAX_RETRY_LIMIT)?;
     out.set_item("max_series_samples", bounds::MAX_SERIES_SAMPLES)?;
     out.set_item("series_sample_bytes", bounds::SERIES_SAMPLE_BYTES)?;
     out.set_item("min_sample_interval_ns", bounds::MIN_SAMPLE_INTERVAL_NS)?;
@@ -443,6 +450,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_delivery_trace, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_records, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;
+    m.add_function(wrap_pyfunction!(wlan_queueings, m)?)?;
     m.add_class::<emu::Emulation>()?;
     m.add_function(wrap_pyfunction!(emu::emu_cleanup, m)?)?;
     m.add_function(wrap_pyfunction!(emu::emu_namespaces, m)?)?;

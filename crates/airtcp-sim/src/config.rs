@@ -16,7 +16,7 @@ use crate::error_model::ErrorModel;
 pub use crate::mobility::MobileConfig;
 use crate::queue::QueueLimit;
 pub use crate::radio::{NodePosition, RadioConfig};
-use crate::wlan::AmpduLimits;
+use crate::wlan::{AmpduLimits, Queueing};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -406,6 +406,9 @@ pub struct WlanConfig {
     /// The Block Ack window in MPDUs; `None`: 64, 256 for 802.11ax.
     #[serde(default)]
     pub ba_window: Option<u16>,
+    /// The queues between the stack and each MAC (`wlan::dcf::txq`).
+    #[serde(default)]
+    pub queueing: Queueing,
 }
 
 /// A station's MCS, to and from it.

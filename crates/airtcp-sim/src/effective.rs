@@ -40,6 +40,7 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
             "msdu_lifetime_ns": wlan.msdu_lifetime_ns,
             "queue_max_delay_ns": wlan.queue_max_delay_ns,
             "agent": wlan.agent.as_ref().map(|agent| agent.kind.clone()),
+            "queueing": wlan.queueing.name(),
         }));
         if let Modulation::Mcs(setting) = phy.modulation {
             let entry = wlans.last_mut().expect("just pushed");

@@ -19,6 +19,10 @@ pub const MAX_SERIES_SAMPLES: u64 = 20_000_000;
 /// Bytes a time-series sample takes in memory (see `crate::summary::TimeSeries`).
 pub const SERIES_SAMPLE_BYTES: u64 = 69;
 
+/// The largest retry limit: dot11ShortRetryLimit and dot11LongRetryLimit are INTEGER
+/// (1..255) in the standard's MIB (IEEE 802.11-2020 Annex C).
+pub const MAX_RETRY_LIMIT: u32 = 255;
+
 /// The shortest sampling interval: 1 µs.
 pub const MIN_SAMPLE_INTERVAL_NS: u64 = 1_000;
 

@@ -53,6 +53,10 @@ pub enum StreamId {
         channel: u32,
         radio: u32,
     },
+    /// The key of a WLAN's flow hash (`wlan::dcf::txq`).
+    FlowHash {
+        bss: u32,
+    },
 }
 
 impl StreamId {
@@ -75,6 +79,7 @@ impl StreamId {
             StreamId::RadioMotion { channel, radio } => {
                 (9 << 60) | (u64::from(channel) << 32) | u64::from(radio)
             }
+            StreamId::FlowHash { bss } => (10 << 60) | u64::from(bss),
         }
     }
 }

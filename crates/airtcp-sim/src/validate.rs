@@ -14,10 +14,10 @@ use crate::delivery_trace;
 use crate::error_model::ErrorModel;
 use crate::interface::Interface;
 use crate::limits::{
-    is_safe_name, MAX_FLOWS, MAX_NODES, MAX_NODE_NAME_LEN, MAX_SERIES_SAMPLES, MAX_STATIONS,
-    MIN_SAMPLE_INTERVAL_NS, SERIES_SAMPLE_BYTES,
+    is_safe_name, MAX_FLOWS, MAX_NODES, MAX_NODE_NAME_LEN, MAX_RETRY_LIMIT, MAX_SERIES_SAMPLES,
+    MAX_STATIONS, MIN_SAMPLE_INTERVAL_NS, SERIES_SAMPLE_BYTES,
 };
-use crate::wlan::AmpduLimits;
+use crate::wlan::{AmpduLimits, Queueing};
 use airtcp_proto::tcp::cc;
 use airtcp_proto::time::seconds;
 
@@ -73,6 +73,14 @@ impl Scenario {
         self.validate_radio()?;
         for (key, place, _) in self.agent_places()? {
             if let Interface::Wlan { bss, .. } = place {
+                if self.wlans[bss as usize].queueing != Queueing::Fifo {
+                    return fail(
+                        format!("{key}.interface"),
+                        "an agent on an interface of a WLAN with mac80211's queues is not \
+                         supported yet (it sees the MAC queue only); set queueing = \"fifo\" \
+                         on that WLAN",
+                    );
+                }
                 if self.wlans[bss as usize].ampdu_limits().is_some() {
                     return fail(
                         format!("{key}.interface"),
@@ -170,13 +178,18 @@ impl Scenario {
             );
         }
         wlan.build_phy(key)?;
+        if wlan.queue_packets == 0 {
+            return fail(format!("{key}.queue_packets"), "must be positive");
+        }
         for (field, value) in [
-            ("queue_packets", wlan.queue_packets),
             ("short_retry_limit", wlan.short_retry_limit),
             ("long_retry_limit", wlan.long_retry_limit),
         ] {
-            if value == 0 {
-                return fail(format!("{key}.{field}"), "must be positive");
+            if !(1..=MAX_RETRY_LIMIT).contains(&value) {
+                return fail(
+                    format!("{key}.{field}"),
+                    format!("{value}; expected 1..{MAX_RETRY_LIMIT} (the standard's MIB range)"),
+                );
             }
         }
         for (field, value) in [
@@ -191,7 +204,37 @@ impl Scenario {
         if let Some(agent) = &wlan.agent {
             validate_agent(&format!("{key}.agent"), agent)?;
         }
+        self.validate_queueing(key, wlan)?;
         self.validate_ampdu(key, wlan)
+    }
+
+    /// mac80211's queues run in the central DCF only, without the mechanisms that take
+    /// frames out of the MAC queue.
+    fn validate_queueing(&self, key: &str, wlan: &WlanConfig) -> Result<(), ConfigError> {
+        if wlan.queueing == Queueing::Fifo {
+            return Ok(());
+        }
+        let refused = [
+            (wlan.agent.is_some(), "agent", "an agent on its AP"),
+            (
+                self.mobiles.iter().any(|m| wlan.stations.contains(&m.node)),
+                "stations",
+                "roaming mobiles",
+            ),
+        ];
+        for (set, field, what) in refused {
+            if set {
+                return fail(
+                    format!("{key}.{field}"),
+                    format!(
+                        "queueing = \"{}\" does not run beside {what} yet; set queueing = \
+                         \"fifo\" or remove it",
+                        wlan.queueing.name()
+                    ),
+                );
+            }
+        }
+        Ok(())
     }
 
     /// A-MPDU settings: only for the MCS PHYs, in range, and not (yet) beside the

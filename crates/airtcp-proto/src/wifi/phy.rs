@@ -372,6 +372,7 @@ impl Phy {
     }
 
     /// Airtime of a frame of `bytes` (MAC header and FCS included) sent at `rate_bps`.
+    #[inline]
     pub fn airtime_ns(&self, bytes: u32, rate_bps: u64) -> u64 {
         let bits = 8 * u64::from(bytes);
         match self.modulation {
@@ -387,13 +388,20 @@ impl Phy {
             Modulation::ErpOfdm | Modulation::Ofdm => {
                 non_ht_ofdm_ns(bits, rate_bps) + self.signal_extension_ns()
             }
-            Modulation::Mcs(setting) => match setting.mcs_of(rate_bps) {
-                Some(mcs) => setting.ppdu_ns(mcs, psdu_bytes(setting.format, bytes)),
-                None => non_ht_ofdm_ns(bits, rate_bps) + self.signal_extension_ns(),
-            },
+            Modulation::Mcs(setting) => self.mcs_airtime_ns(setting, bytes, rate_bps),
             Modulation::Fhss { phy_header_bits } => {
                 (u64::from(phy_header_bits) + bits) * 1_000_000_000 / rate_bps
             }
+        }
+    }
+
+    /// `airtime_ns` of an MCS PHY: out of line, so that the legacy PHYs' airtime stays
+    /// small enough to inline into the DCF's per-frame paths (the fast path).
+    #[inline(never)]
+    fn mcs_airtime_ns(&self, setting: McsPhy, bytes: u32, rate_bps: u64) -> u64 {
+        match setting.mcs_of(rate_bps) {
+            Some(mcs) => setting.ppdu_ns(mcs, psdu_bytes(setting.format, bytes)),
+            None => non_ht_ofdm_ns(8 * u64::from(bytes), rate_bps) + self.signal_extension_ns(),
         }
     }
 

@@ -707,15 +707,7 @@ impl SharedChannel {
         radio.next_sequence = sequence.wrapping_add(1);
         let head_changed = interface.queues[queue].is_empty()
             && (queue == ApQueue::Ack as usize || interface.queues[1 - queue].is_empty());
-        interface.queues[queue].push_back(Frame {
-            packet,
-            to,
-            queued_at: now,
-            first_attempt: None,
-            sequence,
-            transmitted: false,
-            mpdu: Default::default(),
-        });
+        interface.queues[queue].push_back(Frame::new(packet, to, now, sequence));
         if head_changed && interface.planning.is_some() && self.planned_arrival(i, now) {
             return;
         }

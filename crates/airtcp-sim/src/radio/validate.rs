@@ -13,6 +13,7 @@ use airtcp_proto::wifi::Modulation;
 use super::config::{FadingConfig, PropagationConfig};
 use super::motion::MotionConfig;
 use crate::config::{ConfigError, PhyStandard, Scenario, WlanConfig};
+use crate::wlan::Queueing;
 
 fn fail<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, ConfigError> {
     Err(ConfigError {
@@ -374,6 +375,11 @@ impl Scenario {
                     wlan.ampdu_limits().is_some(),
                     "ampdu",
                     "A-MPDU aggregation (set ampdu = false)",
+                ),
+                (
+                    wlan.queueing != Queueing::Fifo,
+                    "queueing",
+                    "mac80211's queues (set queueing = \"fifo\")",
                 ),
             ];
             for (set, field, what) in unsupported {

@@ -5,6 +5,7 @@
 use airtcp_proto::agent::{self, Agent, AgentSettings, DSSS_AC_VO_TXOP_NS, OFDM_AC_VO_TXOP_NS};
 use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
 use airtcp_proto::wifi::{Modulation, Phy};
+use rand::Rng;
 
 use super::endpoints::build_flow;
 use super::external::External;
@@ -21,7 +22,7 @@ use crate::rng::{stream, StreamId};
 use crate::routing::{Hop, Routes};
 use crate::slab::Slab;
 use crate::summary::TimeSeries;
-use crate::wlan::{Actions, Bss, MacParams};
+use crate::wlan::{Actions, Bss, MacParams, Queueing};
 
 impl Simulation {
     pub fn new(scenario: Scenario, options: &RunOptions) -> Result<Simulation, ConfigError> {
@@ -97,9 +98,15 @@ impl Simulation {
                 continue;
             }
             let channel_rng = stream(seed, StreamId::WlanChannel { bss: b as u32 });
+            let data_rate_bps = phy.data_rate_bps;
             let mut bss = Bss::new(phy, params, wlan.errors, channel_rng, macs, None);
             if let Some(limits) = wlan.ampdu_limits() {
                 bss.aggregate(limits);
+            }
+            if wlan.queueing != Queueing::Fifo {
+                let rates = vec![data_rate_bps; wlan.stations.len() + 1];
+                let key = stream(seed, StreamId::FlowHash { bss: b as u32 }).random();
+                bss.queue_through(wlan.queueing, &rates, key);
             }
             wlans.push(Wlan::Alone(bss));
         }

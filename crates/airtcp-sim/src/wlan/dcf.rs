@@ -63,6 +63,7 @@ use serde::Serialize;
 pub use ampdu::AmpduLimits;
 pub(crate) use ampdu::MpduState;
 pub use capture::{AirBody, AirFrame};
+pub use txq::Queueing;
 
 #[cfg(test)]
 use super::ap_plan::{a_msdu_bytes, QOS_CONTROL_BYTES};
@@ -83,16 +84,47 @@ pub struct Frame {
     pub packet: Packet,
     pub to: u32,
     pub queued_at: Instant,
-    pub first_attempt: Option<Instant>,
+    /// `Instant::MAX` until the first attempt: queues move frames by value on the fast
+    /// path, and an `Option` would make each 8 bytes larger (`attempted_at`).
+    first_attempt: Instant,
     pub sequence: u16,
     pub transmitted: bool,
     /// In a BSS that aggregates: the MPDU's Block Ack state (`ampdu`).
     pub(crate) mpdu: MpduState,
 }
 
+// The fast path moves frames through the MAC queues by value: the Block Ack state must fit
+// in what was padding before aggregation came (136 bytes).
+const _: () = assert!(std::mem::size_of::<Frame>() <= 136);
+
 impl Frame {
+    /// A frame that has not been on the air.
+    pub fn new(packet: Packet, to: u32, queued_at: Instant, sequence: u16) -> Frame {
+        Frame {
+            packet,
+            to,
+            queued_at,
+            first_attempt: Instant::MAX,
+            sequence,
+            transmitted: false,
+            mpdu: MpduState::default(),
+        }
+    }
+
     pub fn msdu_bytes(&self) -> u32 {
         LLC_SNAP_BYTES + self.packet.len()
+    }
+
+    /// When its first transmission attempt began, if one did.
+    pub fn attempted_at(&self) -> Option<Instant> {
+        (self.first_attempt != Instant::MAX).then_some(self.first_attempt)
+    }
+
+    /// An attempt began at `at`: the first one starts the MSDU lifetime.
+    pub fn note_attempt(&mut self, at: Instant) {
+        if self.first_attempt == Instant::MAX {
+            self.first_attempt = at;
+        }
     }
 }
 
@@ -154,6 +186,12 @@ pub struct MacCounters {
     pub ampdu_mpdus: u64,
     pub ampdu_failed_mpdus: u64,
     pub reordered_mpdus: u64,
+    /// With mac80211's queues (`txq`): frames CoDel dropped.
+    pub codel_drops: u64,
+    /// Airtime of the data PPDUs each station sent, and of those the AP sent it (in the
+    /// WLAN's station order; collisions and errors included).
+    pub station_uplink_airtime_ns: Vec<u64>,
+    pub station_downlink_airtime_ns: Vec<u64>,
 }
 
 #[derive(Debug)]
@@ -299,6 +337,8 @@ pub struct Bss {
     evict_at_busy_end: Vec<u32>,
     /// A-MPDU aggregation with Block Ack, when on (`ampdu`).
     ampdu: Option<ampdu::Aggregation>,
+    /// mac80211's intermediate queues, when on (`txq`).
+    txqs: Option<txq::Txqs>,
     pub counters: MacCounters,
 }
 
@@ -331,6 +371,8 @@ impl Bss {
             contenders: vec![0; macs.len() + 1],
             station_lifetime_drops: vec![0; macs.len() - 1],
             station_queue_delay_drops: vec![0; macs.len() - 1],
+            station_uplink_airtime_ns: vec![0; macs.len() - 1],
+            station_downlink_airtime_ns: vec![0; macs.len() - 1],
             ..MacCounters::default()
         };
         let mut bss = Bss {
@@ -356,6 +398,7 @@ impl Bss {
             ap_plan: AccessPlan::plain(ApQueue::Data),
             capture: false,
             ampdu: None,
+            txqs: None,
             counters,
         };
         if let Some(agent) = ap_agent {
@@ -381,6 +424,12 @@ impl Bss {
     /// before any traffic; `ampdu`).
     pub fn aggregate(&mut self, limits: AmpduLimits) {
         self.ampdu = ampdu::Aggregation::new(&self.phy, limits);
+    }
+
+    /// Queues frames as `queueing` says (before any traffic; `txq`): `rates_bps[i]` is the
+    /// data rate to and from MAC i, `hash_key` the key of the flow hash.
+    pub fn queue_through(&mut self, queueing: Queueing, rates_bps: &[u64], hash_key: u64) {
+        self.txqs = txq::Txqs::new(queueing, rates_bps, hash_key);
     }
 
     pub fn has_agent(&self, mac: u32) -> bool {
@@ -428,13 +477,14 @@ impl Bss {
         self.agents[0].as_mut()?.agent.access_planner()
     }
 
-    /// Frames queued at a MAC (both queues).
+    /// Frames queued at a MAC (both queues, and its intermediate queues).
     pub fn queue_len(&self, mac: u32) -> usize {
-        self.macs[mac as usize]
+        let queued: usize = self.macs[mac as usize]
             .queues
             .iter()
             .map(VecDeque::len)
-            .sum()
+            .sum();
+        queued + self.txqs.as_ref().map_or(0, |txqs| txqs.backlog(mac))
     }
 
     /// Asks the AP's agent for its next access plan (plain DCF without an agent).
@@ -474,16 +524,12 @@ impl Bss {
         actions: &mut Actions,
     ) {
         if let Some(hold) = self.diverted(mac, to) {
-            let frame = Frame {
-                packet,
-                to,
-                queued_at: now,
-                first_attempt: None,
-                sequence: 0, // numbered when queued again
-                transmitted: false,
-                mpdu: MpduState::default(),
-            };
+            let frame = Frame::new(packet, to, now, 0); // numbered when queued again
             self.divert(mac, frame, hold);
+            return;
+        }
+        if self.txqs.is_some() {
+            self.enqueue_txq(now, mac, Frame::new(packet, to, now, 0), actions);
             return;
         }
         let queue = match (mac, self.planner()) {
@@ -495,15 +541,7 @@ impl Bss {
             return;
         }
         let station = &mut self.macs[mac as usize];
-        let frame = Frame {
-            packet,
-            to,
-            queued_at: now,
-            first_attempt: None,
-            sequence: station.next_sequence,
-            transmitted: false,
-            mpdu: MpduState::default(),
-        };
+        let frame = Frame::new(packet, to, now, station.next_sequence);
         station.next_sequence = station.next_sequence.wrapping_add(1);
         let was_empty = station.queues.iter().all(VecDeque::is_empty);
         let queue_was_empty = station.queues[queue].is_empty();
@@ -531,8 +569,30 @@ impl Bss {
             }
             return;
         }
-        if !was_empty || self.macs[mac as usize].expiry.is_some() {
-            return; // already contending, or a post-backoff is counting down
+        if was_empty {
+            self.contend(now, mac, actions);
+        }
+    }
+
+    /// Puts a frame into `mac`'s intermediate queues (`txq`), numbered as it enters them.
+    fn enqueue_txq(&mut self, now: Instant, mac: u32, mut frame: Frame, actions: &mut Actions) {
+        let was_empty = self.holds_nothing(mac);
+        let station = &mut self.macs[mac as usize];
+        frame.sequence = station.next_sequence;
+        station.next_sequence = station.next_sequence.wrapping_add(1);
+        let txqs = self.txqs.as_mut().expect("intermediate queues");
+        self.counters.queue_drops += txqs.enqueue(mac, frame);
+        if was_empty {
+            self.holding += 1;
+            self.contend(now, mac, actions);
+        }
+    }
+
+    /// `mac` has frames again: it starts its channel access, unless it is contending already
+    /// or a post-backoff is counting down.
+    fn contend(&mut self, now: Instant, mac: u32, actions: &mut Actions) {
+        if self.macs[mac as usize].expiry.is_some() {
+            return;
         }
         let expiry = self.fresh_expiry(now, mac);
         self.set_expiry(mac, expiry, false);
@@ -647,6 +707,9 @@ impl Bss {
             // instead of sent, also before a retry.
             if self.discard_expired(now, mac, actions) && mac == 0 && self.queue_len(0) > 0 {
                 self.replan(now);
+            }
+            if self.txqs.is_some() {
+                self.refill(now, mac);
             }
             if self.queue_len(mac) > 0 {
                 transmitters.push(mac);
@@ -767,14 +830,16 @@ impl Bss {
                 return;
             }
             let data_at = now + Duration::from_nanos(handshake(rts));
-            let data_end = handshake(rts) + phy.data_airtime_ns(payload);
+            let data_airtime = phy.data_airtime_ns(payload);
+            let data_end = handshake(rts) + data_airtime;
             if rts {
                 self.on_air(actions, |b| b.rts_frame(now, mac, queue, payload, false));
                 self.on_air(actions, |b| b.cts_frame(now, mac, payload));
             }
+            self.charge_airtime(mac, receiver, data_airtime);
             if self
                 .errors
-                .corrupts(phy.mac_overhead_bytes + payload, &mut self.channel_rng)
+                .corrupts(self.phy.mac_overhead_bytes + payload, &mut self.channel_rng)
             {
                 self.counters.channel_errors += 1;
                 self.on_air(actions, |b| {
@@ -960,7 +1025,29 @@ impl Bss {
             self.on_air(actions, |b| b.data_frame(now, mac, queue, 0..count, true));
             self.mark_transmitted(mac, queue, 0);
         }
-        self.phy.unanswered_frame(payload, rts)
+        let (airtime, rate) = self.phy.unanswered_frame(payload, rts);
+        if !rts {
+            let receiver = self.macs[mac as usize].queues[queue][0].to;
+            self.charge_airtime(mac, receiver, airtime);
+        }
+        (airtime, rate)
+    }
+
+    /// A data PPDU of `airtime_ns` went from `sender` to `receiver`: the station at the
+    /// other end from the AP is charged, in the counters and at the airtime schedulers of
+    /// the intermediate queues (`txq`).
+    fn charge_airtime(&mut self, sender: u32, receiver: u32, airtime_ns: u64) {
+        let counters = &mut self.counters;
+        if sender == 0 {
+            if let Some(station) = (receiver as usize).checked_sub(1) {
+                counters.station_downlink_airtime_ns[station] += airtime_ns;
+            }
+        } else {
+            counters.station_uplink_airtime_ns[sender as usize - 1] += airtime_ns;
+        }
+        if let Some(txqs) = &mut self.txqs {
+            txqs.charge(sender, receiver, airtime_ns);
+        }
     }
 
     fn count_ap_access(&mut self) {
@@ -1054,6 +1141,7 @@ impl Bss {
                 if !self.is_absent(mac) {
                     self.draw_backoff(now, mac, from);
                 }
+                self.completed(now, mac);
             }
             Outcome::Ampdu {
                 mac,
@@ -1065,6 +1153,7 @@ impl Bss {
                 self.settle_ampdu(now, mac, queue, counter, actions);
                 self.macs[mac as usize].cw = self.phy.cw_min;
                 self.draw_backoff(now, mac, next_base);
+                self.completed(now, mac);
             }
             Outcome::Failure(failed) => {
                 for frame in failed {
@@ -1077,6 +1166,7 @@ impl Bss {
                     if !self.is_absent(frame.mac) {
                         self.draw_backoff(now, frame.mac, from);
                     }
+                    self.completed(now, frame.mac);
                 }
             }
         }
@@ -1084,6 +1174,14 @@ impl Bss {
             self.evict_postponed();
         }
         self.schedule_access(actions);
+    }
+
+    /// `mac`'s transmission completed: its driver refills its FIFO from the intermediate
+    /// queues (`txq`).
+    fn completed(&mut self, now: Instant, mac: u32) {
+        if self.txqs.is_some() {
+            self.refill(now, mac);
+        }
     }
 
     /// Counts a failed transmission: the frame is dropped at its retry limit (an aggregate
@@ -1129,7 +1227,7 @@ impl Bss {
             while let Some(frame) = self.macs[mac as usize].queues[queue].front() {
                 let c = &mut self.counters;
                 let station = (mac as usize).checked_sub(1);
-                if frame.first_attempt.is_some_and(|at| older(at, lifetime)) {
+                if frame.attempted_at().is_some_and(|at| older(at, lifetime)) {
                     c.lifetime_drops += 1;
                     match station {
                         None => c.ap_lifetime_drops += 1,
@@ -1165,17 +1263,16 @@ impl Bss {
             return;
         }
         for frame in self.macs[mac as usize].queues[queue].range_mut(carried) {
-            frame.first_attempt.get_or_insert(at);
+            frame.note_attempt(at);
         }
     }
 
     /// Removes the head frame of a queue after success or drop; the contention window resets.
     fn pop_head(&mut self, mac: u32, queue: usize) -> Frame {
-        let station = &mut self.macs[mac as usize];
-        let frame = station.queues[queue]
+        let frame = self.macs[mac as usize].queues[queue]
             .pop_front()
             .expect("head frame exists");
-        if station.queues.iter().all(VecDeque::is_empty) {
+        if self.holds_nothing(mac) {
             self.holding -= 1;
         }
         self.reset_retries(mac);
@@ -1268,3 +1365,4 @@ mod capture;
 mod roaming;
 #[cfg(test)]
 mod tests;
+mod txq;

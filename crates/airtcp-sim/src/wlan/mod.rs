@@ -4,5 +4,5 @@ pub(crate) mod ap_plan;
 pub mod dcf;
 
 pub use dcf::{
-    Actions, AirBody, AirFrame, AmpduLimits, Bss, Frame, MacCounters, MacParams, MacQueue,
+    Actions, AirBody, AirFrame, AmpduLimits, Bss, Frame, MacCounters, MacParams, MacQueue, Queueing,
 };

@@ -66,9 +66,11 @@ pub(crate) struct MpduState {
     in_flight: bool,
     acked: bool,
     /// Failed attempts by retry counter (§10.23.2.2: a short and a long count per MSDU; a
-    /// CTS resets the short one).
-    short_retries: u32,
-    long_retries: u32,
+    /// CTS resets the short one). A byte each, as the limits are (dot11ShortRetryLimit and
+    /// dot11LongRetryLimit are 1..255, `limits::MAX_RETRY_LIMIT`): every queued frame
+    /// carries this state.
+    short_retries: u8,
+    long_retries: u8,
 }
 
 impl MpduState {
@@ -109,15 +111,15 @@ impl AmpduLimits {
 /// A-MPDU state of a BSS: the limits, sequence numbers and the recipients' buffers.
 #[derive(Debug)]
 pub struct Aggregation {
-    limits: AmpduLimits,
-    format: Format,
+    pub(super) limits: AmpduLimits,
+    pub(super) format: Format,
     /// The next sequence number, per (originator MAC, recipient MAC).
     next_sequence: HashMap<(u32, u32), u16>,
     /// The recipients' reordering buffers, per (originator MAC, recipient MAC).
     buffers: HashMap<(u32, u32), Reordering>,
     /// The longest PSDU within both the A-MPDU length limit and aPPDUMaxTime at the BSS's
     /// data rate (airtime grows with length: found once).
-    max_psdu_bytes: u32,
+    pub(super) max_psdu_bytes: u32,
     /// The queue positions of the A-MPDU being formed (kept to reuse its allocation).
     positions: Vec<usize>,
     /// Per MAC: the queue positions its MPDUs in flight lie before (no frame ahead of them
@@ -310,7 +312,7 @@ impl Bss {
             frame.mpdu.in_flight = true;
             if self.params.msdu_lifetime_ns.is_some() {
                 // the MSDU lifetime runs from an MSDU's first attempt
-                frame.first_attempt.get_or_insert(now);
+                frame.note_attempt(now);
             }
         }
         ampdu.next_sequence.insert((mac, to), next);
@@ -361,6 +363,8 @@ impl Bss {
         let bytes = self.form_ampdu(now, mac, queue);
         let rts = self.ampdu_uses_rts(bytes);
         let airtime = self.ampdu_airtime_ns(bytes);
+        let to = self.macs[mac as usize].queues[queue][0].to;
+        self.charge_airtime(mac, to, airtime);
         let phy = &self.phy;
         let delta = phy.propagation_ns;
         let handshake = if rts {
@@ -594,7 +598,10 @@ impl Bss {
         if self.capture {
             self.capture_ampdu(actions, now, mac, queue, (false, true), bytes);
         }
-        (self.ampdu_airtime_ns(bytes), self.phy.data_rate_bps)
+        let airtime = self.ampdu_airtime_ns(bytes);
+        let to = self.macs[mac as usize].queues[queue][0].to;
+        self.charge_airtime(mac, to, airtime);
+        (airtime, self.phy.data_rate_bps)
     }
 
     /// Settles `mac`'s A-MPDU at the end of its busy period: acknowledged MPDUs leave the
@@ -636,13 +643,13 @@ impl Bss {
             let mpdu = &mut frame.mpdu;
             let at_limit = match counter {
                 RetryCounter::Short => {
-                    mpdu.short_retries += 1;
-                    mpdu.short_retries >= short_limit
+                    mpdu.short_retries = mpdu.short_retries.saturating_add(1);
+                    u32::from(mpdu.short_retries) >= short_limit
                 }
                 RetryCounter::Long => {
                     mpdu.short_retries = 0;
-                    mpdu.long_retries += 1;
-                    mpdu.long_retries >= long_limit
+                    mpdu.long_retries = mpdu.long_retries.saturating_add(1);
+                    u32::from(mpdu.long_retries) >= long_limit
                 }
             };
             if at_limit {
@@ -661,11 +668,7 @@ impl Bss {
         }
         let dropped = self.counters.retry_drops > drops_before;
         self.follow_window(now, mac, to, actions);
-        if self.macs[mac as usize]
-            .queues
-            .iter()
-            .all(VecDeque::is_empty)
-        {
+        if self.holds_nothing(mac) {
             self.holding -= 1;
         }
         dropped

@@ -39,7 +39,12 @@ fn a_failed_frame_is_settled_as_it_was_sent_even_if_acks_arrive_meanwhile() {
     assert_eq!(queued, [1, 5]);
 }
 
-pub(super) fn params(rts_threshold: Option<u32>, short: u32, long: u32, queue: u32) -> MacParams {
+pub(in crate::wlan::dcf) fn params(
+    rts_threshold: Option<u32>,
+    short: u32,
+    long: u32,
+    queue: u32,
+) -> MacParams {
     MacParams {
         rts_threshold,
         short_retry_limit: short,
@@ -53,7 +58,7 @@ pub(super) fn params(rts_threshold: Option<u32>, short: u32, long: u32, queue: u
 }
 
 /// An 802.11b BSS of `macs` MACs (MAC 0 the AP), node i for MAC i, streams from `seed`.
-pub(super) fn bss_of(
+pub(in crate::wlan::dcf) fn bss_of(
     macs: usize,
     params: MacParams,
     loss: f64,
@@ -117,9 +122,20 @@ pub(super) fn drive(
 /// `drive`, keeping the frames the BSS reports on the air in `air`.
 pub(super) fn drive_capturing(
     bss: &mut Bss,
+    arrivals: Vec<(Instant, u32, (Packet, u32))>,
+    until: Instant,
+    air: &mut Vec<AirFrame>,
+) -> Vec<Instant> {
+    drive_logged(bss, arrivals, until, air, &mut Vec::new())
+}
+
+/// `drive_capturing`, keeping the deliveries (time, receiving MAC, packet) in `delivered`.
+pub(in crate::wlan::dcf) fn drive_logged(
+    bss: &mut Bss,
     mut arrivals: Vec<(Instant, u32, (Packet, u32))>,
     until: Instant,
     air: &mut Vec<AirFrame>,
+    delivered: &mut Vec<(Instant, u32, Packet)>,
 ) -> Vec<Instant> {
     #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
     enum Kind {
@@ -158,7 +174,7 @@ pub(super) fn drive_capturing(
             events.push((at, order, Kind::BusyEnd));
             order += 1;
         }
-        actions.deliveries.clear();
+        delivered.append(&mut actions.deliveries);
         air.append(&mut actions.air);
     }
     starts

@@ -1,0 +1,77 @@
+//! The station scheduler: round robin, and the airtime deficit accounting by hand.
+
+use super::*;
+
+#[test]
+fn without_airtime_fairness_stations_take_turns() {
+    let mut scheduler = StationScheduler::new(3, false);
+    for station in [0, 1, 2] {
+        scheduler.activate(station);
+    }
+    let mut order = Vec::new();
+    for _ in 0..6 {
+        let station = scheduler.next_station().unwrap();
+        order.push(station);
+        scheduler.charge(station, 5_000_000); // ignored without airtime fairness
+        scheduler.served(station, true);
+    }
+    assert_eq!(order, [0, 1, 2, 0, 1, 2]);
+}
+
+/// A slow station's aggregate takes 4 ms, a fast one's 1 ms: with airtime fairness each
+/// gets the same airtime, so the fast one sends 4 aggregates to the slow one's 1.
+#[test]
+fn airtime_fairness_gives_equal_airtime_not_equal_turns() {
+    let mut scheduler = StationScheduler::new(2, true);
+    scheduler.activate(0); // slow
+    scheduler.activate(1); // fast, now at the head
+    let airtime = [4_000_000, 1_000_000];
+    let mut used = [0u64; 2];
+    let mut turns = [0u32; 2];
+    for _ in 0..500 {
+        let station = scheduler.next_station().unwrap();
+        scheduler.charge(station, airtime[station as usize]);
+        used[station as usize] += airtime[station as usize];
+        turns[station as usize] += 1;
+        scheduler.served(station, true);
+    }
+    assert_eq!(turns[1], 4 * turns[0]);
+    let ratio = used[0] as f64 / used[1] as f64;
+    assert!((ratio - 1.0).abs() < 0.01, "{ratio}");
+}
+
+#[test]
+fn a_negative_deficit_is_refilled_by_one_quantum_per_pass() {
+    let mut scheduler = StationScheduler::new(2, true);
+    scheduler.activate(1);
+    scheduler.activate(0);
+    assert_eq!(scheduler.next_station(), Some(0));
+    scheduler.charge(0, 600_000);
+    scheduler.served(0, true);
+    assert_eq!(scheduler.deficit(0), -600_000);
+    // 0 is passed over (gaining 256 µs) and 1 is served
+    assert_eq!(scheduler.next_station(), Some(1));
+    assert_eq!(scheduler.deficit(0), -600_000 + AIRTIME_QUANTUM_NS);
+    scheduler.charge(1, 100_000);
+    scheduler.served(1, true);
+    // 1, at the head, is negative and passes (+156 µs); 0 passes again (still -88 µs); then
+    // 1 is served again
+    assert_eq!(scheduler.next_station(), Some(1));
+    assert_eq!(scheduler.deficit(0), -600_000 + 2 * AIRTIME_QUANTUM_NS);
+    assert_eq!(scheduler.deficit(1), -100_000 + AIRTIME_QUANTUM_NS);
+}
+
+#[test]
+fn an_emptied_station_leaves_and_rejoins_at_the_head() {
+    let mut scheduler = StationScheduler::new(3, true);
+    scheduler.activate(0);
+    scheduler.activate(1);
+    assert_eq!(scheduler.next_station(), Some(1));
+    scheduler.served(1, false);
+    assert_eq!(scheduler.next_station(), Some(0));
+    scheduler.activate(2);
+    assert_eq!(scheduler.next_station(), Some(2));
+    scheduler.served(2, false);
+    scheduler.served(0, false);
+    assert_eq!(scheduler.next_station(), None);
+}

@@ -1,0 +1,163 @@
+//! Flow queueing: the DRR between flows, new flows first, collisions and the fattest-flow
+//! drop, with CoDel off (a target no sojourn reaches).
+
+use super::*;
+
+#[derive(Debug, PartialEq)]
+struct Item {
+    flow: u32,
+    len: u32,
+    at: u64,
+}
+
+impl FqItem for Item {
+    fn len_bytes(&self) -> u32 {
+        self.len
+    }
+    fn enqueued_at(&self) -> Instant {
+        Instant::from_nanos(self.at)
+    }
+}
+
+const NO_CODEL: CodelParams = CodelParams {
+    target_ns: u64::MAX,
+    interval_ns: 100_000_000,
+    mtu_bytes: 0,
+};
+
+/// The hash that lands in flow index `index` of 4096.
+fn hash_of(index: u32) -> u32 {
+    index << 20
+}
+
+fn item(flow: u32, len: u32) -> Item {
+    Item { flow, len, at: 0 }
+}
+
+fn drain(fq: &mut Fq<Item>, tin: u32) -> Vec<u32> {
+    let mut order = Vec::new();
+    while let Some(out) = fq.dequeue(tin, Instant::ZERO, &NO_CODEL, &mut |_| panic!("drop")) {
+        order.push(out.flow);
+    }
+    order
+}
+
+#[test]
+fn flows_share_bytes_by_deficit_round_robin() {
+    let mut fq = Fq::new(FqParams::MAC80211, 1);
+    // flow 1 sends 1500-byte packets, flow 2 300-byte ones: 5 of flow 2's per one of flow 1's
+    for _ in 0..4 {
+        fq.enqueue(0, hash_of(1), item(1, 1500), &mut |_, _| panic!());
+    }
+    for _ in 0..20 {
+        fq.enqueue(0, hash_of(2), item(2, 300), &mut |_, _| panic!());
+    }
+    let order = drain(&mut fq, 0);
+    let first_rounds: Vec<u32> = order[..12].to_vec();
+    // both new with a 300-byte quantum: flow 1 sends one (deficit -1200), flow 2 one (0);
+    // then both are old: flow 1 waits 4 rounds to be positive again, flow 2 sends one a round
+    assert_eq!(first_rounds, [1, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2]);
+    assert_eq!(order.len(), 24);
+}
+
+#[test]
+fn a_sparse_flow_goes_before_a_backlogged_one() {
+    let mut fq = Fq::new(FqParams::MAC80211, 1);
+    for _ in 0..10 {
+        fq.enqueue(0, hash_of(1), item(1, 1500), &mut |_, _| panic!());
+    }
+    // the bulk flow has been served and is old
+    fq.dequeue(0, Instant::ZERO, &NO_CODEL, &mut |_| panic!());
+    fq.enqueue(0, hash_of(7), item(7, 100), &mut |_, _| panic!());
+    let next = fq.dequeue(0, Instant::ZERO, &NO_CODEL, &mut |_| panic!());
+    assert_eq!(next.unwrap().flow, 7);
+}
+
+#[test]
+fn a_flow_in_use_by_another_tin_goes_to_the_default_flow() {
+    let mut fq = Fq::new(FqParams::MAC80211, 2);
+    fq.enqueue(0, hash_of(5), item(1, 100), &mut |_, _| panic!());
+    fq.enqueue(1, hash_of(5), item(2, 100), &mut |_, _| panic!());
+    assert_eq!(fq.counters.collisions, 1);
+    assert_eq!(fq.tin_backlog(0), 1);
+    assert_eq!(fq.tin_backlog(1), 1);
+    assert_eq!(drain(&mut fq, 1), [2]);
+    assert_eq!(drain(&mut fq, 0), [1]);
+    // with both empty, the flow is free again: no collision
+    fq.enqueue(1, hash_of(5), item(3, 100), &mut |_, _| panic!());
+    assert_eq!(fq.counters.collisions, 1);
+}
+
+#[test]
+fn over_the_limit_the_fattest_flows_head_is_dropped() {
+    let params = FqParams {
+        limit_packets: 4,
+        ..FqParams::MAC80211
+    };
+    let mut fq = Fq::new(params, 2);
+    let mut dropped = Vec::new();
+    fq.enqueue(0, hash_of(1), item(1, 1000), &mut |t, i| {
+        dropped.push((t, i.flow))
+    });
+    fq.enqueue(0, hash_of(1), item(1, 1000), &mut |t, i| {
+        dropped.push((t, i.flow))
+    });
+    fq.enqueue(1, hash_of(2), item(2, 1500), &mut |t, i| {
+        dropped.push((t, i.flow))
+    });
+    fq.enqueue(1, hash_of(3), item(3, 100), &mut |t, i| {
+        dropped.push((t, i.flow))
+    });
+    assert!(dropped.is_empty());
+    // the fifth packet, to a small flow: flow 1 has 2000 bytes, the most, and loses its head
+    fq.enqueue(1, hash_of(3), item(3, 100), &mut |t, i| {
+        dropped.push((t, i.flow))
+    });
+    assert_eq!(dropped, [(0, 1)]);
+    assert_eq!(fq.backlog(), 4);
+    assert_eq!(fq.counters.overlimit_drops, 1);
+}
+
+#[test]
+fn codel_drops_on_a_flow_count_and_leave_the_backlog_right() {
+    let mut fq = Fq::new(FqParams::MAC80211, 1);
+    for _ in 0..100 {
+        fq.enqueue(0, hash_of(1), item(1, 1500), &mut |_, _| panic!());
+    }
+    let params = CodelParams {
+        mtu_bytes: 0,
+        ..CodelParams::RFC
+    };
+    let ms = 1_000_000;
+    let mut dropped = 0;
+    fq.dequeue(0, Instant::from_nanos(10 * ms), &params, &mut |_| {
+        dropped += 1
+    });
+    fq.dequeue(0, Instant::from_nanos(111 * ms), &params, &mut |_| {
+        dropped += 1
+    });
+    assert_eq!(dropped, 1);
+    assert_eq!(fq.counters.codel_drops, 1);
+    assert_eq!(fq.backlog(), 97);
+    assert_eq!(fq.tin_backlog(0), 97);
+}
+
+#[test]
+fn flow_hashes_differ_by_ports_and_by_key() {
+    use crate::wire::{Ipv4Repr, UdpRepr};
+    let udp = |src_port| PacketRepr {
+        ip: Ipv4Repr {
+            src: [10, 0, 0, 1],
+            dst: [10, 0, 0, 2],
+            ttl: 64,
+        },
+        transport: TransportRepr::Udp(UdpRepr {
+            src_port,
+            dst_port: 5001,
+            payload_len: 100,
+        }),
+    };
+    assert_eq!(flow_hash(&udp(1), 7), flow_hash(&udp(1), 7));
+    assert_ne!(flow_hash(&udp(1), 7), flow_hash(&udp(2), 7));
+    assert_ne!(flow_hash(&udp(1), 7), flow_hash(&udp(1), 8));
+}

@@ -1,0 +1,268 @@
+//! The intermediate queues of Linux's mac80211 between the stack and the MAC (net/mac80211/
+//! tx.c, `ieee80211_txq_*`; Høiland-Jørgensen et al., "Ending the Anomaly", USENIX ATC 2017),
+//! on each MAC of a BSS that sets `queueing` to `fq_codel` or `fq_codel_airtime`.
+//!
+//! - **Queues**: per receiver (mac80211's per-station, per-TID queue; one TID here), a tin
+//!   of flow queues with CoDel (`airtcp_proto::aqm::fq`, mac80211's 4096 flows, 300-byte
+//!   quantum, 8192 packets; over the limit one head of the fattest flow is dropped, as up to
+//!   Linux 5.10, and the 16 MiB memory limit is not modelled). CoDel's target and interval
+//!   are mac80211's: 20 ms and 100 ms, or 50 ms and 300 ms towards a station slower than
+//!   6 Mbit/s times the number of stations (`sta_update_codel_params`, Linux 4.9 to 6.14,
+//!   which compares rate control's expected throughput where this takes the data rate).
+//!   CoDel drops rather than marks ECN (the simulator's TCP does not negotiate ECN).
+//! - **Scheduling**: the MAC's own FIFO plays the driver's hardware queue, kept two
+//!   transmissions deep as ath9k keeps its own (`ATH_AGGR_MIN_QDEPTH`): when the MAC's
+//!   transmission completes, and at each channel access, the station scheduler
+//!   (`airtcp_proto::aqm::airtime`) picks receivers, round robin (`fq_codel`) or by airtime
+//!   deficit (`fq_codel_airtime`), and each one's tin gives one transmission's worth: an
+//!   A-MPDU's (the Block Ack window and the longest PSDU) in a BSS that aggregates, one
+//!   frame otherwise. MPDUs to retry stay at the FIFO's head and their receiver's tin tops
+//!   their A-MPDU up, as ath9k's retry queue does. CoDel measures the sojourn up to this
+//!   dequeue, as in Linux, so the wait in the driver's queue is not part of it. Airtime
+//!   queue limits (AQL), which bound the deeper firmware queues of other drivers, are not
+//!   modelled.
+//! - **Airtime**: every data PPDU's airtime is charged to the station it was for or from, at
+//!   the AP's scheduler (both directions, as the paper's scheduler does).
+
+use airtcp_proto::aqm::airtime::StationScheduler;
+use airtcp_proto::aqm::codel::CodelParams;
+use airtcp_proto::aqm::fq::{flow_hash, Fq, FqItem, FqParams};
+use airtcp_proto::wifi::mcs::subframe_bytes;
+use airtcp_proto::Instant;
+
+use super::{Bss, Frame};
+
+/// Which queues a MAC keeps between the stack and the channel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Queueing {
+    /// One DropTail FIFO per MAC (`queue_packets`), as ns-2 and ns-3 give.
+    #[default]
+    Fifo,
+    /// mac80211's per-station FQ-CoDel queues, stations served in turn.
+    FqCodel,
+    /// mac80211's per-station FQ-CoDel queues with airtime fairness.
+    FqCodelAirtime,
+}
+
+impl Queueing {
+    /// The scenario's names of the settings, in order.
+    pub const NAMES: [&'static str; 3] = ["fifo", "fq_codel", "fq_codel_airtime"];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+/// mac80211's CoDel parameters (`ieee80211_txq_setup_flows`), and those towards a slow
+/// station (`sta_update_codel_params`: under `SLOW_STATION_BPS` per station).
+const CODEL: CodelParams = CodelParams {
+    target_ns: 20_000_000,
+    interval_ns: 100_000_000,
+    mtu_bytes: 0,
+};
+const SLOW_CODEL: CodelParams = CodelParams {
+    target_ns: 50_000_000,
+    interval_ns: 300_000_000,
+    mtu_bytes: 0,
+};
+const SLOW_STATION_BPS: u64 = 6_000_000;
+
+impl FqItem for Frame {
+    fn len_bytes(&self) -> u32 {
+        self.packet.len()
+    }
+    fn enqueued_at(&self) -> Instant {
+        self.queued_at
+    }
+}
+
+/// One MAC's intermediate queues: a tin per receiver and the scheduler of receivers.
+#[derive(Debug)]
+pub(super) struct MacTxqs {
+    fq: Fq<Frame>,
+    scheduler: StationScheduler,
+}
+
+/// The intermediate queues of every MAC of a BSS.
+#[derive(Debug)]
+pub(super) struct Txqs {
+    macs: Vec<MacTxqs>,
+    /// CoDel's parameters towards each MAC (by its data rate).
+    codel: Vec<CodelParams>,
+    /// The flow hash's key (Linux seeds it at random).
+    hash_key: u64,
+}
+
+impl Txqs {
+    /// Queues for `rates_bps.len()` MACs, `rates_bps[i]` the data rate to and from MAC i.
+    pub(super) fn new(queueing: Queueing, rates_bps: &[u64], hash_key: u64) -> Option<Txqs> {
+        let airtime_fair = match queueing {
+            Queueing::Fifo => return None,
+            Queueing::FqCodel => false,
+            Queueing::FqCodelAirtime => true,
+        };
+        let macs = rates_bps.len();
+        Some(Txqs {
+            macs: (0..macs)
+                .map(|_| MacTxqs {
+                    fq: Fq::new(FqParams::MAC80211, macs),
+                    scheduler: StationScheduler::new(macs, airtime_fair),
+                })
+                .collect(),
+            codel: rates_bps
+                .iter()
+                .map(|&rate| {
+                    let stations = (macs - 1) as u64;
+                    if rate < SLOW_STATION_BPS * stations {
+                        SLOW_CODEL
+                    } else {
+                        CODEL
+                    }
+                })
+                .collect(),
+            hash_key,
+        })
+    }
+
+    /// Frames waiting in `mac`'s intermediate queues.
+    pub(super) fn backlog(&self, mac: u32) -> usize {
+        self.macs[mac as usize].fq.backlog() as usize
+    }
+
+    /// Queues a frame of `mac` for its receiver; the frames dropped over the limit.
+    pub(super) fn enqueue(&mut self, mac: u32, frame: Frame) -> u64 {
+        let hash = flow_hash(&frame.packet.repr, self.hash_key);
+        let queues = &mut self.macs[mac as usize];
+        let mut overlimit = 0;
+        queues
+            .fq
+            .enqueue(frame.to, hash, frame, &mut |_, _| overlimit += 1);
+        queues.scheduler.activate(frame.to);
+        overlimit
+    }
+
+    /// Charges `airtime_ns` of a PPDU between `sender` and `receiver` to the station at the
+    /// other end, at each end's scheduler.
+    pub(super) fn charge(&mut self, sender: u32, receiver: u32, airtime_ns: u64) {
+        self.macs[sender as usize]
+            .scheduler
+            .charge(receiver, airtime_ns);
+        self.macs[receiver as usize]
+            .scheduler
+            .charge(sender, airtime_ns);
+    }
+}
+
+/// How much one transmission may carry: frames and bytes of MPDU subframes.
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    frames: usize,
+    psdu_bytes: u32,
+}
+
+/// Transmissions' worth of frames the driver keeps in the MAC's FIFO (ath9k's hardware
+/// queue depth, `ATH_AGGR_MIN_QDEPTH`).
+const DRIVER_DEPTH: usize = 2;
+
+impl Bss {
+    /// One transmission's limits, and the subframe bytes of a frame in it.
+    fn budget(&self) -> Budget {
+        match &self.ampdu {
+            Some(ampdu) => Budget {
+                frames: usize::from(ampdu.limits.window),
+                psdu_bytes: ampdu.max_psdu_bytes,
+            },
+            None => Budget {
+                frames: 1,
+                psdu_bytes: u32::MAX,
+            },
+        }
+    }
+
+    fn subframe_bytes(&self, frame: &Frame) -> u32 {
+        self.ampdu.as_ref().map_or(0, |ampdu| {
+            subframe_bytes(
+                ampdu.format,
+                self.phy.mac_overhead_bytes + frame.msdu_bytes(),
+                true,
+            )
+        })
+    }
+
+    /// Transmissions' worth of frames in `mac`'s FIFO, by frame count and by bytes.
+    fn transmissions_queued(&self, mac: u32, budget: Budget) -> usize {
+        let fifo = &self.macs[mac as usize].queues[0];
+        let bytes: u64 = fifo.iter().map(|f| u64::from(self.subframe_bytes(f))).sum();
+        let by_bytes = bytes.div_ceil(u64::from(budget.psdu_bytes)) as usize;
+        fifo.len().div_ceil(budget.frames).max(by_bytes)
+    }
+
+    /// Moves frames from `mac`'s intermediate queues into its FIFO at `now`, as the driver
+    /// does when a transmission completes and at a channel access (module doc): the
+    /// retries at the FIFO's head topped up from their receiver's tin, then a transmission's
+    /// worth from each station the scheduler picks until the FIFO holds `DRIVER_DEPTH`.
+    pub(super) fn refill(&mut self, now: Instant, mac: u32) {
+        if self.txqs.as_ref().is_none_or(|txqs| txqs.backlog(mac) == 0) {
+            return;
+        }
+        let budget = self.budget();
+        if let Some(head) = self.macs[mac as usize].queues[0].front() {
+            let to = head.to;
+            if self.ampdu.is_some() {
+                let fifo = &self.macs[mac as usize].queues[0];
+                let queued = fifo.iter().filter(|f| f.to == to);
+                let (frames, bytes) =
+                    queued.fold((0, 0), |(n, b), f| (n + 1, b + self.subframe_bytes(f)));
+                self.pull(now, mac, to, budget, (frames, bytes));
+            }
+        }
+        while self.transmissions_queued(mac, budget) < DRIVER_DEPTH {
+            let txqs = self.txqs.as_mut().expect("intermediate queues");
+            let Some(to) = txqs.macs[mac as usize].scheduler.next_station() else {
+                break;
+            };
+            self.pull(now, mac, to, budget, (0, 0));
+        }
+        if self.holds_nothing(mac) {
+            // CoDel dropped everything that was left
+            self.holding -= 1;
+        }
+    }
+
+    /// Moves frames of `mac` for `to` from their tin into the FIFO until a transmission's
+    /// worth (`budget`), `already` (frames, bytes) being there; tells the scheduler.
+    fn pull(&mut self, now: Instant, mac: u32, to: u32, budget: Budget, already: (usize, u32)) {
+        let (mut frames, mut bytes) = already;
+        let mut dropped = 0u64;
+        let txqs = self.txqs.as_mut().expect("intermediate queues");
+        let queues = &mut txqs.macs[mac as usize];
+        let codel = &txqs.codel[to as usize];
+        while frames < budget.frames && bytes < budget.psdu_bytes {
+            let Some(frame) = queues.fq.dequeue(to, now, codel, &mut |_| dropped += 1) else {
+                break;
+            };
+            frames += 1;
+            bytes = bytes.saturating_add(self.ampdu.as_ref().map_or(0, |ampdu| {
+                subframe_bytes(
+                    ampdu.format,
+                    self.phy.mac_overhead_bytes + frame.msdu_bytes(),
+                    true,
+                )
+            }));
+            self.macs[mac as usize].queues[0].push_back(frame);
+        }
+        let backlogged = queues.fq.tin_backlog(to) > 0;
+        queues.scheduler.served(to, backlogged);
+        self.counters.codel_drops += dropped;
+    }
+
+    /// Whether `mac` holds no frame, in its FIFO or its intermediate queues.
+    pub(super) fn holds_nothing(&self, mac: u32) -> bool {
+        self.macs[mac as usize].queues.iter().all(|q| q.is_empty())
+            && self.txqs.as_ref().is_none_or(|txqs| txqs.backlog(mac) == 0)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,111 @@
+"""The queues between the stack and each MAC of a WLAN (docs/wifi.md, "Queueing at the AP"):
+the FIFO, and Linux mac80211's per-station FQ-CoDel queues with and without airtime
+fairness, side by side in the `ac-bss` scenario; bad settings are one line naming the key."""
+
+import json
+from pathlib import Path
+
+import airtcp as api
+import pytest
+from airtcp import _core
+from airtcp.resolve import resolve
+from airtcp.scenario import load
+from conftest import SCENARIOS, airtcp
+from test_bad_input import assert_one_line_error
+
+BSS = """
+[simulation]
+name = "queueing"
+duration = "3s"
+
+[wlan]
+ap = "ap"
+stations = 2
+station_name = "s{{i}}"
+{wlan}
+
+[[flows]]
+name = "down{{i}}"
+src = "ap"
+dst = "s{{i}}"
+per_station = true
+"""
+
+
+def scenario(tmp_path: Path, wlan: str) -> Path:
+    path = tmp_path / "s.toml"
+    path.write_text(BSS.format(wlan=wlan))
+    return path
+
+
+def test_the_fifo_is_the_default_and_resolves_as_before(tmp_path: Path):
+    wlan = resolve(load(scenario(tmp_path, 'phy = "802.11ac"')))[0]["wlans"][0]
+    assert "queueing" not in wlan
+    chosen = resolve(load(scenario(tmp_path, 'phy = "802.11ac"\nqueueing = "fq_codel"')))
+    assert chosen[0]["wlans"][0]["queueing"] == "fq_codel"
+    assert _core.wlan_queueings() == ["fifo", "fq_codel", "fq_codel_airtime"]
+
+
+@pytest.mark.parametrize(
+    ("wlan", "fragments"),
+    [
+        ('queueing = "codel"', ("wlan.queueing", "fq_codel_airtime")),
+        ('queueing = "fq_codel"\nagent = "ack_priority"', ("wlan.agent", "queueing", "fifo")),
+        (
+            'queueing = "fq_codel"\n[[agents]]\nnode = "ap"\ninterface = "wlan"\nkind = "af"',
+            ("agents[0].interface", "mac80211", "fifo"),
+        ),
+        (
+            'queueing = "fq_codel"\n[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]',
+            ("wlan.queueing", "geometry"),
+        ),
+        ("short_retry_limit = 300", ("wlan.short_retry_limit", "255")),
+    ],
+)
+def test_bad_queueing_settings_are_one_line_naming_the_key(
+    tmp_path: Path, wlan: str, fragments: tuple[str, ...]
+):
+    assert_one_line_error(airtcp("validate", str(scenario(tmp_path, wlan))), *fragments)
+
+
+def run_ac_bss(queueing: str, **overrides) -> dict:
+    sets = {"wlan.queueing": queueing, "simulation.duration": "4s"}
+    sets |= {"simulation.measure_from": "2s"} | overrides
+    return api.run(SCENARIOS / "ac-bss.toml", overrides=sets).summary
+
+
+def test_effective_settings_state_the_queueing():
+    resolved = api.prepare(SCENARIOS / "ac-bss.toml", overrides={"wlan.queueing": "fq_codel"})
+    wlan = json.loads(_core.effective_settings(json.dumps(resolved)))["wlans"][0]
+    assert wlan["queueing"] == "fq_codel"
+
+
+def test_codel_drops_only_with_mac80211_queues_and_airtime_is_counted_per_station():
+    fifo = run_ac_bss("fifo")["wlans"][0]
+    fq = run_ac_bss("fq_codel_airtime")["wlans"][0]
+    assert fifo["codel_drops"] == 0 and fifo["queue_drops"] > 0
+    assert fq["codel_drops"] > 0 and fq["queue_drops"] == 0
+    for wlan in (fifo, fq):
+        assert len(wlan["station_uplink_airtime_ns"]) == 4
+        assert all(t > 0 for t in wlan["station_downlink_airtime_ns"])
+        # data PPDUs take most of the 4 s of airtime: busy, but not more than the run
+        total = sum(wlan["station_uplink_airtime_ns"]) + sum(wlan["station_downlink_airtime_ns"])
+        assert 2e9 < total < 4e9
+
+
+def test_per_station_queues_share_the_downloads_evenly(tmp_path: Path):
+    # downloads only: the FIFO serves stations as their TCP windows fill it, mac80211's
+    # queues in turn
+    text = (SCENARIOS / "ac-bss.toml").read_text()
+    uploads = text[text.index('[[flows]]\nname = "up{i}"') : text.index('[[flows]]\nname = "ping"')]
+    downloads = tmp_path / "downloads.toml"
+    downloads.write_text(text.replace(uploads, ""))
+
+    def jain(queueing: str) -> float:
+        sets = {"wlan.queueing": queueing, "simulation.duration": "4s"}
+        summary = api.run(downloads, overrides=sets | {"simulation.measure_from": "2s"}).summary
+        assert len(summary["flows"]) == 5
+        return summary["jain_fairness"]
+
+    fifo, fq = jain("fifo"), jain("fq_codel")
+    assert fq > 0.99 and fq > fifo
