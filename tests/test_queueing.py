@@ -12,30 +12,7 @@ from airtcp.resolve import resolve
 from airtcp.scenario import load
 from conftest import SCENARIOS, airtcp
 from test_bad_input import assert_one_line_error
-
-BSS = """
-[simulation]
-name = "queueing"
-duration = "3s"
-
-[wlan]
-ap = "ap"
-stations = 2
-station_name = "s{{i}}"
-{wlan}
-
-[[flows]]
-name = "down{{i}}"
-src = "ap"
-dst = "s{{i}}"
-per_station = true
-"""
-
-
-def scenario(tmp_path: Path, wlan: str) -> Path:
-    path = tmp_path / "s.toml"
-    path.write_text(BSS.format(wlan=wlan))
-    return path
+from test_phys import scenario
 
 
 def test_the_fifo_is_the_default_and_resolves_as_before(tmp_path: Path):

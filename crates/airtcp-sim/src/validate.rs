@@ -214,27 +214,14 @@ impl Scenario {
         if wlan.queueing == Queueing::Fifo {
             return Ok(());
         }
-        let refused = [
-            (wlan.agent.is_some(), "agent", "an agent on its AP"),
-            (
-                self.mobiles.iter().any(|m| wlan.stations.contains(&m.node)),
-                "stations",
-                "roaming mobiles",
-            ),
-        ];
-        for (set, field, what) in refused {
-            if set {
-                return fail(
-                    format!("{key}.{field}"),
-                    format!(
-                        "queueing = \"{}\" does not run beside {what} yet; set queueing = \
-                         \"fifo\" or remove it",
-                        wlan.queueing.name()
-                    ),
-                );
-            }
-        }
-        Ok(())
+        let what = format!("queueing = \"{}\"", wlan.queueing.name());
+        self.refuse_beside_agents_and_roaming(
+            key,
+            wlan,
+            &what,
+            "an agent on its AP",
+            "queueing = \"fifo\"",
+        )
     }
 
     /// A-MPDU settings: only for the MCS PHYs, in range, and not (yet) beside the
@@ -283,26 +270,39 @@ impl Scenario {
                 ),
             );
         }
+        self.refuse_beside_agents_and_roaming(
+            key,
+            wlan,
+            "A-MPDU",
+            "an agent on its AP (agents see the MAC queue, whose MPDUs in flight they could \
+             take away)",
+            "ampdu = false",
+        )
+    }
+
+    /// A mechanism of the central DCF (`what`) that does not run yet beside an agent on the
+    /// AP (`agent` says why) or roaming mobiles; `way_out` is the setting that turns it off.
+    fn refuse_beside_agents_and_roaming(
+        &self,
+        key: &str,
+        wlan: &WlanConfig,
+        what: &str,
+        agent: &str,
+        way_out: &str,
+    ) -> Result<(), ConfigError> {
         let refused = [
-            (
-                wlan.agent.is_some(),
-                "agent",
-                "an agent on its AP (agents see the MAC queue, whose MPDUs in flight they \
-                 could take away)",
-            ),
+            (wlan.agent.is_some(), "agent", agent),
             (
                 self.mobiles.iter().any(|m| wlan.stations.contains(&m.node)),
                 "stations",
                 "roaming mobiles",
             ),
         ];
-        for (set, field, what) in refused {
+        for (set, field, beside) in refused {
             if set {
                 return fail(
                     format!("{key}.{field}"),
-                    format!(
-                        "A-MPDU does not run beside {what} yet; set ampdu = false or remove it"
-                    ),
+                    format!("{what} does not run beside {beside} yet; set {way_out} or remove it"),
                 );
             }
         }
