@@ -70,19 +70,51 @@ def test_codel_drops_only_with_mac80211_queues_and_airtime_is_counted_per_statio
         assert 2e9 < total < 4e9
 
 
-def test_per_station_queues_share_the_downloads_evenly(tmp_path: Path):
-    # downloads only: the FIFO serves stations as their TCP windows fill it, mac80211's
-    # queues in turn
+def downloads_only(tmp_path: Path) -> Path:
+    """`ac-bss` without its uploads: four downloads and the ping."""
     text = (SCENARIOS / "ac-bss.toml").read_text()
     uploads = text[text.index('[[flows]]\nname = "up{i}"') : text.index('[[flows]]\nname = "ping"')]
-    downloads = tmp_path / "downloads.toml"
-    downloads.write_text(text.replace(uploads, ""))
+    path = tmp_path / "downloads.toml"
+    path.write_text(text.replace(uploads, ""))
+    return path
 
+
+def test_per_station_queues_share_the_downloads_evenly(tmp_path: Path):
+    # the FIFO serves stations as their TCP windows fill it, mac80211's queues in turn
     def jain(queueing: str) -> float:
         sets = {"wlan.queueing": queueing, "simulation.duration": "4s"}
-        summary = api.run(downloads, overrides=sets | {"simulation.measure_from": "2s"}).summary
+        summary = api.run(
+            downloads_only(tmp_path), overrides=sets | {"simulation.measure_from": "2s"}
+        ).summary
         assert len(summary["flows"]) == 5
         return summary["jain_fairness"]
 
     fifo, fq = jain("fifo"), jain("fq_codel")
     assert fq > 0.99 and fq > fifo
+
+
+def test_latency_under_load_falls_with_mac80211s_queues(tmp_path: Path):
+    # 802.11n MCS 7, 20 MHz (65 Mbit/s), where the FIFO's 1000 frames hold 185 ms: the ping
+    # waits behind the downloads there, and goes as a sparse flow of its own with FQ-CoDel;
+    # the downloads' throughput stays (the PPDU limit ends each A-MPDU, and a frame that no
+    # longer fits waits for its station's next turn)
+    def run(queueing: str) -> tuple[float, float, float]:
+        sets = {"wlan.queueing": queueing, "wlan.phy": "802.11n", "wlan.mcs": 7}
+        sets |= {"wlan.channel_width": 20, "simulation.duration": "12s"}
+        summary = api.run(downloads_only(tmp_path), overrides=sets).summary
+        probes = next(f for f in summary["flows"] if f["name"] == "ping")["probes"]
+        rtts = sorted(
+            back - sent
+            for sent, back in zip(probes["sent_ns"], probes["returned_ns"], strict=True)
+            if back is not None
+        )
+        return (
+            rtts[len(rtts) // 2] / 1e6,
+            summary["aggregate_goodput_bps"],
+            summary["jain_fairness"],
+        )
+
+    fifo, fq, airtime = run("fifo"), run("fq_codel"), run("fq_codel_airtime")
+    assert fifo[0] > 1.5 * fq[0] and fifo[0] > 1.5 * airtime[0], (fifo, fq, airtime)
+    for _, goodput, jain in (fq, airtime):
+        assert goodput > 0.93 * fifo[1] and jain > 0.99

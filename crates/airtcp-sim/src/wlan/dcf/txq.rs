@@ -81,7 +81,17 @@ impl FqItem for Frame {
 #[derive(Debug)]
 pub(super) struct MacTxqs {
     fq: Fq<Frame>,
+    /// Per receiver, a frame taken from its tin that did not fit the transmission it was
+    /// taken for: it leads the next one (ath9k keeps such a frame in the TID's queue).
+    held: Vec<Option<Frame>>,
     scheduler: StationScheduler,
+}
+
+impl MacTxqs {
+    /// Frames waiting for `to`: in its tin, and held.
+    fn waiting(&self, to: u32) -> u32 {
+        self.fq.tin_backlog(to) + u32::from(self.held[to as usize].is_some())
+    }
 }
 
 /// The intermediate queues of every MAC of a BSS.
@@ -107,6 +117,7 @@ impl Txqs {
             macs: (0..macs)
                 .map(|_| MacTxqs {
                     fq: Fq::new(FqParams::MAC80211, macs),
+                    held: vec![None; macs],
                     scheduler: StationScheduler::new(macs, airtime_fair),
                 })
                 .collect(),
@@ -127,7 +138,9 @@ impl Txqs {
 
     /// Frames waiting in `mac`'s intermediate queues.
     pub(super) fn backlog(&self, mac: u32) -> usize {
-        self.macs[mac as usize].fq.backlog() as usize
+        let queues = &self.macs[mac as usize];
+        let held = queues.held.iter().filter(|h| h.is_some()).count();
+        queues.fq.backlog() as usize + held
     }
 
     /// Queues a frame of `mac` for its receiver; the frames dropped over the limit.
@@ -209,12 +222,14 @@ impl Bss {
         let budget = self.budget();
         if let Some(head) = self.macs[mac as usize].queues[0].front() {
             let to = head.to;
-            if self.ampdu.is_some() {
+            if self.ampdu.is_some() && head.transmitted {
                 let fifo = &self.macs[mac as usize].queues[0];
                 let queued = fifo.iter().filter(|f| f.to == to);
                 let (frames, bytes) =
                     queued.fold((0, 0), |(n, b), f| (n + 1, b + self.subframe_bytes(f)));
-                self.pull(now, mac, to, budget, (frames, bytes));
+                if frames < budget.frames && bytes < budget.psdu_bytes {
+                    self.pull(now, mac, to, budget, (frames, bytes));
+                }
             }
         }
         while self.transmissions_queued(mac, budget) < DRIVER_DEPTH {
@@ -231,28 +246,38 @@ impl Bss {
     }
 
     /// Moves frames of `mac` for `to` from their tin into the FIFO until a transmission's
-    /// worth (`budget`), `already` (frames, bytes) being there; tells the scheduler.
+    /// worth (`budget`), `already` (frames, bytes) being there; a frame that would not fit
+    /// is held for the next (`MacTxqs::held`). Tells the scheduler.
     fn pull(&mut self, now: Instant, mac: u32, to: u32, budget: Budget, already: (usize, u32)) {
         let (mut frames, mut bytes) = already;
         let mut dropped = 0u64;
+        let aggregation = self
+            .ampdu
+            .as_ref()
+            .map(|ampdu| (ampdu.format, self.phy.mac_overhead_bytes));
         let txqs = self.txqs.as_mut().expect("intermediate queues");
         let queues = &mut txqs.macs[mac as usize];
         let codel = &txqs.codel[to as usize];
-        while frames < budget.frames && bytes < budget.psdu_bytes {
-            let Some(frame) = queues.fq.dequeue(to, now, codel, &mut |_| dropped += 1) else {
-                break;
+        while frames < budget.frames {
+            let frame = match queues.held[to as usize].take() {
+                Some(frame) => frame,
+                None => match queues.fq.dequeue(to, now, codel, &mut |_| dropped += 1) {
+                    Some(frame) => frame,
+                    None => break,
+                },
             };
+            let length = aggregation.map_or(0, |(format, overhead)| {
+                subframe_bytes(format, overhead + frame.msdu_bytes(), true)
+            });
+            if frames > 0 && bytes.saturating_add(length) > budget.psdu_bytes {
+                queues.held[to as usize] = Some(frame);
+                break;
+            }
             frames += 1;
-            bytes = bytes.saturating_add(self.ampdu.as_ref().map_or(0, |ampdu| {
-                subframe_bytes(
-                    ampdu.format,
-                    self.phy.mac_overhead_bytes + frame.msdu_bytes(),
-                    true,
-                )
-            }));
+            bytes = bytes.saturating_add(length);
             self.macs[mac as usize].queues[0].push_back(frame);
         }
-        let backlogged = queues.fq.tin_backlog(to) > 0;
+        let backlogged = queues.waiting(to) > 0;
         queues.scheduler.served(to, backlogged);
         self.counters.codel_drops += dropped;
     }

@@ -70,7 +70,7 @@ pub(in crate::wlan::dcf) fn bss_of(
 }
 
 /// `bss_of` on another PHY.
-pub(super) fn bss_on(
+pub(in crate::wlan::dcf) fn bss_on(
     phy: Phy,
     macs: usize,
     params: MacParams,

@@ -141,3 +141,27 @@ fn a_mac_with_nothing_left_after_codel_stops_holding() {
     assert_eq!(bss.holding, 0);
     assert_eq!(bss.queue_len(0), 0);
 }
+
+/// At HT MCS 7, 20 MHz, the 5.484 ms PPDU limit, not the Block Ack window, ends each A-MPDU
+/// (about 29 MPDUs): the frame taken from a tin that no longer fits waits for its station's
+/// next turn instead of giving that station an extra one, so stations stay in turn.
+#[test]
+fn a_frame_that_does_not_fit_waits_for_its_stations_next_turn() {
+    use airtcp_proto::wifi::mcs::{Band, Format, McsPhy};
+    use airtcp_proto::wifi::Phy;
+
+    let setting = McsPhy::new(Format::Ht, 20, 1, 800, Band::Ghz5).unwrap();
+    let phy = Phy::mcs(setting, 7, None).unwrap();
+    let mut bss = super::super::tests::bss_on(phy, 4, params(None, 7, 4, 10_000), 0.0, None, 1);
+    bss.aggregate(super::super::AmpduLimits::of(Format::Ht));
+    bss.queue_through(Queueing::FqCodel, &[65_000_000; 4], 7);
+    let arrivals = (1..4)
+        .flat_map(|to| (0..200).map(move |_| (0, 0, udp(to as u16, 1472), to)))
+        .collect();
+    run(&mut bss, arrivals, 60);
+    let airtime = &bss.counters.station_downlink_airtime_ns;
+    let (least, most) = (airtime.iter().min().unwrap(), airtime.iter().max().unwrap());
+    // within one A-MPDU's airtime (5.5 ms) of each other
+    assert!(most - least <= 5_500_000, "{airtime:?}");
+    assert!(*least > 10_000_000, "{airtime:?}");
+}
