@@ -132,6 +132,8 @@ WHY = {
     "queue_max_delay_ns": "none, as ns-2 (ns-3's MAC queue drops after 500 ms: --set "
     "wlan.queue_max_delay=500ms)",
     "agent": "the sweep's grid (wlan.agent)",
+    "queueing": "one DropTail FIFO per MAC, as ns-2's interface queue (Linux mac80211's "
+    "queues do not run beside the agents yet)",
     "congestion_control": "the paper's TCP is Reno-like; NewReno (RFC 6582)",
     "mss": "paper §3.1: 1024-byte TCP segments",
 }
