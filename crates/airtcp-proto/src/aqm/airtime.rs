@@ -1,5 +1,5 @@
 //! The station scheduler of Linux's mac80211 (net/mac80211/tx.c, `ieee80211_next_txq` and
-//! `__ieee80211_schedule_txq`, kernels 5.0-5.9), with or without airtime fairness: the
+//! `__ieee80211_schedule_txq`, kernels 5.0-5.13), with or without airtime fairness: the
 //! deficit round robin on airtime of Høiland-Jørgensen et al., "Ending the Anomaly"
 //! (USENIX ATC 2017), Algorithm 2.
 //!
@@ -10,10 +10,12 @@
 //! negative, adding a quantum (`airtime_weight`, 256 µs) and moving it to the tail, and
 //! serves the first head whose deficit is not negative, which stays at the head until it
 //! is. A station that becomes backlogged joins at the head, so that it moves back only once
-//! its deficit is spent. Deficits persist while a station is idle, as in Linux.
+//! its deficit is spent. Deficits start at one quantum (`sta_info_alloc`) and persist while
+//! a station is idle, as in Linux.
 //!
-//! Not modelled: the per-round guard (`schedule_round`) and the virtual-time scheduler of
-//! kernels from 5.10 on; airtime weights other than the default.
+//! Not modelled: the per-round guard (`schedule_round`), the virtual-time scheduler of
+//! kernels 5.14-5.19 and the pending AQL airtime later kernels count in the deficit;
+//! airtime weights other than the default.
 
 use std::collections::VecDeque;
 
@@ -37,7 +39,7 @@ impl StationScheduler {
             airtime_fair,
             active: VecDeque::new(),
             listed: vec![false; stations],
-            deficit: vec![0; stations],
+            deficit: vec![AIRTIME_QUANTUM_NS; stations],
         }
     }
 

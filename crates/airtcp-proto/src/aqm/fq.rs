@@ -8,8 +8,8 @@
 //! a full quantum, so sparse flows go first. A flow that hashes to a flow already in use by
 //! another tin goes to the tin's own default flow instead (a collision). Over the packet
 //! limit, the head of the flow with the largest backlog of all tins is dropped. On dequeue,
-//! CoDel runs on the flow's queue (`codel`). Linux's memory limit (16 MiB of socket-buffer
-//! truesize) is not modelled: the packet limit bounds the queues.
+//! CoDel runs on the flow's queue (`codel`). Linux's memory limit (socket-buffer truesize:
+//! 16 MiB, 4 MiB on hardware without VHT) is not modelled: the packet limit bounds them.
 
 use std::collections::{HashMap, VecDeque};
 

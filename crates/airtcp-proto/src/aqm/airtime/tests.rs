@@ -45,20 +45,24 @@ fn a_negative_deficit_is_refilled_by_one_quantum_per_pass() {
     let mut scheduler = StationScheduler::new(2, true);
     scheduler.activate(1);
     scheduler.activate(0);
+    // each starts with one quantum (256 µs)
     assert_eq!(scheduler.next_station(), Some(0));
     scheduler.charge(0, 600_000);
     scheduler.served(0, true);
-    assert_eq!(scheduler.deficit(0), -600_000);
-    // 0 is passed over (gaining 256 µs) and 1 is served
+    assert_eq!(scheduler.deficit(0), AIRTIME_QUANTUM_NS - 600_000);
+    // 0 is passed over (gaining 256 µs, still -88 µs) and 1 is served
     assert_eq!(scheduler.next_station(), Some(1));
-    assert_eq!(scheduler.deficit(0), -600_000 + AIRTIME_QUANTUM_NS);
+    assert_eq!(scheduler.deficit(0), 2 * AIRTIME_QUANTUM_NS - 600_000);
     scheduler.charge(1, 100_000);
     scheduler.served(1, true);
-    // 1, at the head, is negative and passes (+156 µs); 0 passes again (still -88 µs); then
-    // 1 is served again
+    // 1 has 156 µs left: not negative, so it stays at the head and is served again
     assert_eq!(scheduler.next_station(), Some(1));
-    assert_eq!(scheduler.deficit(0), -600_000 + 2 * AIRTIME_QUANTUM_NS);
-    assert_eq!(scheduler.deficit(1), -100_000 + AIRTIME_QUANTUM_NS);
+    scheduler.charge(1, 200_000);
+    scheduler.served(1, true);
+    // now 1 is negative (-44 µs) and passes (+212 µs); 0 passes again (+168 µs)... then 1
+    assert_eq!(scheduler.next_station(), Some(1));
+    assert_eq!(scheduler.deficit(0), 3 * AIRTIME_QUANTUM_NS - 600_000);
+    assert_eq!(scheduler.deficit(1), 2 * AIRTIME_QUANTUM_NS - 300_000);
 }
 
 #[test]

@@ -5,13 +5,16 @@
 //! - **Queues**: per receiver (mac80211's per-station, per-TID queue; one TID here), a tin
 //!   of flow queues with CoDel (`airtcp_proto::aqm::fq`, mac80211's 4096 flows, 300-byte
 //!   quantum, 8192 packets; over the limit one head of the fattest flow is dropped, as up to
-//!   Linux 5.10, and the 16 MiB memory limit is not modelled). CoDel's target and interval
-//!   are mac80211's: 20 ms and 100 ms, or 50 ms and 300 ms towards a station slower than
-//!   6 Mbit/s times the number of stations (`sta_update_codel_params`, Linux 4.9 to 6.14,
-//!   which compares rate control's expected throughput where this takes the data rate).
+//!   Linux 5.10; the memory limit, 4 MiB for hardware without VHT, is not modelled).
+//!   CoDel's target and interval are mac80211's: 20 ms and 100 ms, or 50 ms and 300 ms
+//!   towards a station slower than 6 Mbit/s times the stations its sender serves (the AP's
+//!   station count; one for a station towards its AP) (`sta_update_codel_params`, Linux 4.9
+//!   to 6.14, which compares rate control's expected throughput where this takes the data
+//!   rate).
 //!   CoDel drops rather than marks ECN (the simulator's TCP does not negotiate ECN).
-//! - **Scheduling**: the MAC's own FIFO plays the driver's hardware queue, kept two
-//!   transmissions deep as ath9k keeps its own (`ATH_AGGR_MIN_QDEPTH`): when the MAC's
+//! - **Scheduling**: the MAC's own FIFO plays the driver's hardware queue, kept as deep as
+//!   ath9k keeps its own: two A-MPDUs (`ATH_AGGR_MIN_QDEPTH`), each receiver's frames
+//!   counting apart, or eight single frames (`ATH_NON_AGGR_MIN_QDEPTH`): when the MAC's
 //!   transmission completes, and at each channel access, the station scheduler
 //!   (`airtcp_proto::aqm::airtime`) picks receivers, round robin (`fq_codel`) or by airtime
 //!   deficit (`fq_codel_airtime`), and each one's tin gives one transmission's worth: an
@@ -23,6 +26,12 @@
 //!   modelled.
 //! - **Airtime**: every data PPDU's airtime is charged to the station it was for or from, at
 //!   the AP's scheduler (both directions, as the paper's scheduler does).
+//! - **Where this departs from ath9k**: MPDUs to retry go again from the FIFO's head without
+//!   passing the scheduler (ath9k returns them to the TID's retry queue); A-MPDUs keep the
+//!   standard's limits (the Block Ack window, aPPDUMaxTime) rather than ath9k's 32 subframes
+//!   and 4 ms; uplink airtime is charged for every PPDU a station sent, also those the AP
+//!   could not decode (ath9k counts received data frames); frames leave the tins when the
+//!   driver refills, not at every enqueue.
 
 use airtcp_proto::aqm::airtime::StationScheduler;
 use airtcp_proto::aqm::codel::CodelParams;
@@ -123,8 +132,10 @@ impl Txqs {
                 .collect(),
             codel: rates_bps
                 .iter()
-                .map(|&rate| {
-                    let stations = (macs - 1) as u64;
+                .enumerate()
+                .map(|(receiver, &rate)| {
+                    // the AP counts its stations; a station, towards its AP, one
+                    let stations = if receiver == 0 { 1 } else { (macs - 1) as u64 };
                     if rate < SLOW_STATION_BPS * stations {
                         SLOW_CODEL
                     } else {
@@ -174,9 +185,10 @@ struct Budget {
     psdu_bytes: u32,
 }
 
-/// Transmissions' worth of frames the driver keeps in the MAC's FIFO (ath9k's hardware
-/// queue depth, `ATH_AGGR_MIN_QDEPTH`).
-const DRIVER_DEPTH: usize = 2;
+/// Transmissions the driver keeps in the MAC's FIFO: ath9k's hardware queue depth, two
+/// A-MPDUs (`ATH_AGGR_MIN_QDEPTH`) or eight single frames (`ATH_NON_AGGR_MIN_QDEPTH`).
+const AGGREGATE_DEPTH: usize = 2;
+const SINGLE_FRAME_DEPTH: usize = 8;
 
 impl Bss {
     /// One transmission's limits, and the subframe bytes of a frame in it.
@@ -204,17 +216,29 @@ impl Bss {
     }
 
     /// Transmissions' worth of frames in `mac`'s FIFO, by frame count and by bytes.
+    /// Each receiver's frames are transmissions of their own (an A-MPDU goes to one).
     fn transmissions_queued(&self, mac: u32, budget: Budget) -> usize {
-        let fifo = &self.macs[mac as usize].queues[0];
-        let bytes: u64 = fifo.iter().map(|f| u64::from(self.subframe_bytes(f))).sum();
-        let by_bytes = bytes.div_ceil(u64::from(budget.psdu_bytes)) as usize;
-        fifo.len().div_ceil(budget.frames).max(by_bytes)
+        let mut receivers: Vec<(u32, usize, u64)> = Vec::new();
+        for frame in &self.macs[mac as usize].queues[0] {
+            let bytes = u64::from(self.subframe_bytes(frame));
+            match receivers.iter_mut().find(|(to, _, _)| *to == frame.to) {
+                Some((_, frames, total)) => (*frames, *total) = (*frames + 1, *total + bytes),
+                None => receivers.push((frame.to, 1, bytes)),
+            }
+        }
+        receivers
+            .iter()
+            .map(|&(_, frames, bytes)| {
+                let by_bytes = bytes.div_ceil(u64::from(budget.psdu_bytes)) as usize;
+                frames.div_ceil(budget.frames).max(by_bytes)
+            })
+            .sum()
     }
 
     /// Moves frames from `mac`'s intermediate queues into its FIFO at `now`, as the driver
     /// does when a transmission completes and at a channel access (module doc): the
     /// retries at the FIFO's head topped up from their receiver's tin, then a transmission's
-    /// worth from each station the scheduler picks until the FIFO holds `DRIVER_DEPTH`.
+    /// worth from each station the scheduler picks until the FIFO holds the driver's depth.
     pub(super) fn refill(&mut self, now: Instant, mac: u32) {
         if self.txqs.as_ref().is_none_or(|txqs| txqs.backlog(mac) == 0) {
             return;
@@ -232,7 +256,12 @@ impl Bss {
                 }
             }
         }
-        while self.transmissions_queued(mac, budget) < DRIVER_DEPTH {
+        let depth = if self.ampdu.is_some() {
+            AGGREGATE_DEPTH
+        } else {
+            SINGLE_FRAME_DEPTH
+        };
+        while self.transmissions_queued(mac, budget) < depth {
             let txqs = self.txqs.as_mut().expect("intermediate queues");
             let Some(to) = txqs.macs[mac as usize].scheduler.next_station() else {
                 break;

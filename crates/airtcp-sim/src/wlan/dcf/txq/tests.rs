@@ -66,9 +66,9 @@ fn a_sparse_flow_overtakes_a_bulk_flow_to_the_same_station() {
             .filter(|(at, _, _)| *at > Instant::from_nanos(10 * MS));
         after_arrival.take_while(|(_, _, p)| port(p) != 9).count()
     };
-    // the sparse packet goes right after the driver's queue: the frame on the air and the
-    // one queued behind it (two deep)
-    assert_eq!(position(Queueing::FqCodel), 2);
+    // the sparse packet goes right after the driver's queue, eight single frames deep
+    // (ath9k's `ATH_NON_AGGR_MIN_QDEPTH`)
+    assert_eq!(position(Queueing::FqCodel), 8);
     // behind the FIFO's backlog: more than 20 frames first
     assert!(position(Queueing::Fifo) > 20);
 }
@@ -95,15 +95,14 @@ fn stations_are_served_in_turn() {
 #[test]
 fn airtime_fairness_equalizes_airtime_not_frames() {
     let arrivals = || {
-        let mut arrivals: Vec<_> = (0..300).map(|_| (0, 0, udp(1, 1472), 1)).collect();
-        arrivals.extend((0..300).map(|_| (0, 0, udp(2, 272), 2)));
+        let mut arrivals: Vec<_> = (0..1000).map(|_| (0, 0, udp(1, 1472), 1)).collect();
+        arrivals.extend((0..1000).map(|_| (0, 0, udp(2, 272), 2)));
         arrivals
     };
     let airtime_ratio = |queueing| {
         let mut bss = bss(3, queueing);
-        run(&mut bss, arrivals(), 200);
+        run(&mut bss, arrivals(), 500);
         let airtime = &bss.counters.station_downlink_airtime_ns;
-        assert_eq!(bss.counters.codel_drops, 0);
         airtime[0] as f64 / airtime[1] as f64
     };
     let in_turn = airtime_ratio(Queueing::FqCodel);
