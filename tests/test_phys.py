@@ -59,15 +59,19 @@ def test_one_saturated_station_gets_what_its_exchange_allows(tmp_path: Path):
     # 802.11ac, 80 MHz, MCS 9, one stream (390 Mbit/s), one station sending 1472-byte UDP
     # payloads: a 1538-byte QoS data frame as an S-MPDU of 4 + 1540 bytes, ⌈(8·1544 + 22)/1560⌉
     # = 8 symbols after a 40 µs preamble (72 µs), SIFS 16 µs, an ACK at 24 Mbit/s (28 µs),
-    # DIFS 34 µs, the mean backoff 7.5 slots of 9 µs and two 1 µs propagation delays:
-    # 219.5 µs a frame.
+    # AC_BE's AIFS 43 µs (DIFS 34 µs without EDCA), the mean backoff 7.5 slots of 9 µs and two
+    # 1 µs propagation delays: 228.5 µs a frame (219.5 µs).
     path = scenario(tmp_path, 'phy = "802.11ac"\nmcs = 9\nampdu = false', rate="200Mbps")
     path.write_text(path.read_text().replace("stations = 2", "stations = 1"))
-    result = airtcp("run", str(path), "--json", "--set", "simulation.duration=10s")
-    assert result.returncode == 0, result.stderr
-    goodput = json.loads(result.stdout)["aggregate_goodput_bps"]
-    expected = 1472 * 8 / 219.5e-6
-    assert abs(goodput / expected - 1) < 0.005, (goodput, expected)
+    for edca, exchange in (("true", 228.5e-6), ("false", 219.5e-6)):
+        result = airtcp(
+            "run", str(path), "--json", "--set", "simulation.duration=10s",
+            "--set", f"wlan.edca={edca}",
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        goodput = json.loads(result.stdout)["aggregate_goodput_bps"]
+        expected = 1472 * 8 / exchange
+        assert abs(goodput / expected - 1) < 0.002, (edca, goodput, expected)
 
 
 def test_aggregation_is_on_by_default_and_run_reports_it(tmp_path: Path):

@@ -525,6 +525,14 @@ def bianchi(
             "(the model's frame; as wlan.ampdu, the default), or one MPDU.",
         ),
     ] = True,
+    edca: Annotated[
+        bool | None,
+        typer.Option(
+            "--edca/--no-edca",
+            help="EDCA's best-effort AIFS (AIFSN 3) instead of DIFS, as wlan.edca: on for "
+            "802.11n/ac/ax by default.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Bianchi's saturation model: tau, p and throughput per number of stations."""
@@ -567,6 +575,7 @@ def bianchi(
                 eifs_after_collision=eifs_after_collision,
                 mcs_settings=json.dumps(mcs_settings),
                 ampdu=ampdu,
+                edca=edca,
             )
         )
     except ValueError as error:
@@ -586,6 +595,11 @@ def bianchi(
     else:
         others = "EIFS" if result["eifs_after_collision"] else "DIFS"
         dcf = f"the standard's DCF (others wait {others} after a collision)"
+        if result["aifsn"] is not None:
+            dcf = (
+                f"EDCA best effort (AIFSN {result['aifsn']}; "
+                f"others wait {others} after a collision)"
+            )
     table = Table(
         title=f"Saturation throughput, {dcf}: {phy}{rate}, {payload}-byte payload, {access}, "
         f"CW {result['cw_min']}..{result['cw_max']}, retries {retries}",

@@ -23,6 +23,7 @@ from .scenario import (
     WLAN_QUEUEINGS,
     Agent,
     Direction,
+    EdcaAc,
     Flow,
     Link,
     Mobile,
@@ -313,6 +314,8 @@ def _flow_json(scenario: Scenario, flow: Flow, name: str, src: int, dst: int) ->
         "start_ns": flow.start,
         "stop_ns": flow.stop,
     }
+    if flow.dscp is not None:
+        entry["dscp"] = flow.dscp
     if flow.kind == "tcp_bulk":
         inherited = scenario.tcp.model_dump(exclude_none=True)
         own = flow.tcp.model_dump(exclude_none=True)
@@ -389,6 +392,11 @@ def _wlan_json(w: Wlan, index: dict[str, int], key: str, origins: Origins) -> di
             optional[name] = value
     if w.queueing != WLAN_QUEUEINGS[0]:
         optional["queueing"] = w.queueing
+    if w.edca is not None:
+        optional["edca"] = w.edca
+    for name in ("edca_params", "ap_edca_params"):
+        if params := getattr(w, name):
+            optional[name] = {ac: _edca_ac_json(changes) for ac, changes in params.items()}
     if w.station_mcs:
         optional["station_mcs"] = [
             {"station": _node(index, name, f"{key}.station_mcs.{name}"), "mcs": mcs}
@@ -433,8 +441,16 @@ def _phy_json(w: Wlan) -> dict[str, Any]:
     return phy
 
 
+def _edca_ac_json(changes: EdcaAc) -> dict[str, Any]:
+    fields = changes.model_dump(exclude_none=True)
+    if "txop_limit" in fields:
+        fields["txop_limit_ns"] = fields.pop("txop_limit")
+    return fields
+
+
 def _agent_json(agent: Agent) -> dict[str, Any]:
     return {
+        **({"ac": agent.ac} if agent.ac is not None else {}),
         "kind": agent.kind,
         "txop_limit_ns": agent.txop_limit,
         "max_aggregate": agent.max_aggregate,

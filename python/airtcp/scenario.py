@@ -113,6 +113,27 @@ Dbm = Annotated[
 ]
 Metres = Annotated[float, Field(allow_inf_nan=False)]
 
+_DSCP_NAMES: dict[str, int] = dict(_core.dscp_names())
+
+
+def _dscp(value: object) -> object:
+    """A DSCP by its name (``"EF"``, ``"AF41"``, case aside) or its value."""
+    if isinstance(value, str):
+        if value.upper() not in _DSCP_NAMES:
+            raise ValueError(f"unknown DSCP {value!r} (names: {', '.join(_DSCP_NAMES)}, or 0-63)")
+        return _DSCP_NAMES[value.upper()]
+    return value
+
+
+Dscp = Annotated[
+    int,
+    Field(ge=0, le=63),
+    BeforeValidator(_dscp),
+    WithJsonSchema({"type": ["string", "integer"], "description": 'e.g. "EF", "CS1", 46'}),
+]
+ACCESS_CATEGORIES: tuple[str, ...] = tuple(_core.access_categories())
+AccessCategoryName = Literal[ACCESS_CATEGORIES]  # type: ignore[valid-type]
+
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -242,6 +263,8 @@ class Agent(Strict):
     silence: PositiveDuration | None = None
     duplicate_acks: Annotated[int, Field(gt=0, le=100)] | None = None
     fast_recovery: Literal["pass", "regenerate"] | None = None
+    # With EDCA: the access category whose queue the agent works on (None: best effort).
+    ac: AccessCategoryName | None = None
 
 
 def _agent(value: object) -> object:
@@ -323,6 +346,16 @@ class McsSettings(Strict):
         return self
 
 
+class EdcaAc(Strict):
+    """An access category's EDCA parameters that differ from the standard's
+    (docs/scenarios.md, "EDCA"); the simulator checks their ranges."""
+
+    aifsn: int | None = None
+    cw_min: int | None = None
+    cw_max: int | None = None
+    txop_limit: Duration | None = None
+
+
 class Wlan(McsSettings):
     ap: str = "ap"
     stations: (
@@ -361,6 +394,12 @@ class Wlan(McsSettings):
     ba_window: int | None = None
     # The queues between the stack and each MAC: a FIFO, or Linux mac80211's (docs/scenarios.md)
     queueing: WlanQueueing = WLAN_QUEUEINGS[0]
+    # EDCA's four access categories (None: on for 802.11n, ac and ax, the simulator's
+    # default); the stations' parameters (what the AP announces) and the AP's own, per AC,
+    # where they differ from the standard's.
+    edca: bool | None = None
+    edca_params: dict[AccessCategoryName, EdcaAc] = {}
+    ap_edca_params: dict[AccessCategoryName, EdcaAc] = {}
     rate_control: RateControlName | None = None
     layout: Layout | None = None
 
@@ -651,6 +690,8 @@ class Flow(Strict):
     one_way: bool | None = None
     tcp: Tcp = Tcp()
     per_station: bool = False
+    # The DSCP its packets carry both ways; a WLAN with EDCA maps it to an access category.
+    dscp: Dscp | None = None
 
     @model_validator(mode="after")
     def _kind_fields(self) -> Flow:

@@ -329,6 +329,8 @@ mod tests {
                 src: [10, 0, 0, 1],
                 dst: [10, 0, 0, 2],
                 ttl: 64,
+                dscp: 0,
+                ecn: 0,
             },
             transport: TransportRepr::Tcp(TcpRepr {
                 src_port,

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
+use airtcp_proto::wifi::edca::{AccessCategory, EdcaParams};
 use airtcp_proto::wifi::{Modulation, Phy, Preamble};
 use airtcp_sim::{
     limits as bounds, run_json, ConfigError, Monitor, Progress, RunError, RunOptions, Scenario,
@@ -128,6 +129,18 @@ fn wlan_phys() -> Vec<(&'static str, bool)> {
 #[pyfunction]
 fn wlan_queueings() -> Vec<&'static str> {
     airtcp_sim::wlan::Queueing::NAMES.to_vec()
+}
+
+/// The access categories of EDCA (`airtcp_proto::wifi::edca`), lowest priority first.
+#[pyfunction]
+fn access_categories() -> Vec<&'static str> {
+    airtcp_proto::wifi::edca::AccessCategory::NAMES.to_vec()
+}
+
+/// The DSCPs' names and values (`airtcp_proto::wifi::edca::DSCP_NAMES`).
+#[pyfunction]
+fn dscp_names() -> Vec<(&'static str, u8)> {
+    airtcp_proto::wifi::edca::DSCP_NAMES.to_vec()
 }
 
 /// The congestion controllers a scenario can name (`airtcp_proto::tcp::cc::VARIANTS`).
@@ -309,7 +322,7 @@ fn series_columns(py: Python<'_>, series: TimeSeries) -> PyResult<Bound<'_, PyDi
 
 /// Bianchi's model for a PHY over a range of station counts; returns JSON.
 #[pyfunction]
-#[pyo3(signature = (phy, payload, first, last, rts, cw_min=None, stages=None, rate_bps=None, basic_rate_bps=None, retry_limit=None, model=None, eifs_after_collision=true, mcs_settings=None, ampdu=None))]
+#[pyo3(signature = (phy, payload, first, last, rts, cw_min=None, stages=None, rate_bps=None, basic_rate_bps=None, retry_limit=None, model=None, eifs_after_collision=true, mcs_settings=None, ampdu=None, edca=None))]
 #[allow(clippy::too_many_arguments)]
 fn bianchi_model(
     phy: &str,
@@ -326,6 +339,7 @@ fn bianchi_model(
     eifs_after_collision: bool,
     mcs_settings: Option<String>,
     ampdu: Option<bool>,
+    edca: Option<bool>,
 ) -> PyResult<String> {
     let invalid = |e: airtcp_proto::wifi::PhyError| PyValueError::new_err(e.message);
     let mac = CollisionTiming::Mac {
@@ -410,13 +424,22 @@ fn bianchi_model(
         )?;
         Some((mpdus, params))
     });
-    let (mpdus, params) = match aggregate {
+    let (mpdus, mut params) = match aggregate {
         Some((mpdus, params)) => (Some(mpdus), params),
         None => (
             None,
             Params::from_phy(&model_phy, payload, rts, timing, retry_limit),
         ),
     };
+    // EDCA as a scenario's WLAN has it by default (on for the MCS PHYs): AC_BE's AIFS
+    let qos = matches!(model_phy.modulation, Modulation::Mcs(_));
+    let be = edca.unwrap_or(qos).then(|| {
+        let dsss = matches!(model_phy.modulation, Modulation::Dsss(_));
+        EdcaParams::station(AccessCategory::Be, model_phy.cw_min, model_phy.cw_max, dsss)
+    });
+    if let Some(be) = &be {
+        params = params.with_edca(be);
+    }
     let points: Vec<_> = (first..=last).map(|n| bianchi::solve(&params, n)).collect();
     let best = bianchi::optimal_stations(&params, 1..=last.max(100));
     let out = serde_json::json!({
@@ -427,6 +450,7 @@ fn bianchi_model(
         "retry_limit": retry_limit,
         "cw_min": model_phy.cw_min, "cw_max": model_phy.cw_max,
         "slot_us": model_phy.slot_ns as f64 / 1e3,
+        "aifsn": be.map(|be| be.aifsn),
         "success_time_us": params.success_time * 1e6, "collision_time_us": params.collision_time * 1e6,
         "points": points, "optimal": best,
     });
@@ -451,6 +475,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tcp_records, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;
     m.add_function(wrap_pyfunction!(wlan_queueings, m)?)?;
+    m.add_function(wrap_pyfunction!(access_categories, m)?)?;
+    m.add_function(wrap_pyfunction!(dscp_names, m)?)?;
     m.add_class::<emu::Emulation>()?;
     m.add_function(wrap_pyfunction!(emu::emu_cleanup, m)?)?;
     m.add_function(wrap_pyfunction!(emu::emu_namespaces, m)?)?;

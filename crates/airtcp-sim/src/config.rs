@@ -3,11 +3,13 @@
 //! the same schema will drive the emulator. Unknown fields are errors here too, so a
 //! mismatch between the two layers cannot pass silently.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
 use airtcp_proto::tcp::cc::CongestionParams;
 use airtcp_proto::tcp::{RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow};
+use airtcp_proto::wifi::edca::{AccessCategory, EdcaParams};
 use airtcp_proto::wifi::mcs::{Band, Format, McsPhy};
 use airtcp_proto::wifi::{Modulation, Phy, PhyError, Preamble};
 use serde::Deserialize;
@@ -16,7 +18,7 @@ use crate::error_model::ErrorModel;
 pub use crate::mobility::MobileConfig;
 use crate::queue::QueueLimit;
 pub use crate::radio::{NodePosition, RadioConfig};
-use crate::wlan::{AmpduLimits, Queueing};
+use crate::wlan::{AmpduLimits, EdcaSet, Queueing};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -409,6 +411,43 @@ pub struct WlanConfig {
     /// The queues between the stack and each MAC (`wlan::dcf::txq`).
     #[serde(default)]
     pub queueing: Queueing,
+    /// EDCA's four access categories (`wlan::dcf::edca`); `None`: on for the MCS PHYs
+    /// (802.11n, ac and ax stations are QoS stations), off for the rest.
+    #[serde(default)]
+    pub edca: Option<bool>,
+    /// The stations' EDCA parameters where they differ from the standard's (Table 9-155):
+    /// what the AP announces in its EDCA Parameter Set.
+    #[serde(default)]
+    pub edca_params: BTreeMap<AccessCategory, EdcaOverride>,
+    /// The AP's own where they differ from the standard's (dot11QAPEDCATable).
+    #[serde(default)]
+    pub ap_edca_params: BTreeMap<AccessCategory, EdcaOverride>,
+}
+
+/// An AC's EDCA parameters that differ from the default set's.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EdcaOverride {
+    #[serde(default)]
+    pub aifsn: Option<u8>,
+    #[serde(default)]
+    pub cw_min: Option<u32>,
+    #[serde(default)]
+    pub cw_max: Option<u32>,
+    #[serde(default)]
+    pub txop_limit_ns: Option<u64>,
+}
+
+impl EdcaOverride {
+    /// `params` with these changes.
+    pub fn apply(&self, params: EdcaParams) -> EdcaParams {
+        EdcaParams {
+            aifsn: self.aifsn.unwrap_or(params.aifsn),
+            cw_min: self.cw_min.unwrap_or(params.cw_min),
+            cw_max: self.cw_max.unwrap_or(params.cw_max),
+            txop_limit_ns: self.txop_limit_ns.unwrap_or(params.txop_limit_ns),
+        }
+    }
 }
 
 /// A station's MCS, to and from it.
@@ -448,6 +487,30 @@ impl WlanConfig {
         }
     }
 
+    /// Whether the WLAN contends with EDCA (its PHY already checked).
+    pub fn uses_edca(&self) -> bool {
+        self.edca
+            .unwrap_or_else(|| self.phy.standard.mcs_format().is_some())
+    }
+
+    /// The EDCA parameters of the stations and the AP on `phy`: the standard's, with the
+    /// scenario's changes.
+    pub fn edca_set(&self, phy: &Phy) -> EdcaSet {
+        let standard = EdcaSet::standard(phy);
+        let apply = |defaults: [EdcaParams; 4],
+                     changes: &BTreeMap<AccessCategory, EdcaOverride>| {
+            let mut params = defaults;
+            for (ac, change) in changes {
+                params[*ac as usize] = change.apply(params[*ac as usize]);
+            }
+            params
+        };
+        EdcaSet {
+            station: apply(standard.station, &self.edca_params),
+            ap: apply(standard.ap, &self.ap_edca_params),
+        }
+    }
+
     /// The A-MPDU limits when the WLAN aggregates (its PHY already checked).
     pub fn ampdu_limits(&self) -> Option<AmpduLimits> {
         let format = self.phy.standard.mcs_format()?;
@@ -484,6 +547,10 @@ pub struct AgentConfig {
     /// Contending stations `adaptive` aims for; default: Bianchi's optimum for the stations.
     #[serde(default)]
     pub target_stations: Option<f64>,
+    /// With EDCA, the access category whose EDCAF the agent works on (plans, or sees the
+    /// queue of); `None`: best effort.
+    #[serde(default)]
+    pub ac: Option<AccessCategory>,
     /// A limit of the AP's ACK queue of its own; `None` shares the WLAN's `queue_packets`
     /// between the AP's two queues, so an agent does not enlarge the AP's buffer.
     #[serde(default)]
@@ -601,6 +668,9 @@ pub struct FlowConfig {
     pub start_ns: u64,
     #[serde(default)]
     pub stop_ns: Option<u64>,
+    /// The DSCP its packets carry, both ways (RFC 2474; a WLAN with EDCA maps it to an AC).
+    #[serde(default)]
+    pub dscp: u8,
     pub app: AppConfig,
 }
 

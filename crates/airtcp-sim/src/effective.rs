@@ -4,6 +4,7 @@
 //! (`radio::config`) and each WLAN node's position. Reproductions print them so that every
 //! value behind a figure is stated, not only the ones a scenario file sets.
 
+use airtcp_proto::wifi::edca::{AccessCategory, EdcaParams};
 use airtcp_proto::wifi::Modulation;
 use serde_json::{json, Value};
 
@@ -42,6 +43,18 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
             "agent": wlan.agent.as_ref().map(|agent| agent.kind.clone()),
             "queueing": wlan.queueing.name(),
         }));
+        if wlan.uses_edca() {
+            let set = wlan.edca_set(&phy);
+            let by_ac = |params: &[EdcaParams; 4]| {
+                AccessCategory::ALL
+                    .iter()
+                    .zip(params)
+                    .map(|(ac, p)| (ac.name().to_string(), json!(p)))
+                    .collect::<serde_json::Map<_, _>>()
+            };
+            let entry = wlans.last_mut().expect("just pushed");
+            entry["edca"] = json!({"stations": by_ac(&set.station), "ap": by_ac(&set.ap)});
+        }
         if let Modulation::Mcs(setting) = phy.modulation {
             let entry = wlans.last_mut().expect("just pushed");
             entry["mcs"] = setting.mcs_of(phy.data_rate_bps).into();

@@ -49,6 +49,8 @@ pub(crate) mod tests {
                     src: node_address(0),
                     dst: node_address(1),
                     ttl: 64,
+                    dscp: 0,
+                    ecn: 0,
                 },
                 transport: TransportRepr::Udp(UdpRepr {
                     src_port: 1,

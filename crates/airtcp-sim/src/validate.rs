@@ -20,6 +20,10 @@ use crate::limits::{
 use crate::wlan::{AmpduLimits, Queueing};
 use airtcp_proto::tcp::cc;
 use airtcp_proto::time::seconds;
+use airtcp_proto::wifi::edca::{
+    AccessCategory, MAX_AIFSN, MAX_CW, MAX_TXOP_LIMIT_NS, MIN_AIFSN, MIN_STATION_AIFSN,
+    TXOP_UNIT_NS,
+};
 
 fn fail<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, ConfigError> {
     Err(ConfigError {
@@ -71,7 +75,15 @@ impl Scenario {
             validate_agent(&format!("agents[{i}]"), &placement.agent)?;
         }
         self.validate_radio()?;
-        for (key, place, _) in self.agent_places()? {
+        for (key, place, config) in self.agent_places()? {
+            let on_edca = matches!(place, Interface::Wlan { bss, .. }
+                if self.wlans[bss as usize].uses_edca());
+            if config.ac.is_some() && !on_edca {
+                return fail(
+                    format!("{key}.ac"),
+                    "is a setting of EDCA, which is off where the agent is",
+                );
+            }
             if let Interface::Wlan { bss, .. } = place {
                 if self.wlans[bss as usize].queueing != Queueing::Fifo {
                     return fail(
@@ -82,12 +94,7 @@ impl Scenario {
                     );
                 }
                 if self.wlans[bss as usize].ampdu_limits().is_some() {
-                    return fail(
-                        format!("{key}.interface"),
-                        "an agent on an interface of a WLAN with A-MPDU is not supported yet \
-                         (it sees the MAC queue, whose MPDUs in flight it could take away); \
-                         set ampdu = false on that WLAN",
-                    );
+                    refuse_beside_ampdu(&format!("{key}.kind"), &config.kind)?;
                 }
             }
         }
@@ -205,7 +212,72 @@ impl Scenario {
             validate_agent(&format!("{key}.agent"), agent)?;
         }
         self.validate_queueing(key, wlan)?;
-        self.validate_ampdu(key, wlan)
+        self.validate_ampdu(key, wlan)?;
+        self.validate_edca(key, wlan)
+    }
+
+    /// EDCA's parameters: within the EDCA Parameter Set's fields (§9.4.2.28), and not (yet)
+    /// beside roaming mobiles; an agent's AC only where EDCA is on.
+    fn validate_edca(&self, key: &str, wlan: &WlanConfig) -> Result<(), ConfigError> {
+        if !wlan.uses_edca() {
+            for (set, field) in [
+                (!wlan.edca_params.is_empty(), "edca_params"),
+                (!wlan.ap_edca_params.is_empty(), "ap_edca_params"),
+                (
+                    wlan.agent.as_ref().is_some_and(|a| a.ac.is_some()),
+                    "agent.ac",
+                ),
+            ] {
+                if set {
+                    return fail(
+                        format!("{key}.{field}"),
+                        "is a setting of EDCA, which is off",
+                    );
+                }
+            }
+            return Ok(());
+        }
+        let phy = wlan.build_phy(key)?;
+        let set = wlan.edca_set(&phy);
+        for (field, params, min_aifsn) in [
+            ("edca_params", &set.station, MIN_STATION_AIFSN),
+            ("ap_edca_params", &set.ap, MIN_AIFSN),
+        ] {
+            for (ac, p) in AccessCategory::ALL.iter().zip(params) {
+                let at = format!("{key}.{field}.{}", ac.name());
+                if !(min_aifsn..=MAX_AIFSN).contains(&p.aifsn) {
+                    return fail(
+                        format!("{at}.aifsn"),
+                        format!("{}; expected {min_aifsn} to {MAX_AIFSN}", p.aifsn),
+                    );
+                }
+                for (name, cw) in [("cw_min", p.cw_min), ("cw_max", p.cw_max)] {
+                    if cw > MAX_CW || !(cw + 1).is_power_of_two() {
+                        return fail(
+                            format!("{at}.{name}"),
+                            format!("{cw}; expected 2^k - 1 up to {MAX_CW} (the ECW fields)"),
+                        );
+                    }
+                }
+                if p.cw_min > p.cw_max {
+                    return fail(
+                        format!("{at}.cw_min"),
+                        format!("{} is above cw_max {}", p.cw_min, p.cw_max),
+                    );
+                }
+                if p.txop_limit_ns > MAX_TXOP_LIMIT_NS || p.txop_limit_ns % TXOP_UNIT_NS != 0 {
+                    return fail(
+                        format!("{at}.txop_limit_ns"),
+                        format!(
+                            "{} us; expected a multiple of 32 us up to 8160 us (the TXOP \
+                             Limit field)",
+                            p.txop_limit_ns as f64 / 1e3
+                        ),
+                    );
+                }
+            }
+        }
+        self.refuse_beside_roaming(key, wlan, "EDCA", "edca = false")
     }
 
     /// mac80211's queues run in the central DCF only, without the mechanisms that take
@@ -215,13 +287,16 @@ impl Scenario {
             return Ok(());
         }
         let what = format!("queueing = \"{}\"", wlan.queueing.name());
-        self.refuse_beside_agents_and_roaming(
-            key,
-            wlan,
-            &what,
-            "an agent on its AP",
-            "queueing = \"fifo\"",
-        )
+        let way_out = "queueing = \"fifo\"";
+        if wlan.agent.is_some() {
+            return fail(
+                format!("{key}.agent"),
+                format!(
+                    "{what} does not run beside an agent on its AP yet; set {way_out} or remove it"
+                ),
+            );
+        }
+        self.refuse_beside_roaming(key, wlan, &what, way_out)
     }
 
     /// A-MPDU settings: only for the MCS PHYs, in range, and not (yet) beside the
@@ -270,41 +345,28 @@ impl Scenario {
                 ),
             );
         }
-        self.refuse_beside_agents_and_roaming(
-            key,
-            wlan,
-            "A-MPDU",
-            "an agent on its AP (agents see the MAC queue, whose MPDUs in flight they could \
-             take away)",
-            "ampdu = false",
-        )
+        if let Some(agent) = &wlan.agent {
+            refuse_beside_ampdu(&format!("{key}.agent"), &agent.kind)?;
+        }
+        self.refuse_beside_roaming(key, wlan, "A-MPDU", "ampdu = false")
     }
 
-    /// A mechanism of the central DCF (`what`) that does not run yet beside an agent on the
-    /// AP (`agent` says why) or roaming mobiles; `way_out` is the setting that turns it off.
-    fn refuse_beside_agents_and_roaming(
+    /// A mechanism of the central DCF (`what`) that does not run yet beside roaming mobiles;
+    /// `way_out` is the setting that turns it off.
+    fn refuse_beside_roaming(
         &self,
         key: &str,
         wlan: &WlanConfig,
         what: &str,
-        agent: &str,
         way_out: &str,
     ) -> Result<(), ConfigError> {
-        let refused = [
-            (wlan.agent.is_some(), "agent", agent),
-            (
-                self.mobiles.iter().any(|m| wlan.stations.contains(&m.node)),
-                "stations",
-                "roaming mobiles",
-            ),
-        ];
-        for (set, field, beside) in refused {
-            if set {
-                return fail(
-                    format!("{key}.{field}"),
-                    format!("{what} does not run beside {beside} yet; set {way_out} or remove it"),
-                );
-            }
+        if self.mobiles.iter().any(|m| wlan.stations.contains(&m.node)) {
+            return fail(
+                format!("{key}.stations"),
+                format!(
+                    "{what} does not run beside roaming mobiles yet; set {way_out} or remove them"
+                ),
+            );
         }
         Ok(())
     }
@@ -541,6 +603,23 @@ fn validate_direction(key: &str, d: &DirectionConfig) -> Result<(), ConfigError>
         );
     }
     Ok(())
+}
+
+/// The agents whose plans an aggregating DCF does not carry out yet: a TXOP burst of
+/// several A-MPDUs, and A-MSDUs inside an A-MPDU.
+fn refuse_beside_ampdu(key: &str, kind: &str) -> Result<(), ConfigError> {
+    let why = match kind {
+        "txop_burst" => "a TXOP of several A-MPDUs",
+        "ack_aggregation" => "an A-MSDU inside an A-MPDU",
+        _ => return Ok(()),
+    };
+    fail(
+        key,
+        format!(
+            "{kind} needs {why}, which a WLAN with A-MPDU does not run yet; set ampdu = false \
+             on that WLAN"
+        ),
+    )
 }
 
 /// An agent's kind and settings (where it sits is checked when the network is built).

@@ -13,18 +13,57 @@
 mod common;
 
 use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
+use airtcp_proto::wifi::edca::{AccessCategory, EdcaParams};
 use airtcp_proto::wifi::mcs::{Band, Format, McsPhy};
-use airtcp_proto::wifi::{Phy, Preamble};
+use airtcp_proto::wifi::{Modulation, Phy, Preamble};
 use serde_json::{json, Value};
 
 const MSDU: u32 = 1024;
 const FRAMES: f64 = 12_000.0;
 
+/// The AC stations send in (best effort) with the WLAN's EDCA, if it has it: the MCS PHYs'
+/// default, or where `wlan` sets `edca` (with `edca_params`).
+fn edca_of(phy: &Phy, wlan: &Value) -> Option<EdcaParams> {
+    let qos = matches!(phy.modulation, Modulation::Mcs(_));
+    if !wlan["edca"].as_bool().unwrap_or(qos) {
+        return None;
+    }
+    let dsss = matches!(phy.modulation, Modulation::Dsss(_));
+    let standard = EdcaParams::station(AccessCategory::Be, phy.cw_min, phy.cw_max, dsss);
+    let aifsn = wlan["edca_params"]["be"]["aifsn"].as_u64();
+    Some(EdcaParams {
+        aifsn: aifsn.map_or(standard.aifsn, |a| a as u8),
+        ..standard
+    })
+}
+
 fn check(phy: &Phy, json_phy: Value, rts: bool, eifs_after_collision: bool, stations: &[u32]) {
+    check_wlan(
+        phy,
+        json_phy,
+        rts,
+        eifs_after_collision,
+        stations,
+        json!({}),
+    );
+}
+
+/// `check` with more settings of the WLAN (`wlan`).
+fn check_wlan(
+    phy: &Phy,
+    json_phy: Value,
+    rts: bool,
+    eifs_after_collision: bool,
+    stations: &[u32],
+    wlan: Value,
+) {
     let timing = CollisionTiming::Mac {
         eifs_after_collision,
     };
-    let params = Params::from_phy(phy, MSDU, rts, timing, Some(7 - 1));
+    let mut params = Params::from_phy(phy, MSDU, rts, timing, Some(7 - 1));
+    if let Some(edca) = edca_of(phy, &wlan) {
+        params = params.with_edca(&edca);
+    }
     let mut report = Vec::new();
     let mut worst: f64 = 0.0;
     for &n in stations {
@@ -40,6 +79,9 @@ fn check(phy: &Phy, json_phy: Value, rts: bool, eifs_after_collision: bool, stat
             seconds,
         );
         scenario["wlans"][0]["eifs_after_collision"] = json!(eifs_after_collision);
+        if let (Some(own), Some(more)) = (scenario["wlans"][0].as_object_mut(), wlan.as_object()) {
+            own.extend(more.clone());
+        }
         // one MPDU an exchange, as the model has it
         scenario["wlans"][0]["ampdu"] = json!(false);
         let result = common::run(&scenario);
@@ -120,6 +162,19 @@ fn rts_cts() {
         let (phy, json) = erp(54_000_000);
         check(&phy, json, true, eifs, &[5, 50]);
     }
+}
+
+#[test]
+fn edca_against_the_model_with_aifs_for_difs() {
+    // AC_BE's AIFSN 3 on 802.11g (EDCA on), and AIFSN 7: the stations' class lags the
+    // AP's AIFSN 1 by 2 and 6 slots after every busy period
+    let (phy, json) = erp(54_000_000);
+    for aifsn in [3, 7] {
+        let wlan = json!({"edca": true, "edca_params": {"be": {"aifsn": aifsn}}});
+        check_wlan(&phy, json.clone(), false, true, &[5, 20], wlan);
+    }
+    let (phy, json) = dsss(11_000_000);
+    check_wlan(&phy, json, false, false, &[10], json!({"edca": true}));
 }
 
 #[test]
@@ -210,8 +265,10 @@ fn a_mpdus_against_the_model_with_the_a_mpdu_as_its_frame() {
         let timing = CollisionTiming::Mac {
             eifs_after_collision: true,
         };
-        let params =
-            Params::for_ampdu(&phy, MSDU, (mpdus, window as u16), timing, Some(7 - 1)).unwrap();
+        let edca = edca_of(&phy, &json!({})).expect("an MCS PHY's default");
+        let params = Params::for_ampdu(&phy, MSDU, (mpdus, window as u16), timing, Some(7 - 1))
+            .unwrap()
+            .with_edca(&edca);
         let mut report = Vec::new();
         for n in [5, 20] {
             let model = bianchi::solve(&params, n).throughput_bps;

@@ -90,6 +90,8 @@ impl Agent for AckEveryData {
                 src: packet.ip.dst,
                 dst: packet.ip.src,
                 ttl: 64,
+                dscp: 0,
+                ecn: 0,
             },
             transport: TransportRepr::Tcp(TcpRepr {
                 src_port: tcp.dst_port,

@@ -37,6 +37,8 @@ fn segment(src: usize, dst: usize, payload_len: u32) -> PacketRepr {
             src: node_address(src),
             dst: node_address(dst),
             ttl: 64,
+            dscp: 0,
+            ecn: 0,
         },
         transport: TransportRepr::Tcp(TcpRepr {
             src_port: 40000,

@@ -249,7 +249,13 @@ pub(crate) mod tests {
         payload_len: u32,
     ) -> PacketRepr {
         PacketRepr {
-            ip: Ipv4Repr { src, dst, ttl: 64 },
+            ip: Ipv4Repr {
+                src,
+                dst,
+                ttl: 64,
+                dscp: 0,
+                ecn: 0,
+            },
             transport: TransportRepr::Tcp(TcpRepr {
                 src_port,
                 dst_port,

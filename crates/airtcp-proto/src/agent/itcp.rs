@@ -116,7 +116,13 @@ impl Split {
     fn transmit(&mut self, now: Instant, outbox: &mut VecDeque<(Direction, PacketRepr)>) {
         let (fixed, mobile) = (self.key.sender.0, self.key.receiver.0);
         let packet = |src, dst, tcp| PacketRepr {
-            ip: Ipv4Repr { src, dst, ttl: TTL },
+            ip: Ipv4Repr {
+                src,
+                dst,
+                ttl: TTL,
+                dscp: 0,
+                ecn: 0,
+            },
             transport: TransportRepr::Tcp(tcp),
         };
         while let Some(seg) = self.wired.as_mut().and_then(|w| w.poll_transmit(now)) {

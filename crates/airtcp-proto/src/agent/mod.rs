@@ -331,6 +331,8 @@ pub(crate) mod tests {
                 src: [10, 0, 0, 1],
                 dst,
                 ttl: 64,
+                dscp: 0,
+                ecn: 0,
             },
             transport: TransportRepr::Tcp(TcpRepr {
                 src_port: 1,

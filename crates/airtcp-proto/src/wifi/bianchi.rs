@@ -17,6 +17,7 @@
 
 use serde::Serialize;
 
+use super::edca::EdcaParams;
 use super::mcs::{block_ack_bytes, subframe_bytes};
 use super::{slots_between, standard_dcf, Modulation, Phy};
 use crate::time::seconds;
@@ -108,6 +109,21 @@ impl Params {
             stages: phy.backoff_stages(),
             retry_limit,
             bit_rate: phy.data_rate_bps as f64,
+        }
+    }
+
+    /// The same exchange contended for by an EDCAF with `edca`'s AIFSN and contention window
+    /// (IEEE 802.11-2020 §10.23.2): every IFS that ends in DIFS ends in AIFS instead (the
+    /// others' DIFS or EIFS after a busy period, the senders' after their timeout), so a
+    /// success and a collision each last (AIFSN - 2) slots longer; W and m are the AC's.
+    pub fn with_edca(self, edca: &EdcaParams) -> Self {
+        let extra = (f64::from(edca.aifsn) - 2.0) * self.slot;
+        Params {
+            success_time: self.success_time + extra,
+            collision_time: self.collision_time + extra,
+            window: edca.cw_min + 1,
+            stages: ((edca.cw_max + 1) / (edca.cw_min + 1)).max(1).ilog2(),
+            ..self
         }
     }
 

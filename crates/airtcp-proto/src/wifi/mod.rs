@@ -3,6 +3,7 @@
 //! rates, propagation, rate control, and Bianchi's saturation model.
 
 pub mod bianchi;
+pub mod edca;
 pub mod error_rate;
 pub mod mcs;
 pub mod modulation;

@@ -4,8 +4,9 @@
 use core::fmt;
 
 use etherparse::{
-    IcmpEchoHeader, Icmpv4Header, Icmpv4Type, IpNumber, Ipv4Header, NetSlice, SlicedPacket,
-    TcpHeader, TcpOptionElement, TcpOptionReadError, TcpOptionsIterator, TransportSlice, UdpHeader,
+    IcmpEchoHeader, Icmpv4Header, Icmpv4Type, IpDscp, IpEcn, IpNumber, Ipv4Header, NetSlice,
+    SlicedPacket, TcpHeader, TcpOptionElement, TcpOptionReadError, TcpOptionsIterator,
+    TransportSlice, UdpHeader,
 };
 
 use super::tcp::{Compaction, SackBlocks, TcpFlags, TcpRepr, Timestamps};
@@ -16,6 +17,11 @@ pub struct Ipv4Repr {
     pub src: [u8; 4],
     pub dst: [u8; 4],
     pub ttl: u8,
+    /// The differentiated services code point (RFC 2474), 0-63: what a WLAN with EDCA
+    /// maps to an access category (`wifi::edca`).
+    pub dscp: u8,
+    /// The ECN field (RFC 3168), 0-3: carried through unchanged.
+    pub ecn: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,6 +148,8 @@ impl PacketRepr {
             self.ip.dst,
         )
         .expect("IPv4 payload fits in 16 bits");
+        ip.dscp = IpDscp::try_new(self.ip.dscp & 0x3f).expect("six bits");
+        ip.ecn = IpEcn::try_new(self.ip.ecn & 0x3).expect("two bits");
         ip.header_checksum = ip.calc_header_checksum();
         let mut out = Vec::with_capacity(self.ip_len() as usize);
         ip.write(&mut out).expect("writing to a Vec cannot fail");
@@ -199,6 +207,8 @@ impl PacketRepr {
                     src: header.source(),
                     dst: header.destination(),
                     ttl: header.ttl(),
+                    dscp: header.dcp().value(),
+                    ecn: header.ecn().value(),
                 }
             }
             _ => return Err(ParseError::NotIpv4),
@@ -388,6 +398,8 @@ mod tests {
                 src: [10, 0, 0, 1],
                 dst: [10, 0, 1, 2],
                 ttl: 64,
+                dscp: 0,
+                ecn: 0,
             },
             transport: TransportRepr::Tcp(TcpRepr {
                 src_port: 5001,
@@ -529,6 +541,17 @@ mod tests {
         assert_eq!(tcp.header_len(), 20 + 4 + 4 * 8);
         let bytes = ack.emit();
         assert_eq!(PacketRepr::parse(&bytes).unwrap(), ack);
+    }
+
+    #[test]
+    fn the_ds_field_round_trips_in_its_place() {
+        let mut packet = sample_tcp();
+        packet.ip.dscp = 46; // EF
+        packet.ip.ecn = 2; // ECT(0)
+        let bytes = packet.emit();
+        // the second byte of the IPv4 header: DSCP in the high six bits, ECN in the low two
+        assert_eq!(bytes[1], 46 << 2 | 2);
+        assert_eq!(PacketRepr::parse(&bytes).unwrap(), packet);
     }
 
     #[test]

@@ -381,6 +381,7 @@ impl Scenario {
                     "queueing",
                     "mac80211's queues (set queueing = \"fifo\")",
                 ),
+                (wlan.uses_edca(), "edca", "EDCA (set edca = false)"),
             ];
             for (set, field, what) in unsupported {
                 if set {

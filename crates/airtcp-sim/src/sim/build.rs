@@ -4,6 +4,7 @@
 
 use airtcp_proto::agent::{self, Agent, AgentSettings, DSSS_AC_VO_TXOP_NS, OFDM_AC_VO_TXOP_NS};
 use airtcp_proto::wifi::bianchi::{self, CollisionTiming, Params};
+use airtcp_proto::wifi::edca::AccessCategory;
 use airtcp_proto::wifi::{Modulation, Phy};
 use rand::Rng;
 
@@ -99,7 +100,11 @@ impl Simulation {
             }
             let channel_rng = stream(seed, StreamId::WlanChannel { bss: b as u32 });
             let data_rate_bps = phy.data_rate_bps;
+            let edca = wlan.uses_edca().then(|| wlan.edca_set(&phy));
             let mut bss = Bss::new(phy, params, wlan.errors, channel_rng, macs, None);
+            if let Some(set) = &edca {
+                bss.use_edca(set);
+            }
             if let Some(limits) = wlan.ampdu_limits() {
                 bss.aggregate(limits);
             }
@@ -224,7 +229,8 @@ impl Simulation {
             message,
         };
         let place = self.scenario.interface_of(index, interface).map_err(fail)?;
-        self.put_agent(place, agent, None).map_err(fail)
+        self.put_agent(place, agent, AgentQueues::default())
+            .map_err(fail)
     }
 
     /// Delivers a named signal (e.g. `"handoff"`) at `at` to the agent on a node's interface.
@@ -270,11 +276,15 @@ impl Simulation {
                 };
                 let ap = ap.as_ref().map(|(bss, phy)| (*bss, phy));
                 let agent = build_agent(&self.scenario, config, ap).expect("validated kind");
-                (key, place, agent, config.ack_queue_packets)
+                let queues = AgentQueues {
+                    ack_queue_packets: config.ack_queue_packets,
+                    ac: config.ac.unwrap_or(AccessCategory::Be),
+                };
+                (key, place, agent, queues)
             })
             .collect();
-        for (key, place, agent, ack_queue) in built {
-            self.put_agent(place, agent, ack_queue)
+        for (key, place, agent, queues) in built {
+            self.put_agent(place, agent, queues)
                 .map_err(|message| ConfigError {
                     key: format!("{key}.interface"),
                     message,
@@ -287,7 +297,7 @@ impl Simulation {
         &mut self,
         place: Interface,
         mut agent: Box<dyn Agent>,
-        ack_queue_packets: Option<u32>,
+        queues: AgentQueues,
     ) -> Result<(), String> {
         if self.has_agent(place) {
             return Err("the interface already has an agent".into());
@@ -304,10 +314,27 @@ impl Simulation {
                         return Err(message);
                     }
                 }
-                self.wlan_place_agent(bss, mac, agent, ack_queue_packets);
+                self.wlan_place_agent(bss, mac, agent, queues);
             }
         }
         Ok(())
+    }
+}
+
+/// Where an agent on a WLAN interface works: the EDCAF of `ac` (with EDCA), and a limit of
+/// its own for an AP's ACK queue.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AgentQueues {
+    pub ack_queue_packets: Option<u32>,
+    pub ac: AccessCategory,
+}
+
+impl Default for AgentQueues {
+    fn default() -> Self {
+        AgentQueues {
+            ack_queue_packets: None,
+            ac: AccessCategory::Be,
+        }
     }
 }
 

@@ -141,6 +141,9 @@ impl Simulation {
                 src: request.ip.dst,
                 dst: request.ip.src,
                 ttl: TTL,
+                // Linux answers with the request's TOS (icmp_reply)
+                dscp: request.ip.dscp,
+                ecn: 0,
             },
             transport: TransportRepr::Echo(EchoRepr {
                 reply: true,
@@ -222,7 +225,8 @@ impl Simulation {
                 seq: u16::try_from(seq).expect("validated: at most 65536 probes"),
                 payload_len,
             });
-            self.originate(src, between(src, dst, echo))?;
+            let dscp = self.flows[flow].config.dscp;
+            self.originate(src, between(src, dst, dscp, echo))?;
         }
         if more {
             self.events
@@ -247,7 +251,8 @@ impl Simulation {
             dst_port: UDP_SINK_PORT,
             payload_len,
         });
-        self.originate(src, between(src, dst, datagram))?;
+        let dscp = self.flows[flow].config.dscp;
+        self.originate(src, between(src, dst, dscp, datagram))?;
         let next = self.now() + interval;
         self.events
             .schedule(next, Event::DatagramSend { flow: flow as u32 });
@@ -329,25 +334,31 @@ impl Simulation {
             Side::Sender => (src, dst),
             Side::Receiver => (dst, src),
         };
+        // both ends mark the flow's packets, as an application that sets IP_TOS on both
+        // sockets does
+        let dscp = self.flows[flow].config.dscp;
         for segment in outgoing.drain(..) {
             // The sender's segments; the receiver's are its `acks_sent`.
             if side == Side::Sender {
                 self.flows[flow].packets_sent += 1;
             }
-            self.originate(from, between(from, to, TransportRepr::Tcp(segment)))?;
+            let packet = between(from, to, dscp, TransportRepr::Tcp(segment));
+            self.originate(from, packet)?;
         }
         self.outgoing = outgoing;
         Ok(())
     }
 }
 
-/// A packet from node `src` to node `dst`.
-fn between(src: usize, dst: usize, transport: TransportRepr) -> PacketRepr {
+/// A packet from node `src` to node `dst` marked with `dscp`.
+fn between(src: usize, dst: usize, dscp: u8, transport: TransportRepr) -> PacketRepr {
     PacketRepr {
         ip: Ipv4Repr {
             src: node_address(src),
             dst: node_address(dst),
             ttl: TTL,
+            dscp,
+            ecn: 0,
         },
         transport,
     }

@@ -182,7 +182,7 @@ impl Simulation {
                 let (old_side, new_side) = (old.mobile_side(), new.mobile_side());
                 if old_side != new_side && !self.has_agent(new_side) {
                     if let Some(agent) = self.take_agent(old_side) {
-                        self.put_agent(new_side, agent, None)
+                        self.put_agent(new_side, agent, super::build::AgentQueues::default())
                             .expect("a mobile's agent plans no channel access");
                     }
                 }

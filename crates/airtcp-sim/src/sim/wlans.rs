@@ -132,11 +132,12 @@ impl Simulation {
         bss: u32,
         mac: u32,
         agent: Box<dyn Agent>,
-        ack_queue: Option<u32>,
+        queues: super::build::AgentQueues,
     ) {
+        let ack_queue = queues.ack_queue_packets;
         match &mut self.wlans[bss as usize] {
             Wlan::Alone(alone) => {
-                alone.place_agent(mac, agent);
+                alone.place_agent(mac, agent, queues.ac);
                 if let Some(limit) = ack_queue {
                     alone.limit_ack_queue(limit);
                 }

@@ -44,8 +44,7 @@
 //! the first of a TXOP fails, the TXOP ends and the EDCA backoff procedure runs for the
 //! failure (IEEE 802.11-2020 §10.23.2.2 c): the frame's retry count rises and CW doubles.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::ops::Range;
 use std::time::Duration;
 
@@ -55,6 +54,7 @@ use airtcp_proto::agent::{
 use airtcp_proto::wire::PacketRepr;
 
 use crate::interface::AgentSlot;
+use airtcp_proto::wifi::edca::AccessCategory;
 use airtcp_proto::wifi::{slots_between, Phy};
 use airtcp_proto::Instant;
 use rand::Rng;
@@ -63,6 +63,7 @@ use serde::Serialize;
 pub use ampdu::AmpduLimits;
 pub(crate) use ampdu::MpduState;
 pub use capture::{AirBody, AirFrame};
+pub use edca::EdcaSet;
 pub use txq::Queueing;
 
 #[cfg(test)]
@@ -188,6 +189,8 @@ pub struct MacCounters {
     pub reordered_mpdus: u64,
     /// With mac80211's queues (`txq`): frames CoDel dropped.
     pub codel_drops: u64,
+    /// With EDCA: EDCAFs that lost an internal collision to a higher AC of their MAC.
+    pub internal_collisions: u64,
     /// Airtime of the data PPDUs each station sent, and of those the AP sent it (in the
     /// WLAN's station order; collisions and errors included).
     pub station_uplink_airtime_ns: Vec<u64>,
@@ -222,10 +225,33 @@ enum RetryCounter {
     Long,
 }
 
+/// A MAC of the BSS (an address: frames name their receiver by its index, MAC 0 the AP).
 #[derive(Debug)]
 struct Mac {
     node: usize,
-    /// Indexed by `ApQueue`: stations use only the data queue.
+    rng: Stream,
+    /// The sequence number of the next MSDU (modulo 4096 on the air).
+    next_sequence: u16,
+    /// The AC whose EDCAF an agent on this MAC's interface works on (`edca`).
+    agent_ac: AccessCategory,
+}
+
+/// A channel access function (IEEE 802.11-2020 §10.23.2): the DCF of a MAC without QoS, or
+/// one of a QoS MAC's four EDCAFs, each with its own queue, contention window, retry counts
+/// and backoff (`edca`). `Bss::edcafs[f]`: MAC f's DCF, or with EDCA MAC m's EDCAF of AC a
+/// at 4m + a.
+#[derive(Debug)]
+struct Edcaf {
+    mac: u32,
+    ac: AccessCategory,
+    /// Its AIFSN's class of backoff counts (`edca::Classes`).
+    class: usize,
+    cw_min: u32,
+    cw_max: u32,
+    /// Further frames SIFS apart after the first, within this time from the access's start
+    /// (a TXOP limit above 0).
+    txop_ns: Option<u64>,
+    /// Indexed by `ApQueue`: only the EDCAF of an AP's access-planning agent uses both.
     queues: [VecDeque<Frame>; 2],
     /// The current backoff was set to 0 by the agent's plan.
     zero_backoff: bool,
@@ -233,12 +259,30 @@ struct Mac {
     /// Failed attempts of the head frame, by retry counter.
     short_retries: u32,
     long_retries: u32,
-    /// Absolute idle-slot count at which the backoff expires.
+    /// Absolute count of its class's idle slots at which the backoff expires.
     expiry: Option<SlotCount>,
     generation: u64,
-    rng: Stream,
-    /// The sequence number of the next MSDU (modulo 4096 on the air).
-    next_sequence: u16,
+}
+
+impl Edcaf {
+    /// MAC `mac`'s DCF: AIFSN 2 (DIFS) and the PHY's contention window.
+    fn dcf(mac: u32, phy: &Phy) -> Edcaf {
+        Edcaf {
+            mac,
+            ac: AccessCategory::Be,
+            class: 0,
+            cw_min: phy.cw_min,
+            cw_max: phy.cw_max,
+            txop_ns: None,
+            queues: [VecDeque::new(), VecDeque::new()],
+            zero_backoff: false,
+            cw: phy.cw_min,
+            short_retries: 0,
+            long_retries: 0,
+            expiry: None,
+            generation: 0,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -246,7 +290,7 @@ enum Outcome {
     /// `delivered` frames of `queue` went through (more than one in a TXOP or aggregate);
     /// `failed_after`: the next frame of a TXOP burst, which failed and stays queued.
     Success {
-        mac: u32,
+        edcaf: u32,
         queue: usize,
         delivered: usize,
         failed_after: Option<FailedFrame>,
@@ -254,7 +298,7 @@ enum Outcome {
     /// `mac`'s A-MPDU (`ampdu`) got its BlockAck or ACK; its MPDUs that were not
     /// acknowledged count a failure against `counter`.
     Ampdu {
-        mac: u32,
+        edcaf: u32,
         queue: usize,
         counter: RetryCounter,
     },
@@ -267,7 +311,7 @@ enum Outcome {
 /// busy period: DIFS after its AckTimeout or CTSTimeout, `Phy::sender_resume_ns`).
 #[derive(Clone, Copy, Debug)]
 struct FailedFrame {
-    mac: u32,
+    edcaf: u32,
     queue: usize,
     count: usize,
     counter: RetryCounter,
@@ -288,11 +332,13 @@ enum Medium {
         base: SlotCount,
         others_from: SlotCount,
     },
-    /// The stations that did not send resume `others_ifs_ns` after the busy period.
+    /// The stations that did not send resume `others_ifs_ns` after the busy period;
+    /// `internal_losers`: EDCAFs that lost an internal collision as it began (`edca`).
     Busy {
         others_ifs_ns: u64,
         next_base: SlotCount,
         outcome: Outcome,
+        internal_losers: Vec<u32>,
     },
 }
 
@@ -316,15 +362,23 @@ pub struct Bss {
     errors: ErrorModel,
     channel_rng: Stream,
     macs: Vec<Mac>,
+    /// The channel access functions: one DCF per MAC, or with EDCA four EDCAFs (`Edcaf`).
+    edcafs: Vec<Edcaf>,
+    /// Whether the MACs contend with EDCA (`edca`).
+    edca: bool,
+    /// The EDCAFs' backoff expiries, by AIFSN (`edca::Classes`).
+    classes: edca::Classes,
     medium: Medium,
-    expiries: BinaryHeap<Reverse<(SlotCount, u32, u64)>>,
     access_generation: u64,
     scheduled_access: Option<Instant>,
+    /// EDCAFs holding a frame.
     holding: usize,
     /// The agent on each MAC's interface (MAC 0, the AP, may plan its channel access).
     agents: Vec<Option<AgentSlot>>,
-    /// The AP's agent plans its accesses: two queues, and the agent's plan.
+    /// The AP's agent plans the accesses of its EDCAF `planning`: two queues, and the
+    /// agent's plan.
     plans_access: bool,
+    planning: u32,
     /// The plan of the AP's pending access.
     ap_plan: AccessPlan,
     /// Report every frame on the air in `Actions::air`.
@@ -356,17 +410,14 @@ impl Bss {
             .into_iter()
             .map(|(node, rng)| Mac {
                 node,
-                queues: [VecDeque::new(), VecDeque::new()],
-                zero_backoff: false,
-                cw: phy.cw_min,
-                short_retries: 0,
-                long_retries: 0,
-                expiry: None,
-                generation: 0,
                 rng,
                 next_sequence: 0,
+                agent_ac: AccessCategory::Be,
             })
             .collect::<Vec<_>>();
+        let edcafs = (0..macs.len() as u32)
+            .map(|mac| Edcaf::dcf(mac, &phy))
+            .collect();
         let counters = MacCounters {
             contenders: vec![0; macs.len() + 1],
             station_lifetime_drops: vec![0; macs.len() - 1],
@@ -381,6 +432,10 @@ impl Bss {
             held: Vec::new(),
             evict_at_busy_end: Vec::new(),
             plans_access: false,
+            planning: 0,
+            edcafs,
+            edca: false,
+            classes: edca::Classes::dcf(),
             phy,
             params,
             errors,
@@ -391,7 +446,6 @@ impl Bss {
                 base: 0,
                 others_from: 0,
             },
-            expiries: BinaryHeap::new(),
             access_generation: 0,
             scheduled_access: None,
             holding: 0,
@@ -402,16 +456,19 @@ impl Bss {
             counters,
         };
         if let Some(agent) = ap_agent {
-            bss.place_agent(0, agent);
+            bss.place_agent(0, agent, AccessCategory::Be);
         }
         bss
     }
 
     /// Puts an agent on a MAC's interface (before any traffic); on the AP, an agent that
     /// plans access gets the AP's ACK queue and plans each access.
-    pub fn place_agent(&mut self, mac: u32, mut agent: Box<dyn Agent>) {
+    /// With EDCA the agent works on the EDCAF of `ac` (the DCF's single queue without).
+    pub fn place_agent(&mut self, mac: u32, mut agent: Box<dyn Agent>, ac: AccessCategory) {
+        self.macs[mac as usize].agent_ac = ac;
         if mac == 0 {
             self.plans_access = agent.access_planner().is_some();
+            self.planning = self.edcaf_of(0, ac);
         }
         self.agents[mac as usize] = Some(AgentSlot::new(agent));
     }
@@ -423,13 +480,17 @@ impl Bss {
     /// Aggregates MPDUs into A-MPDUs with Block Ack within `limits` (an MCS PHY's BSS,
     /// before any traffic; `ampdu`).
     pub fn aggregate(&mut self, limits: AmpduLimits) {
-        self.ampdu = ampdu::Aggregation::new(&self.phy, limits);
+        let mut txops: Vec<u64> = self.edcafs.iter().filter_map(|f| f.txop_ns).collect();
+        txops.sort_unstable();
+        txops.dedup();
+        let protected = self.params.rts_threshold.is_some();
+        self.ampdu = ampdu::Aggregation::new(&self.phy, limits, &txops, protected);
     }
 
     /// Queues frames as `queueing` says (before any traffic; `txq`): `rates_bps[i]` is the
     /// data rate to and from MAC i, `hash_key` the key of the flow hash.
     pub fn queue_through(&mut self, queueing: Queueing, rates_bps: &[u64], hash_key: u64) {
-        self.txqs = txq::Txqs::new(queueing, rates_bps, hash_key);
+        self.txqs = txq::Txqs::new(queueing, rates_bps, hash_key, self.edcafs.len());
     }
 
     pub fn has_agent(&self, mac: u32) -> bool {
@@ -461,11 +522,13 @@ impl Bss {
 
     /// The agent on a MAC's interface, with the MAC's queue as the agent may see and edit it.
     pub fn agent_and_queue(&mut self, mac: u32) -> Option<(&mut AgentSlot, MacQueue<'_>)> {
+        let edcaf = self.edcaf_of(mac, self.macs[mac as usize].agent_ac);
         let slot = self.agents[mac as usize].as_mut()?;
         let queue = MacQueue {
-            queues: &mut self.macs[mac as usize].queues,
+            queues: &mut self.edcafs[edcaf as usize].queues,
             held: &mut self.held,
             mac,
+            aggregating: self.ampdu.is_some(),
         };
         Some((slot, queue))
     }
@@ -477,14 +540,19 @@ impl Bss {
         self.agents[0].as_mut()?.agent.access_planner()
     }
 
-    /// Frames queued at a MAC (both queues, and its intermediate queues).
+    /// Frames queued at a MAC (in all its EDCAFs' queues, and its intermediate queues).
     pub fn queue_len(&self, mac: u32) -> usize {
-        let queued: usize = self.macs[mac as usize]
+        self.edcafs_of(mac).map(|f| self.edcaf_len(f)).sum()
+    }
+
+    /// Frames queued at an EDCAF (both queues, and its intermediate queues).
+    fn edcaf_len(&self, edcaf: u32) -> usize {
+        let queued: usize = self.edcafs[edcaf as usize]
             .queues
             .iter()
             .map(VecDeque::len)
             .sum();
-        queued + self.txqs.as_ref().map_or(0, |txqs| txqs.backlog(mac))
+        queued + self.txqs.as_ref().map_or(0, |txqs| txqs.backlog(edcaf))
     }
 
     /// Asks the AP's agent for its next access plan (plain DCF without an agent).
@@ -493,14 +561,17 @@ impl Bss {
             Some(slot) if self.plans_access => slot.agent.access_planner(),
             _ => None,
         };
-        self.ap_plan = plan_access(planner, now, &self.macs[0].queues);
+        let queues = &self.edcafs[self.planning as usize].queues;
+        self.ap_plan = plan_access(planner, now, queues);
         self.ap_plan
     }
 
-    /// The slot count at which a station that did not send in the last busy period, and may
-    /// access at once, would transmit.
-    fn immediate_slot(&self, now: Instant) -> SlotCount {
-        match &self.medium {
+    /// The slot count (of `edcaf`'s class) at which `edcaf`, which did not send in the last
+    /// busy period and may access at once, would transmit.
+    fn immediate_slot(&self, now: Instant, edcaf: u32) -> SlotCount {
+        let class = self.edcafs[edcaf as usize].class;
+        let extra = self.classes.extra(class);
+        let common = match &self.medium {
             Medium::Idle {
                 origin,
                 base,
@@ -508,13 +579,15 @@ impl Bss {
             } => {
                 let elapsed_ns = now.as_nanos().saturating_sub(origin.as_nanos());
                 let next = base + elapsed_ns.div_ceil(self.phy.slot_ns) as SlotCount;
-                next.max(*others_from)
+                next.max(*others_from + extra)
             }
-            Medium::Busy { next_base, .. } => *next_base,
-        }
+            Medium::Busy { next_base, .. } => *next_base + extra,
+        };
+        self.classes.to_class(class, common)
     }
 
-    /// Queues a frame at `mac`; starts its channel access if it was idle.
+    /// Queues a frame at `mac` (with EDCA, in its AC's EDCAF); starts that EDCAF's channel
+    /// access if it was idle.
     pub fn enqueue(
         &mut self,
         now: Instant,
@@ -528,140 +601,153 @@ impl Bss {
             self.divert(mac, frame, hold);
             return;
         }
+        let mut edcaf = self.edcaf_for(mac, &packet);
         if self.txqs.is_some() {
-            self.enqueue_txq(now, mac, Frame::new(packet, to, now, 0), actions);
+            self.enqueue_txq(now, edcaf, Frame::new(packet, to, now, 0), actions);
             return;
         }
-        let queue = match (mac, self.planner()) {
-            (0, Some(planner)) => planner.classify(&packet.repr) as usize,
+        // The AP's planning agent takes the ACKs it classifies into its EDCAF's ACK queue,
+        // whatever their DSCP (with EDCA, into the AC it names); other frames go by DSCP.
+        let queue = match self.planner() {
+            Some(planner) if mac == 0 => planner.classify(&packet.repr) as usize,
             _ => ApQueue::Data as usize,
         };
-        if queue_full(&self.macs[mac as usize].queues, &self.params, queue) {
+        if queue == ApQueue::Ack as usize {
+            edcaf = self.planning;
+        }
+        let planning = self.plans_access && edcaf == self.planning;
+        let queues = &self.edcafs[edcaf as usize].queues;
+        if queue_full(queues, &self.params, queue) {
             self.counters.queue_drops += 1;
             return;
         }
         let station = &mut self.macs[mac as usize];
         let frame = Frame::new(packet, to, now, station.next_sequence);
         station.next_sequence = station.next_sequence.wrapping_add(1);
-        let was_empty = station.queues.iter().all(VecDeque::is_empty);
-        let queue_was_empty = station.queues[queue].is_empty();
-        station.queues[queue].push_back(frame);
+        let queues = &mut self.edcafs[edcaf as usize].queues;
+        let was_empty = queues.iter().all(VecDeque::is_empty);
+        let queue_was_empty = queues[queue].is_empty();
+        queues[queue].push_back(frame);
         if was_empty {
             self.holding += 1;
         }
-        if mac == 0 && self.plans_access {
+        if planning {
             // The head of the AP changed: plan again (unless the AP is sending now: the end of
             // its busy period plans); a zero backoff can only shorten a backoff already running.
             let head_changed = queue_was_empty && (was_empty || queue == ApQueue::Ack as usize);
-            if head_changed && !self.transmitting(0) {
+            if head_changed && !self.transmitting(edcaf) {
                 let plan = self.replan(now);
-                let pending = self.macs[0].expiry;
+                let pending = self.edcafs[edcaf as usize].expiry;
                 if plan.zero_backoff {
-                    let at = self.immediate_slot(now);
+                    let at = self.immediate_slot(now, edcaf);
                     if pending.is_none_or(|e| at <= e) {
-                        self.set_expiry(0, at, true);
+                        self.set_expiry(edcaf, at, true);
                     }
                 } else if pending.is_none() {
-                    let expiry = self.fresh_expiry(now, 0);
-                    self.set_expiry(0, expiry, false);
+                    let expiry = self.fresh_expiry(now, edcaf);
+                    self.set_expiry(edcaf, expiry, false);
                 }
                 self.schedule_access(actions);
             }
             return;
         }
         if was_empty {
-            self.contend(now, mac, actions);
+            self.contend(now, edcaf, actions);
         }
     }
 
-    /// Puts a frame into `mac`'s intermediate queues (`txq`), numbered as it enters them.
-    fn enqueue_txq(&mut self, now: Instant, mac: u32, mut frame: Frame, actions: &mut Actions) {
-        let was_empty = self.holds_nothing(mac);
-        let station = &mut self.macs[mac as usize];
+    /// Puts a frame into `edcaf`'s intermediate queues (`txq`), numbered as it enters them.
+    fn enqueue_txq(&mut self, now: Instant, edcaf: u32, mut frame: Frame, actions: &mut Actions) {
+        let was_empty = self.holds_nothing(edcaf);
+        let station = &mut self.macs[self.edcafs[edcaf as usize].mac as usize];
         frame.sequence = station.next_sequence;
         station.next_sequence = station.next_sequence.wrapping_add(1);
         let txqs = self.txqs.as_mut().expect("intermediate queues");
-        self.counters.queue_drops += txqs.enqueue(mac, frame);
+        self.counters.queue_drops += txqs.enqueue(edcaf, frame);
         if was_empty {
             self.holding += 1;
-            self.contend(now, mac, actions);
+            self.contend(now, edcaf, actions);
         }
     }
 
-    /// `mac` has frames again: it starts its channel access, unless it is contending already
-    /// or a post-backoff is counting down.
-    fn contend(&mut self, now: Instant, mac: u32, actions: &mut Actions) {
-        if self.macs[mac as usize].expiry.is_some() {
+    /// `edcaf` has frames again: it starts its channel access, unless it is contending
+    /// already or a post-backoff is counting down.
+    fn contend(&mut self, now: Instant, edcaf: u32, actions: &mut Actions) {
+        if self.edcafs[edcaf as usize].expiry.is_some() {
             return;
         }
-        let expiry = self.fresh_expiry(now, mac);
-        self.set_expiry(mac, expiry, false);
+        let expiry = self.fresh_expiry(now, edcaf);
+        self.set_expiry(edcaf, expiry, false);
         self.schedule_access(actions);
     }
 
-    /// Expiry for a frame arriving at a MAC with no backoff pending: access at once if the
-    /// medium is idle, otherwise defer and back off.
-    fn fresh_expiry(&mut self, now: Instant, mac: u32) -> SlotCount {
+    /// Expiry (in its class's count) for a frame arriving at an EDCAF with no backoff
+    /// pending: access at once if the medium is idle, otherwise defer and back off.
+    fn fresh_expiry(&mut self, now: Instant, edcaf: u32) -> SlotCount {
         match &self.medium {
-            Medium::Idle { .. } => self.immediate_slot(now),
-            Medium::Busy { next_base, .. } => *next_base + self.random_slots(mac),
+            Medium::Idle { .. } => self.immediate_slot(now, edcaf),
+            Medium::Busy { .. } => self.immediate_slot(now, edcaf) + self.random_slots(edcaf),
         }
     }
 
-    /// A backoff drawn uniformly in [0, CW].
-    fn random_slots(&mut self, mac: u32) -> SlotCount {
-        let station = &mut self.macs[mac as usize];
-        SlotCount::from(station.rng.random_range(0..=station.cw))
+    /// A backoff drawn uniformly in [0, CW] (from its MAC's stream).
+    fn random_slots(&mut self, edcaf: u32) -> SlotCount {
+        let Edcaf { mac, cw, .. } = self.edcafs[edcaf as usize];
+        SlotCount::from(self.macs[mac as usize].rng.random_range(0..=cw))
     }
 
-    /// Whether `mac` is one of the transmitters of the current busy period.
-    fn transmitting(&self, mac: u32) -> bool {
+    /// Whether `edcaf` is one of the transmitters of the current busy period.
+    fn transmitting(&self, edcaf: u32) -> bool {
         match &self.medium {
             Medium::Busy {
-                outcome: Outcome::Success { mac: sender, .. } | Outcome::Ampdu { mac: sender, .. },
+                outcome:
+                    Outcome::Success { edcaf: sender, .. } | Outcome::Ampdu { edcaf: sender, .. },
                 ..
-            } => *sender == mac,
+            } => *sender == edcaf,
             Medium::Busy {
                 outcome: Outcome::Failure(failed),
                 ..
-            } => failed.iter().any(|f| f.mac == mac),
+            } => failed.iter().any(|f| f.edcaf == edcaf),
             Medium::Idle { .. } => false,
         }
     }
 
-    fn set_expiry(&mut self, mac: u32, expiry: SlotCount, zero_backoff: bool) {
-        let station = &mut self.macs[mac as usize];
+    /// Sets `edcaf`'s backoff to expire at `expiry` of its class's count.
+    fn set_expiry(&mut self, edcaf: u32, expiry: SlotCount, zero_backoff: bool) {
+        let station = &mut self.edcafs[edcaf as usize];
         station.generation += 1;
         station.expiry = Some(expiry);
         station.zero_backoff = zero_backoff;
-        self.expiries
-            .push(Reverse((expiry, mac, station.generation)));
+        self.classes
+            .push(station.class, expiry, edcaf, station.generation);
     }
 
-    /// Draws a fresh backoff in [0, CW] counted from `base`, or 0 if the AP's plan says so.
-    fn draw_backoff(&mut self, now: Instant, mac: u32, base: SlotCount) {
-        if mac == 0 && self.plans_access && self.queue_len(0) > 0 && self.replan(now).zero_backoff {
-            self.set_expiry(0, base, true);
+    /// Draws a fresh backoff in [0, CW] counted from common slot `base` (its class's AIFS
+    /// later), or 0 if the AP's plan says so.
+    fn draw_backoff(&mut self, now: Instant, edcaf: u32, base: SlotCount) {
+        let class = self.edcafs[edcaf as usize].class;
+        let start = self
+            .classes
+            .to_class(class, base + self.classes.extra(class));
+        if self.plans_access
+            && edcaf == self.planning
+            && self.edcaf_len(edcaf) > 0
+            && self.replan(now).zero_backoff
+        {
+            self.set_expiry(edcaf, start, true);
             return;
         }
-        let slots = self.random_slots(mac);
-        self.set_expiry(mac, base + slots, false);
+        let slots = self.random_slots(edcaf);
+        self.set_expiry(edcaf, start + slots, false);
     }
 
-    fn is_current(&self, expiry: SlotCount, mac: u32, generation: u64) -> bool {
-        let station = &self.macs[mac as usize];
-        station.generation == generation && station.expiry == Some(expiry)
-    }
-
-    /// Drops stale heap entries and returns the earliest live expiry.
+    /// Drops stale heap entries and returns the earliest live expiry in the common count.
     fn earliest_expiry(&mut self) -> Option<SlotCount> {
-        while let Some(&Reverse((expiry, mac, generation))) = self.expiries.peek() {
-            if self.is_current(expiry, mac, generation) {
-                return Some(expiry);
-            }
-            self.expiries.pop();
-        }
-        None
+        let edcafs = &self.edcafs;
+        self.classes.earliest(|expiry, edcaf, generation| {
+            let station = &edcafs[edcaf as usize];
+            station.generation == generation && station.expiry == Some(expiry)
+        })
     }
 
     fn schedule_access(&mut self, actions: &mut Actions) {
@@ -697,22 +783,30 @@ impl Bss {
         let elapsed_ns = now.as_nanos().saturating_sub(origin.as_nanos());
         let current = base + (elapsed_ns / self.phy.slot_ns) as SlotCount;
         let mut transmitters = Vec::new();
-        while let Some(expiry) = self.earliest_expiry() {
-            if expiry > current {
+        loop {
+            let edcafs = &self.edcafs;
+            let due = self.classes.pop_due(current, |expiry, edcaf, generation| {
+                let station = &edcafs[edcaf as usize];
+                station.generation == generation && station.expiry == Some(expiry)
+            });
+            let Some(edcaf) = due else {
                 break;
-            }
-            let Reverse((_, mac, _)) = self.expiries.pop().expect("peeked");
-            self.macs[mac as usize].expiry = None;
+            };
+            self.edcafs[edcaf as usize].expiry = None;
             // Dequeue: an MSDU past its lifetime (or its queue's sojourn limit) is discarded
             // instead of sent, also before a retry.
-            if self.discard_expired(now, mac, actions) && mac == 0 && self.queue_len(0) > 0 {
+            if self.discard_expired(now, edcaf, actions)
+                && self.plans_access
+                && edcaf == self.planning
+                && self.edcaf_len(edcaf) > 0
+            {
                 self.replan(now);
             }
             if self.txqs.is_some() {
-                self.refill(now, mac);
+                self.refill(now, edcaf);
             }
-            if self.queue_len(mac) > 0 {
-                transmitters.push(mac);
+            if self.edcaf_len(edcaf) > 0 {
+                transmitters.push(edcaf);
             }
         }
         if transmitters.is_empty() {
@@ -720,7 +814,8 @@ impl Bss {
             self.schedule_access(actions);
             return;
         }
-        let others_only = !transmitters.contains(&0);
+        let internal_losers = self.internal_losers(&mut transmitters);
+        let others_only = !(self.plans_access && transmitters.contains(&self.planning));
         if let Some(planner) = self.planner() {
             planner.on_channel(now, ChannelEvent::IdleSlots((current - base) as u64));
             if others_only {
@@ -732,16 +827,17 @@ impl Bss {
                 );
             }
         }
-        self.start_transmission(now, current, transmitters, actions);
+        self.start_transmission(now, current, transmitters, internal_losers, actions);
     }
 
-    /// The queue a MAC transmits from, and how many of its frames form the first MAC frame.
-    fn selection(&self, mac: u32) -> (usize, usize) {
-        if mac != 0 || !self.plans_access {
+    /// The queue an EDCAF transmits from, and how many of its frames form the first MAC
+    /// frame (the AP's agent plans those of the EDCAF it plans).
+    fn selection(&self, edcaf: u32) -> (usize, usize) {
+        if !(self.plans_access && edcaf == self.planning) {
             return (ApQueue::Data as usize, 1);
         }
         let queue = self.ap_plan.queue as usize;
-        let queued = self.macs[0].queues[queue].len();
+        let queued = self.edcafs[edcaf as usize].queues[queue].len();
         (queue, frames_per_access(&self.ap_plan, queued))
     }
 
@@ -749,7 +845,7 @@ impl Bss {
     /// header and FCS (`ap_plan::payload_bytes`).
     fn payload_bytes(&self, mac: u32, queue: usize, from: usize, count: usize) -> u32 {
         payload_bytes(
-            self.macs[mac as usize].queues[queue]
+            self.edcafs[mac as usize].queues[queue]
                 .iter()
                 .skip(from)
                 .take(count),
@@ -762,24 +858,31 @@ impl Bss {
             .is_some_and(|threshold| self.phy.mac_overhead_bytes + payload_bytes > threshold)
     }
 
+    /// The EDCAFs in `transmitters` (`internal_losers` lost an internal collision to one of
+    /// them) transmit at `slot`.
     fn start_transmission(
         &mut self,
         now: Instant,
         slot: SlotCount,
         transmitters: Vec<u32>,
+        internal_losers: Vec<u32>,
         actions: &mut Actions,
     ) {
         self.counters.contenders[self.holding] += 1;
         self.counters.attempts += transmitters.len() as u64;
-        if transmitters.contains(&0) {
-            self.count_ap_access();
+        if let Some(&ap) = transmitters
+            .iter()
+            .find(|&&f| self.edcafs[f as usize].mac == 0)
+        {
+            self.count_ap_access(ap);
         }
         if self.params.msdu_lifetime_ns.is_some() {
-            for &mac in &transmitters {
-                let (queue, count) = self.selection(mac);
-                self.mark_attempted(now, mac, queue, 0..count);
+            for &edcaf in &transmitters {
+                let (queue, count) = self.selection(edcaf);
+                self.mark_attempted(now, edcaf, queue, 0..count);
             }
         }
+        self.counters.internal_collisions += internal_losers.len() as u64;
         let phy = &self.phy;
         let delta = phy.propagation_ns;
         let handshake = |rts: bool| {
@@ -796,22 +899,23 @@ impl Bss {
         };
         let exchange_tail = delta + phy.sifs_ns + phy.ack_airtime_ns() + delta;
         let sifs = Duration::from_nanos(phy.sifs_ns);
-        let (busy_ns, others_ifs_ns, outcome) = if let [mac] = transmitters[..] {
-            let (queue, count) = self.selection(mac);
+        let (busy_ns, others_ifs_ns, outcome) = if let [edcaf] = transmitters[..] {
+            let (queue, count) = self.selection(edcaf);
             if self.ampdu.is_some() {
-                let sent = self.send_ampdu(now, mac, queue, actions);
-                self.go_busy(now, slot, sent, actions);
+                let sent = self.send_ampdu(now, edcaf, queue, actions);
+                self.go_busy(now, slot, sent, internal_losers, actions);
                 return;
             }
-            let payload = self.payload_bytes(mac, queue, 0, count);
+            let mac = self.edcafs[edcaf as usize].mac;
+            let payload = self.payload_bytes(edcaf, queue, 0, count);
             let rts = self.uses_rts(payload);
-            let receiver = self.macs[mac as usize].queues[queue][0].to;
+            let receiver = self.edcafs[edcaf as usize].queues[queue][0].to;
             if self.is_absent(receiver) {
                 // Nobody answers: no CTS to the RTS, or no ACK to the frame. The others
                 // decoded it and wait out the NAV it set.
                 self.counters.absent_receiver_failures += 1;
                 let (airtime, _) =
-                    self.unanswered_attempt(now, mac, (queue, count), payload, actions);
+                    self.unanswered_attempt(now, edcaf, (queue, count), payload, actions);
                 let busy = airtime + delta;
                 let others = if rts {
                     self.phy.rts_nav_reset_resume_ns()
@@ -819,33 +923,33 @@ impl Bss {
                     self.phy.ack_nav_resume_ns()
                 };
                 let failed = FailedFrame {
-                    mac,
+                    edcaf,
                     queue,
                     count,
                     counter: RetryCounter::Short,
                     resume_ns: self.phy.sender_resume_ns(airtime, busy),
                 };
                 let outcome = Outcome::Failure(vec![failed]);
-                self.go_busy(now, slot, (busy, others, outcome), actions);
+                self.go_busy(now, slot, (busy, others, outcome), internal_losers, actions);
                 return;
             }
             let data_at = now + Duration::from_nanos(handshake(rts));
             let data_airtime = phy.data_airtime_ns(payload);
             let data_end = handshake(rts) + data_airtime;
             if rts {
-                self.on_air(actions, |b| b.rts_frame(now, mac, queue, payload, false));
-                self.on_air(actions, |b| b.cts_frame(now, mac, payload));
+                self.on_air(actions, |b| b.rts_frame(now, edcaf, queue, payload, false));
+                self.on_air(actions, |b| b.cts_frame(now, edcaf, payload));
             }
-            self.charge_airtime(mac, receiver, data_airtime);
+            self.charge_airtime(edcaf, receiver, data_airtime);
             if self
                 .errors
                 .corrupts(self.phy.mac_overhead_bytes + payload, &mut self.channel_rng)
             {
                 self.counters.channel_errors += 1;
                 self.on_air(actions, |b| {
-                    b.data_frame(data_at, mac, queue, 0..count, true)
+                    b.data_frame(data_at, edcaf, queue, 0..count, true)
                 });
-                self.mark_transmitted(mac, queue, 0);
+                self.mark_transmitted(edcaf, queue, 0);
                 // With RTS/CTS the CTS came back and the data frame failed: the long count.
                 let counter = if rts {
                     RetryCounter::Long
@@ -854,7 +958,7 @@ impl Bss {
                 };
                 let busy = data_end + delta;
                 let failed = FailedFrame {
-                    mac,
+                    edcaf,
                     queue,
                     count,
                     counter,
@@ -868,21 +972,18 @@ impl Bss {
             } else {
                 let delivered_at = now + Duration::from_nanos(data_end + delta);
                 self.on_air(actions, |b| {
-                    b.data_frame(data_at, mac, queue, 0..count, false)
+                    b.data_frame(data_at, edcaf, queue, 0..count, false)
                 });
                 self.on_air(actions, |b| b.ack_frame(delivered_at + sifs, mac));
-                self.deliver(mac, queue, 0, count, delivered_at, actions);
+                self.deliver(edcaf, queue, 0, count, delivered_at, actions);
                 let mut busy = data_end + exchange_tail;
                 let mut delivered = count;
                 let mut others_ifs = self.phy.difs_ns();
                 let mut failed_after = None;
-                if let Some(txop) = (mac == 0 && count == 1)
-                    .then_some(self.ap_plan.txop_ns)
-                    .flatten()
-                {
+                if let Some(txop) = (count == 1).then(|| self.txop_ns(edcaf)).flatten() {
                     // Further frames SIFS apart while the whole exchange fits in the TXOP.
-                    while delivered < self.macs[0].queues[queue].len() {
-                        let next_frame = self.macs[0].queues[queue][delivered];
+                    while delivered < self.edcafs[edcaf as usize].queues[queue].len() {
+                        let next_frame = self.edcafs[edcaf as usize].queues[queue][delivered];
                         let next = next_frame.msdu_bytes();
                         let exchange = txop_frame_ns(
                             &self.phy,
@@ -895,7 +996,7 @@ impl Bss {
                         let frame_bytes = self.phy.mac_overhead_bytes + next;
                         let next_at = now + Duration::from_nanos(busy) + sifs;
                         let carried = delivered..delivered + 1;
-                        self.mark_attempted(next_at, 0, queue, carried.clone());
+                        self.mark_attempted(next_at, edcaf, queue, carried.clone());
                         let unanswered = self.is_absent(next_frame.to);
                         if unanswered || self.errors.corrupts(frame_bytes, &mut self.channel_rng) {
                             others_ifs = if unanswered {
@@ -906,9 +1007,9 @@ impl Bss {
                                 self.phy.eifs_ns(self.phy.data_rate_bps)
                             };
                             self.on_air(actions, |b| {
-                                b.data_frame(next_at, 0, queue, carried, true)
+                                b.data_frame(next_at, edcaf, queue, carried, true)
                             });
-                            self.mark_transmitted(0, queue, delivered);
+                            self.mark_transmitted(edcaf, queue, delivered);
                             let frame_end =
                                 busy + self.phy.sifs_ns + self.phy.data_airtime_ns(next);
                             busy = frame_end + delta;
@@ -920,7 +1021,7 @@ impl Bss {
                                 RetryCounter::Short
                             };
                             failed_after = Some(FailedFrame {
-                                mac: 0,
+                                edcaf,
                                 queue,
                                 count: 1,
                                 counter,
@@ -930,9 +1031,11 @@ impl Bss {
                         }
                         let at =
                             next_at + Duration::from_nanos(self.phy.data_airtime_ns(next) + delta);
-                        self.on_air(actions, |b| b.data_frame(next_at, 0, queue, carried, false));
-                        self.on_air(actions, |b| b.ack_frame(at + sifs, 0));
-                        self.deliver(0, queue, delivered, 1, at, actions);
+                        self.on_air(actions, |b| {
+                            b.data_frame(next_at, edcaf, queue, carried, false)
+                        });
+                        self.on_air(actions, |b| b.ack_frame(at + sifs, mac));
+                        self.deliver(edcaf, queue, delivered, 1, at, actions);
                         busy += exchange;
                         delivered += 1;
                     }
@@ -942,7 +1045,7 @@ impl Bss {
                     busy,
                     others_ifs,
                     Outcome::Success {
-                        mac,
+                        edcaf,
                         queue,
                         delivered,
                         failed_after,
@@ -954,24 +1057,24 @@ impl Bss {
             let mut attempts = Vec::with_capacity(transmitters.len());
             // The longest frame ends the busy period; the others' PHYs began to receive it.
             let (mut longest, mut longest_rate) = (0, 0);
-            for &mac in &transmitters {
-                let (queue, count) = self.selection(mac);
+            for &edcaf in &transmitters {
+                let (queue, count) = self.selection(edcaf);
                 let (airtime, rate) = if self.ampdu.is_some() {
-                    self.unanswered_ampdu(now, mac, queue, actions)
+                    self.unanswered_ampdu(now, edcaf, queue, actions)
                 } else {
-                    let payload = self.payload_bytes(mac, queue, 0, count);
-                    self.unanswered_attempt(now, mac, (queue, count), payload, actions)
+                    let payload = self.payload_bytes(edcaf, queue, 0, count);
+                    self.unanswered_attempt(now, edcaf, (queue, count), payload, actions)
                 };
                 if airtime > longest {
                     (longest, longest_rate) = (airtime, rate);
                 }
-                attempts.push((mac, queue, count, airtime));
+                attempts.push((edcaf, queue, count, airtime));
             }
             let busy = longest + delta;
             let failed = attempts
                 .into_iter()
-                .map(|(mac, queue, count, airtime)| FailedFrame {
-                    mac,
+                .map(|(edcaf, queue, count, airtime)| FailedFrame {
+                    edcaf,
                     queue,
                     count,
                     // A failed RTS, or a frame short enough to go without one: the short count.
@@ -986,23 +1089,46 @@ impl Bss {
             };
             (busy, others, Outcome::Failure(failed))
         };
-        self.go_busy(now, slot, (busy_ns, others_ifs_ns, outcome), actions);
+        self.go_busy(
+            now,
+            slot,
+            (busy_ns, others_ifs_ns, outcome),
+            internal_losers,
+            actions,
+        );
+    }
+
+    /// The TXOP limit of `edcaf`'s accesses: the AP's agent's plan for the EDCAF it plans,
+    /// otherwise the AC's (none for a DCF).
+    fn txop_ns(&self, edcaf: u32) -> Option<u64> {
+        if self.plans_access && edcaf == self.planning {
+            self.ap_plan.txop_ns
+        } else {
+            self.edcafs[edcaf as usize].txop_ns
+        }
     }
 
     /// The medium is busy for `busy_ns` from `now`, then the stations that did not send
     /// resume after `others_ifs_ns` (those that did, as `outcome` says); counting resumes
-    /// from idle slot `slot`.
+    /// from idle slot `slot`; `internal_losers` settle at its end.
     fn go_busy(
         &mut self,
         now: Instant,
         slot: SlotCount,
         (busy_ns, others_ifs_ns, outcome): (u64, u64, Outcome),
+        internal_losers: Vec<u32>,
         actions: &mut Actions,
     ) {
+        if self.edca {
+            if let Medium::Idle { others_from, .. } = self.medium {
+                self.classes.on_busy_start(slot, others_from);
+            }
+        }
         self.medium = Medium::Busy {
             others_ifs_ns,
             next_base: slot,
             outcome,
+            internal_losers,
         };
         actions.busy_end = Some(now + Duration::from_nanos(busy_ns));
     }
@@ -1013,53 +1139,58 @@ impl Bss {
     fn unanswered_attempt(
         &mut self,
         now: Instant,
-        mac: u32,
+        edcaf: u32,
         (queue, count): (usize, usize),
         payload: u32,
         actions: &mut Actions,
     ) -> (u64, u64) {
         let rts = self.uses_rts(payload);
         if rts {
-            self.on_air(actions, |b| b.rts_frame(now, mac, queue, payload, true));
+            self.on_air(actions, |b| b.rts_frame(now, edcaf, queue, payload, true));
         } else {
-            self.on_air(actions, |b| b.data_frame(now, mac, queue, 0..count, true));
-            self.mark_transmitted(mac, queue, 0);
+            self.on_air(actions, |b| b.data_frame(now, edcaf, queue, 0..count, true));
+            self.mark_transmitted(edcaf, queue, 0);
         }
         let (airtime, rate) = self.phy.unanswered_frame(payload, rts);
         if !rts {
-            let receiver = self.macs[mac as usize].queues[queue][0].to;
-            self.charge_airtime(mac, receiver, airtime);
+            let receiver = self.edcafs[edcaf as usize].queues[queue][0].to;
+            self.charge_airtime(edcaf, receiver, airtime);
         }
         (airtime, rate)
     }
 
-    /// A data PPDU of `airtime_ns` went from `sender` to `receiver`: the station at the
-    /// other end from the AP is charged, in the counters and at the airtime schedulers of
-    /// the intermediate queues (`txq`).
+    /// A data PPDU of `airtime_ns` went from EDCAF `sender` to MAC `receiver`: the station
+    /// at the other end from the AP is charged, in the counters and at the airtime
+    /// schedulers of the intermediate queues of the AC (`txq`).
     fn charge_airtime(&mut self, sender: u32, receiver: u32, airtime_ns: u64) {
+        let Edcaf { mac, ac, .. } = self.edcafs[sender as usize];
         let counters = &mut self.counters;
-        if sender == 0 {
+        if mac == 0 {
             if let Some(station) = (receiver as usize).checked_sub(1) {
                 counters.station_downlink_airtime_ns[station] += airtime_ns;
             }
         } else {
-            counters.station_uplink_airtime_ns[sender as usize - 1] += airtime_ns;
+            counters.station_uplink_airtime_ns[mac as usize - 1] += airtime_ns;
         }
+        let receiving = self.edcaf_of(receiver, ac);
         if let Some(txqs) = &mut self.txqs {
-            txqs.charge(sender, receiver, airtime_ns);
+            txqs.charge((sender, receiver), (receiving, mac), airtime_ns);
         }
     }
 
-    fn count_ap_access(&mut self) {
-        let ack_headed = self.plans_access && self.ap_plan.queue == ApQueue::Ack;
-        let zero = self.macs[0].zero_backoff;
+    /// An access of the AP's EDCAF `edcaf`: counted, by whether it is ACK-headed and went
+    /// with backoff 0.
+    fn count_ap_access(&mut self, edcaf: u32) {
+        let planned = self.plans_access && edcaf == self.planning;
+        let ack_headed = planned && self.ap_plan.queue == ApQueue::Ack;
+        let zero = self.edcafs[edcaf as usize].zero_backoff;
         self.counters.count_ap_access(ack_headed, zero);
     }
 
     /// Hands `count` frames from position `from` of a queue to their receivers at `at`.
     fn deliver(
         &mut self,
-        mac: u32,
+        edcaf: u32,
         queue: usize,
         from: usize,
         count: usize,
@@ -1067,7 +1198,7 @@ impl Bss {
         actions: &mut Actions,
     ) {
         self.counters.count_aggregate(count);
-        for frame in self.macs[mac as usize].queues[queue]
+        for frame in self.edcafs[edcaf as usize].queues[queue]
             .iter()
             .skip(from)
             .take(count)
@@ -1079,12 +1210,14 @@ impl Bss {
     /// The busy period ended: settle the outcome, then resume counting. Counting resumes at
     /// the earliest resumption; the stations that did not send, and each sender, join the
     /// count as many slots later as they resume later (rounded to the nearest slot, so that
-    /// one count serves them all: `slots_between`).
+    /// one count serves them all: `slots_between`). With EDCA the count is that of the least
+    /// AIFSN, and each class joins it later by its own (`edca`).
     pub fn on_busy_end(&mut self, now: Instant, actions: &mut Actions) {
         let Medium::Busy {
             others_ifs_ns,
             next_base,
             outcome,
+            internal_losers,
         } = std::mem::replace(
             &mut self.medium,
             Medium::Idle {
@@ -1116,21 +1249,33 @@ impl Bss {
         };
         let base = next_base - later(others_ifs_ns);
         let sender_base = |f: &FailedFrame| base + later(f.resume_ns);
+        // the IFSs above end with DIFS: the count of the least AIFSN resumes that much apart
+        let resume_ns = earliest as i64 + self.classes.reference_offset_slots() * slot_ns as i64;
         self.medium = Medium::Idle {
-            origin: now + Duration::from_nanos(earliest),
+            origin: now + Duration::from_nanos(resume_ns as u64),
             base,
             others_from: next_base,
         };
+        for loser in internal_losers {
+            // it resumes with its MAC's winner
+            let mac = self.edcafs[loser as usize].mac;
+            let from = failed
+                .iter()
+                .find(|f| self.edcafs[f.edcaf as usize].mac == mac)
+                .map_or(next_base, sender_base);
+            self.settle_internal_collision(now, loser, actions);
+            self.draw_backoff(now, loser, from);
+        }
         match outcome {
             Outcome::Success {
-                mac,
+                edcaf,
                 queue,
                 delivered,
                 failed_after,
             } => {
                 self.counters.successes += 1;
                 for _ in 0..delivered {
-                    let frame = self.pop_head(mac, queue);
+                    let frame = self.pop_head(edcaf, queue);
                     self.counters.delivered_msdus += 1;
                     self.counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
                 }
@@ -1138,22 +1283,23 @@ impl Bss {
                 if let Some(frame) = failed_after {
                     self.settle_failure(frame);
                 }
-                if !self.is_absent(mac) {
-                    self.draw_backoff(now, mac, from);
+                if !self.is_absent(self.edcafs[edcaf as usize].mac) {
+                    self.draw_backoff(now, edcaf, from);
                 }
-                self.completed(now, mac);
+                self.completed(now, edcaf);
             }
             Outcome::Ampdu {
-                mac,
+                edcaf,
                 queue,
                 counter,
             } => {
                 self.counters.successes += 1;
                 // a BlockAck is a success, whatever it acknowledged
-                self.settle_ampdu(now, mac, queue, counter, actions);
-                self.macs[mac as usize].cw = self.phy.cw_min;
-                self.draw_backoff(now, mac, next_base);
-                self.completed(now, mac);
+                self.settle_ampdu(now, edcaf, queue, counter, actions);
+                let station = &mut self.edcafs[edcaf as usize];
+                station.cw = station.cw_min;
+                self.draw_backoff(now, edcaf, next_base);
+                self.completed(now, edcaf);
             }
             Outcome::Failure(failed) => {
                 for frame in failed {
@@ -1163,10 +1309,10 @@ impl Bss {
                     } else {
                         self.settle_failure(frame);
                     }
-                    if !self.is_absent(frame.mac) {
-                        self.draw_backoff(now, frame.mac, from);
+                    if !self.is_absent(self.edcafs[frame.edcaf as usize].mac) {
+                        self.draw_backoff(now, frame.edcaf, from);
                     }
-                    self.completed(now, frame.mac);
+                    self.completed(now, frame.edcaf);
                 }
             }
         }
@@ -1176,11 +1322,11 @@ impl Bss {
         self.schedule_access(actions);
     }
 
-    /// `mac`'s transmission completed: its driver refills its FIFO from the intermediate
+    /// `edcaf`'s transmission completed: its driver refills its FIFO from the intermediate
     /// queues (`txq`).
-    fn completed(&mut self, now: Instant, mac: u32) {
+    fn completed(&mut self, now: Instant, edcaf: u32) {
         if self.txqs.is_some() {
-            self.refill(now, mac);
+            self.refill(now, edcaf);
         }
     }
 
@@ -1188,7 +1334,7 @@ impl Bss {
     /// whole), otherwise it will be retried with a doubled contention window.
     fn settle_failure(&mut self, failed: FailedFrame) {
         self.counters.failed_attempts += 1;
-        let station = &mut self.macs[failed.mac as usize];
+        let station = &mut self.edcafs[failed.edcaf as usize];
         let at_limit = match failed.counter {
             RetryCounter::Short => {
                 station.short_retries += 1;
@@ -1203,18 +1349,18 @@ impl Bss {
         if at_limit {
             for _ in 0..failed.count {
                 self.counters.retry_drops += 1;
-                self.pop_head(failed.mac, failed.queue);
+                self.pop_head(failed.edcaf, failed.queue);
             }
         } else {
             self.counters.retries += 1;
-            station.cw = (2 * station.cw + 1).min(self.phy.cw_max);
+            station.cw = (2 * station.cw + 1).min(station.cw_max);
         }
     }
 
-    /// Discards the MSDUs at the heads of `mac`'s queues whose MSDU lifetime has passed since
-    /// their first attempt, or that have waited longer than the queue's sojourn limit (queues
-    /// are FIFO, so both are a prefix); whether any was.
-    fn discard_expired(&mut self, now: Instant, mac: u32, actions: &mut Actions) -> bool {
+    /// Discards the MSDUs at the heads of `edcaf`'s queues whose MSDU lifetime has passed
+    /// since their first attempt, or that have waited longer than the queue's sojourn limit
+    /// (queues are FIFO, so both are a prefix); whether any was.
+    fn discard_expired(&mut self, now: Instant, edcaf: u32, actions: &mut Actions) -> bool {
         let (lifetime, max_delay) = (self.params.msdu_lifetime_ns, self.params.queue_max_delay_ns);
         if lifetime.is_none() && max_delay.is_none() {
             return false;
@@ -1222,11 +1368,11 @@ impl Bss {
         let older = |since: Instant, limit: Option<u64>| {
             limit.is_some_and(|limit| (now - since).as_nanos() > u128::from(limit))
         };
+        let station = (self.edcafs[edcaf as usize].mac as usize).checked_sub(1);
         let mut discarded = false;
         for queue in 0..2 {
-            while let Some(frame) = self.macs[mac as usize].queues[queue].front() {
+            while let Some(frame) = self.edcafs[edcaf as usize].queues[queue].front() {
                 let c = &mut self.counters;
-                let station = (mac as usize).checked_sub(1);
                 if frame.attempted_at().is_some_and(|at| older(at, lifetime)) {
                     c.lifetime_drops += 1;
                     match station {
@@ -1242,11 +1388,11 @@ impl Bss {
                 } else {
                     break;
                 }
-                let frame = self.pop_head(mac, queue);
+                let frame = self.pop_head(edcaf, queue);
                 discarded = true;
                 if self.ampdu.is_some() && frame.mpdu.numbered() {
                     // its recipient stops waiting for it, as after a BlockAckReq
-                    self.follow_window(now, mac, frame.to, actions);
+                    self.follow_window(now, edcaf, frame.to, actions);
                 }
             }
         }
@@ -1258,45 +1404,46 @@ impl Bss {
     /// IEEE 802.11-2020 Annex C: "the elapsed time in TU, after the initial transmission of
     /// an MSDU, after which further attempts to transmit the MSDU are terminated").
     /// Nothing to mark without a lifetime (the default): this is off the fast path.
-    fn mark_attempted(&mut self, at: Instant, mac: u32, queue: usize, carried: Range<usize>) {
+    fn mark_attempted(&mut self, at: Instant, edcaf: u32, queue: usize, carried: Range<usize>) {
         if self.params.msdu_lifetime_ns.is_none() {
             return;
         }
-        for frame in self.macs[mac as usize].queues[queue].range_mut(carried) {
+        for frame in self.edcafs[edcaf as usize].queues[queue].range_mut(carried) {
             frame.note_attempt(at);
         }
     }
 
     /// Removes the head frame of a queue after success or drop; the contention window resets.
-    fn pop_head(&mut self, mac: u32, queue: usize) -> Frame {
-        let frame = self.macs[mac as usize].queues[queue]
+    fn pop_head(&mut self, edcaf: u32, queue: usize) -> Frame {
+        let frame = self.edcafs[edcaf as usize].queues[queue]
             .pop_front()
             .expect("head frame exists");
-        if self.holds_nothing(mac) {
+        if self.holds_nothing(edcaf) {
             self.holding -= 1;
         }
-        self.reset_retries(mac);
+        self.reset_retries(edcaf);
         frame
     }
 
     /// A new head frame: no retries yet, the contention window back at its minimum.
-    fn reset_retries(&mut self, mac: u32) {
-        let cw_min = self.phy.cw_min;
-        let station = &mut self.macs[mac as usize];
+    fn reset_retries(&mut self, edcaf: u32) {
+        let station = &mut self.edcafs[edcaf as usize];
         station.short_retries = 0;
         station.long_retries = 0;
-        station.cw = cw_min;
+        station.cw = station.cw_min;
     }
 }
 
 /// A MAC's queues as its agent sees them: the data queue, then the AP's ACK queue, then the
 /// frames the MAC holds for a station that has left (`roaming`: buffered, they are still the
 /// interface's to send). The head of each queue is in service (its retries and lifetime
-/// belong to it) and is not shown.
+/// belong to it) and is not shown; in a BSS that aggregates, neither is an MPDU that has a
+/// sequence number (its recipient may be waiting for it).
 pub struct MacQueue<'a> {
     queues: &'a mut [VecDeque<Frame>; 2],
     held: &'a mut Vec<(u32, Frame)>,
     mac: u32,
+    aggregating: bool,
 }
 
 /// Where an index of a `MacQueue` points.
@@ -1313,18 +1460,48 @@ impl<'a> MacQueue<'a> {
         held: &'a mut Vec<(u32, Frame)>,
         mac: u32,
     ) -> Self {
-        MacQueue { queues, held, mac }
+        MacQueue {
+            queues,
+            held,
+            mac,
+            aggregating: false,
+        }
+    }
+
+    /// The positions of a queue's frames the agent sees.
+    fn shown(&self, queue: usize) -> impl Iterator<Item = usize> + '_ {
+        let aggregating = self.aggregating;
+        self.queues[queue]
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(move |(_, frame)| !(aggregating && frame.mpdu.numbered()))
+            .map(|(at, _)| at)
+    }
+
+    fn queued_shown(&self, queue: usize) -> usize {
+        if self.aggregating {
+            self.shown(queue).count()
+        } else {
+            self.queues[queue].len().saturating_sub(1)
+        }
     }
 
     fn locate(&self, index: usize) -> Option<Slot> {
-        let waiting = |queue: &VecDeque<Frame>| queue.len().saturating_sub(1);
-        let first = waiting(&self.queues[0]);
-        let second = waiting(&self.queues[1]);
+        let first = self.queued_shown(0);
+        let second = self.queued_shown(1);
+        let in_queue = |queue: usize, k: usize| {
+            if self.aggregating {
+                self.shown(queue).nth(k).map(|at| Slot::Queued(queue, at))
+            } else {
+                Some(Slot::Queued(queue, k + 1))
+            }
+        };
         if index < first {
-            return Some(Slot::Queued(0, index + 1));
+            return in_queue(0, index);
         }
         if index - first < second {
-            return Some(Slot::Queued(1, index - first + 1));
+            return in_queue(1, index - first);
         }
         self.held
             .iter()
@@ -1337,11 +1514,7 @@ impl<'a> MacQueue<'a> {
 
 impl InterfaceQueue for MacQueue<'_> {
     fn len(&self) -> usize {
-        let queued: usize = self
-            .queues
-            .iter()
-            .map(|queue| queue.len().saturating_sub(1))
-            .sum();
+        let queued = self.queued_shown(0) + self.queued_shown(1);
         queued + self.held.iter().filter(|(s, _)| *s == self.mac).count()
     }
 
@@ -1362,6 +1535,7 @@ impl InterfaceQueue for MacQueue<'_> {
 
 mod ampdu;
 mod capture;
+mod edca;
 mod roaming;
 #[cfg(test)]
 mod tests;

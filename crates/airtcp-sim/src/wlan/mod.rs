@@ -4,5 +4,6 @@ pub(crate) mod ap_plan;
 pub mod dcf;
 
 pub use dcf::{
-    Actions, AirBody, AirFrame, AmpduLimits, Bss, Frame, MacCounters, MacParams, MacQueue, Queueing,
+    Actions, AirBody, AirFrame, AmpduLimits, Bss, EdcaSet, Frame, MacCounters, MacParams, MacQueue,
+    Queueing,
 };

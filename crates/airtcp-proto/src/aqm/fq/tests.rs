@@ -150,6 +150,8 @@ fn flow_hashes_differ_by_ports_and_by_key() {
             src: [10, 0, 0, 1],
             dst: [10, 0, 0, 2],
             ttl: 64,
+            dscp: 0,
+            ecn: 0,
         },
         transport: TransportRepr::Udp(UdpRepr {
             src_port,

@@ -78,6 +78,15 @@ impl MpduState {
     pub(crate) fn numbered(&self) -> bool {
         self.numbered
     }
+
+    /// The state of an MPDU that was given a sequence number.
+    #[cfg(test)]
+    pub(crate) fn numbered_mpdu() -> MpduState {
+        MpduState {
+            numbered: true,
+            ..MpduState::default()
+        }
+    }
 }
 
 /// The limits of an A-MPDU.
@@ -120,6 +129,9 @@ pub struct Aggregation {
     /// The longest PSDU within both the A-MPDU length limit and aPPDUMaxTime at the BSS's
     /// data rate (airtime grows with length: found once).
     pub(super) max_psdu_bytes: u32,
+    /// For each TXOP limit of the BSS's EDCAFs, the longest PSDU whose exchange fits in it
+    /// (`psdu_within_txop`).
+    txop_psdu_bytes: Vec<(u64, u32)>,
     /// The queue positions of the A-MPDU being formed (kept to reuse its allocation).
     positions: Vec<usize>,
     /// Per MAC: the queue positions its MPDUs in flight lie before (no frame ahead of them
@@ -134,37 +146,49 @@ pub struct Aggregation {
 }
 
 impl Aggregation {
-    pub fn new(phy: &Phy, limits: AmpduLimits) -> Option<Aggregation> {
+    /// `txop_limits`: those of the BSS's EDCAFs; `protected`: A-MPDUs may go after RTS/CTS.
+    pub fn new(
+        phy: &Phy,
+        limits: AmpduLimits,
+        txop_limits: &[u64],
+        protected: bool,
+    ) -> Option<Aggregation> {
         let Modulation::Mcs(setting) = phy.modulation else {
             return None;
         };
-        // the longest PSDU whose PPDU fits aPPDUMaxTime, by bisection on the airtime
-        let fits = |bytes: u32| phy.psdu_airtime_ns(bytes, phy.data_rate_bps) <= limits.max_ppdu_ns;
-        let (mut fitting, mut too_long) = (0, limits.max_bytes.saturating_add(1));
-        if fits(limits.max_bytes) {
-            fitting = limits.max_bytes;
-        } else {
-            while too_long - fitting > 1 {
-                let mid = fitting + (too_long - fitting) / 2;
-                if fits(mid) {
-                    fitting = mid;
-                } else {
-                    too_long = mid;
-                }
-            }
-        }
+        let max_psdu_bytes = longest_psdu(phy, limits.max_bytes, limits.max_ppdu_ns);
+        let response = phy.airtime_ns(block_ack_bytes(limits.window), phy.basic_rate_bps);
+        let txop_psdu_bytes = txop_limits
+            .iter()
+            .map(|&txop| {
+                let fitting = psdu_within_txop(phy, txop, response, protected);
+                (txop, longest_psdu(phy, max_psdu_bytes, fitting))
+            })
+            .collect();
         Some(Aggregation {
             limits,
             format: setting.format,
             next_sequence: HashMap::new(),
             buffers: HashMap::new(),
-            max_psdu_bytes: fitting,
+            max_psdu_bytes,
+            txop_psdu_bytes,
             positions: Vec::new(),
             in_flight_end: Vec::new(),
             removals: Vec::new(),
             released: Vec::new(),
             reference: 0,
         })
+    }
+
+    /// The longest PSDU of an EDCAF with TXOP limit `txop_ns` (none: one PPDU per access).
+    pub(super) fn max_psdu_for(&self, txop_ns: Option<u64>) -> u32 {
+        let Some(txop) = txop_ns else {
+            return self.max_psdu_bytes;
+        };
+        self.txop_psdu_bytes
+            .iter()
+            .find(|&&(limit, _)| limit == txop)
+            .map_or(self.max_psdu_bytes, |&(_, bytes)| bytes)
     }
 
     /// A compressed BlockAck answering this BSS's A-MPDUs.
@@ -176,6 +200,37 @@ impl Aggregation {
     fn lone(&self) -> bool {
         self.positions.len() == 1
     }
+}
+
+/// The longest PSDU up to `max_bytes` whose PPDU at the PHY's data rate lasts at most
+/// `max_ns`, by bisection on the airtime (it grows with length).
+fn longest_psdu(phy: &Phy, max_bytes: u32, max_ns: u64) -> u32 {
+    let fits = |bytes: u32| phy.psdu_airtime_ns(bytes, phy.data_rate_bps) <= max_ns;
+    if fits(max_bytes) {
+        return max_bytes;
+    }
+    let (mut fitting, mut too_long) = (0, max_bytes);
+    while too_long - fitting > 1 {
+        let mid = fitting + (too_long - fitting) / 2;
+        if fits(mid) {
+            fitting = mid;
+        } else {
+            too_long = mid;
+        }
+    }
+    fitting
+}
+
+/// The PPDU time left in a TXOP of `txop_ns` for an A-MPDU and its BlockAck (`response_ns`),
+/// SIFS apart, each propagating, with RTS/CTS ahead where `protected` (§10.23.2.9: the
+/// exchange fits in the TXOP limit; ns-3 shortens A-MPDUs to fit the same way).
+fn psdu_within_txop(phy: &Phy, txop_ns: u64, response_ns: u64, protected: bool) -> u64 {
+    let delta = phy.propagation_ns;
+    let mut overhead = phy.sifs_ns + response_ns + 2 * delta;
+    if protected {
+        overhead += phy.rts_airtime_ns() + phy.cts_airtime_ns() + 2 * (phy.sifs_ns + delta);
+    }
+    txop_ns.saturating_sub(overhead)
 }
 
 /// A recipient's reordering buffer (§10.25.6.6): `held[i]` is the MPDU with sequence number
@@ -262,20 +317,34 @@ impl Bss {
         self.ampdu.is_some()
     }
 
-    /// Chooses the MPDUs of `mac`'s A-MPDU from `queue` (their positions, in order, in
+    /// Chooses the MPDUs of `edcaf`'s A-MPDU from `queue` (their positions, in order, in
     /// `ampdu.positions`), marks them in flight and numbers those not yet sent; the PSDU
     /// length in bytes, or a lone MPDU's MSDU length.
-    fn form_ampdu(&mut self, now: Instant, mac: u32, queue: usize) -> u32 {
+    fn form_ampdu(&mut self, now: Instant, edcaf: u32, queue: usize) -> u32 {
+        let txop = self.txop_ns(edcaf);
+        let two_queues = self.plans_access && edcaf == self.planning;
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
-        let frames = &mut self.macs[mac as usize].queues[queue];
-        let to = frames[0].to;
-        let mut next = ampdu.next_sequence.get(&(mac, to)).copied().unwrap_or(0);
-        let start = if frames[0].mpdu.numbered {
-            frames[0].sequence
+        let queues = &mut self.edcafs[edcaf as usize].queues;
+        let to = queues[queue][0].to;
+        let mut next = ampdu.next_sequence.get(&(edcaf, to)).copied().unwrap_or(0);
+        // The window starts at the oldest MPDU not yet acknowledged: the head's, unless the
+        // AP's agent keeps a second queue whose MPDUs share the sequence numbers
+        let start = if two_queues {
+            queues
+                .iter()
+                .flatten()
+                .filter(|f| f.to == to && f.mpdu.numbered)
+                .map(|f| f.sequence)
+                .max_by_key(|&sequence| modular_distance(sequence, next))
+                .unwrap_or(next)
+        } else if queues[queue][0].mpdu.numbered {
+            queues[queue][0].sequence
         } else {
             next
         };
-        let (limits, format, max_psdu) = (ampdu.limits, ampdu.format, ampdu.max_psdu_bytes);
+        let frames = &mut queues[queue];
+        let max_psdu = ampdu.max_psdu_for(txop);
+        let (limits, format) = (ampdu.limits, ampdu.format);
         ampdu.positions.clear();
         let (mut fresh, mut padded, mut psdu) = (next, 0, 0);
         for (position, frame) in frames.iter().enumerate() {
@@ -315,12 +384,12 @@ impl Bss {
                 frame.note_attempt(now);
             }
         }
-        ampdu.next_sequence.insert((mac, to), next);
+        ampdu.next_sequence.insert((edcaf, to), next);
         let end = ampdu.positions.last().map_or(0, |&last| last + 1);
-        if ampdu.in_flight_end.len() <= mac as usize {
-            ampdu.in_flight_end.resize(mac as usize + 1, 0);
+        if ampdu.in_flight_end.len() <= edcaf as usize {
+            ampdu.in_flight_end.resize(edcaf as usize + 1, 0);
         }
-        ampdu.in_flight_end[mac as usize] = end;
+        ampdu.in_flight_end[edcaf as usize] = end;
         if ampdu.lone() {
             return frames[ampdu.positions[0]].msdu_bytes();
         }
@@ -351,20 +420,20 @@ impl Bss {
         }
     }
 
-    /// `mac`, alone on the medium, sends an A-MPDU from `queue`: the busy period, the IFS of
+    /// `edcaf`, alone on the medium, sends an A-MPDU from `queue`: the busy period, the IFS of
     /// the others and the outcome.
     pub(super) fn send_ampdu(
         &mut self,
         now: Instant,
-        mac: u32,
+        edcaf: u32,
         queue: usize,
         actions: &mut Actions,
     ) -> (u64, u64, Outcome) {
-        let bytes = self.form_ampdu(now, mac, queue);
+        let bytes = self.form_ampdu(now, edcaf, queue);
         let rts = self.ampdu_uses_rts(bytes);
         let airtime = self.ampdu_airtime_ns(bytes);
-        let to = self.macs[mac as usize].queues[queue][0].to;
-        self.charge_airtime(mac, to, airtime);
+        let to = self.edcafs[edcaf as usize].queues[queue][0].to;
+        self.charge_airtime(edcaf, to, airtime);
         let phy = &self.phy;
         let delta = phy.propagation_ns;
         let handshake = if rts {
@@ -374,7 +443,7 @@ impl Bss {
         };
         let data_end = handshake + airtime;
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
-        let frames = &mut self.macs[mac as usize].queues[queue];
+        let frames = &mut self.edcafs[edcaf as usize].queues[queue];
         let mut arrived = 0;
         for &position in &ampdu.positions {
             let frame = &mut frames[position];
@@ -390,16 +459,16 @@ impl Bss {
         let count = ampdu.positions.len();
         self.counters.count_ampdu(count, count - arrived);
         if self.capture {
-            self.capture_ampdu(actions, now, mac, queue, (rts, false), bytes);
+            self.capture_ampdu(actions, now, edcaf, queue, (rts, false), bytes);
         }
         let phy = &self.phy;
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
-        let frames = &mut self.macs[mac as usize].queues[queue];
+        let frames = &mut self.edcafs[edcaf as usize].queues[queue];
         if arrived == 0 {
             self.counters.channel_errors += 1;
             let busy = data_end + delta;
             let failed = FailedFrame {
-                mac,
+                edcaf,
                 queue,
                 count,
                 counter: if rts {
@@ -422,7 +491,7 @@ impl Bss {
         let window = ampdu.limits.window;
         let buffer = ampdu
             .buffers
-            .entry((mac, to))
+            .entry((edcaf, to))
             .or_insert_with(|| Reordering::new(window));
         ampdu.released.clear();
         for &position in &ampdu.positions {
@@ -440,7 +509,7 @@ impl Bss {
             busy,
             phy.difs_ns(),
             Outcome::Ampdu {
-                mac,
+                edcaf,
                 queue,
                 counter: if rts {
                     RetryCounter::Long
@@ -451,7 +520,7 @@ impl Bss {
         )
     }
 
-    /// What a capture shows of the A-MPDU `form_ampdu` formed for `mac` from `queue`,
+    /// What a capture shows of the A-MPDU `form_ampdu` formed for `edcaf` from `queue`,
     /// `bytes` long, its exchange begun at `at`: the RTS and CTS ahead of it (`rts`), one
     /// record per subframe (bad where it was not received: all of them when `collided`, and
     /// then nothing more, the RTS alone if there was one), then the BlockAck (an ACK for a
@@ -461,7 +530,7 @@ impl Bss {
         &mut self,
         actions: &mut Actions,
         at: Instant,
-        mac: u32,
+        edcaf: u32,
         queue: usize,
         (rts, collided): (bool, bool),
         bytes: u32,
@@ -471,7 +540,8 @@ impl Bss {
         let phy = &self.phy;
         let (delta, sifs) = (phy.propagation_ns, phy.sifs_ns);
         let count = ampdu.positions.len();
-        let frames = &self.macs[mac as usize].queues[queue];
+        let mac = self.edcafs[edcaf as usize].mac;
+        let frames = &self.edcafs[edcaf as usize].queues[queue];
         let first = frames[ampdu.positions[0]];
         let response_bytes = if count == 1 {
             airtcp_proto::wifi::FRAME_ACK_BYTES
@@ -567,26 +637,26 @@ impl Bss {
         }
     }
 
-    /// An A-MPDU of `mac` nobody answers (it collided): its airtime and rate.
+    /// An A-MPDU of `edcaf` nobody answers (it collided): its airtime and rate.
     pub(super) fn unanswered_ampdu(
         &mut self,
         now: Instant,
-        mac: u32,
+        edcaf: u32,
         queue: usize,
         actions: &mut Actions,
     ) -> (u64, u64) {
-        let bytes = self.form_ampdu(now, mac, queue);
+        let bytes = self.form_ampdu(now, edcaf, queue);
         if self.ampdu_uses_rts(bytes) {
             // only the RTS went on the air: its MPDUs count a failed attempt, not a sending
             if self.capture {
-                self.capture_ampdu(actions, now, mac, queue, (true, true), bytes);
+                self.capture_ampdu(actions, now, edcaf, queue, (true, true), bytes);
             }
             return (self.phy.rts_airtime_ns(), self.phy.basic_rate_bps);
         }
         let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
         let count = ampdu.positions.len();
         self.counters.count_ampdu(count, count);
-        let frames = &mut self.macs[mac as usize].queues[queue];
+        let frames = &mut self.edcafs[edcaf as usize].queues[queue];
         for &position in &ampdu.positions {
             let frame = &mut frames[position];
             frame.mpdu.resent = frame.transmitted;
@@ -596,15 +666,15 @@ impl Bss {
             frame.transmitted = true;
         }
         if self.capture {
-            self.capture_ampdu(actions, now, mac, queue, (false, true), bytes);
+            self.capture_ampdu(actions, now, edcaf, queue, (false, true), bytes);
         }
         let airtime = self.ampdu_airtime_ns(bytes);
-        let to = self.macs[mac as usize].queues[queue][0].to;
-        self.charge_airtime(mac, to, airtime);
+        let to = self.edcafs[edcaf as usize].queues[queue][0].to;
+        self.charge_airtime(edcaf, to, airtime);
         (airtime, self.phy.data_rate_bps)
     }
 
-    /// Settles `mac`'s A-MPDU at the end of its busy period: acknowledged MPDUs leave the
+    /// Settles `edcaf`'s A-MPDU at the end of its busy period: acknowledged MPDUs leave the
     /// queue, the others count a failure against `counter` and are dropped at its limit (a
     /// long failure, after a CTS, clears the short count); the recipient's
     /// window follows the originator's (released MPDUs are handed up at `now`). Whether an
@@ -612,7 +682,7 @@ impl Bss {
     pub(super) fn settle_ampdu(
         &mut self,
         now: Instant,
-        mac: u32,
+        edcaf: u32,
         queue: usize,
         counter: RetryCounter,
         actions: &mut Actions,
@@ -622,8 +692,12 @@ impl Bss {
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
         let counters = &mut self.counters;
         let drops_before = counters.retry_drops;
-        let frames = &mut self.macs[mac as usize].queues[queue];
-        let end = ampdu.in_flight_end.get(mac as usize).copied().unwrap_or(0);
+        let frames = &mut self.edcafs[edcaf as usize].queues[queue];
+        let end = ampdu
+            .in_flight_end
+            .get(edcaf as usize)
+            .copied()
+            .unwrap_or(0);
         let end = end.min(frames.len());
         let Some(to) = frames.range(..end).find(|f| f.mpdu.in_flight).map(|f| f.to) else {
             return false;
@@ -667,28 +741,34 @@ impl Bss {
             }
         }
         let dropped = self.counters.retry_drops > drops_before;
-        self.follow_window(now, mac, to, actions);
-        if self.holds_nothing(mac) {
+        self.follow_window(now, edcaf, to, actions);
+        if self.holds_nothing(edcaf) {
             self.holding -= 1;
         }
         dropped
     }
 
-    /// The recipient `to` of `mac`'s MPDUs moves its window to the oldest MPDU `mac` still
+    /// The recipient `to` of `edcaf`'s MPDUs moves its window to the oldest MPDU `edcaf` still
     /// holds for it (or the next it will number), handing up what it held before (a
     /// BlockAckReq's effect).
-    pub(super) fn follow_window(&mut self, now: Instant, mac: u32, to: u32, actions: &mut Actions) {
+    pub(super) fn follow_window(
+        &mut self,
+        now: Instant,
+        edcaf: u32,
+        to: u32,
+        actions: &mut Actions,
+    ) {
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
-        let Some(buffer) = ampdu.buffers.get_mut(&(mac, to)) else {
+        let Some(buffer) = ampdu.buffers.get_mut(&(edcaf, to)) else {
             return;
         };
-        let start = self.macs[mac as usize]
+        let start = self.edcafs[edcaf as usize]
             .queues
             .iter()
             .flatten()
             .find(|f| f.to == to && f.mpdu.numbered)
             .map_or_else(
-                || ampdu.next_sequence.get(&(mac, to)).copied().unwrap_or(0),
+                || ampdu.next_sequence.get(&(edcaf, to)).copied().unwrap_or(0),
                 |f| f.sequence,
             );
         ampdu.released.clear();
@@ -698,7 +778,30 @@ impl Bss {
         }
     }
 
-    /// An A-MPDU of `failed.mac` got no response: every MPDU in it counts a retry, and CW
+    /// `edcaf` lost an internal collision (`edca`): the MPDU at the head of `queue` counts a
+    /// failed attempt against the short limit `limit`; whether it reached it (and was
+    /// dropped, its recipient's window moving past it if it was numbered).
+    pub(super) fn internal_collision_of_mpdu(
+        &mut self,
+        now: Instant,
+        edcaf: u32,
+        queue: usize,
+        limit: u32,
+        actions: &mut Actions,
+    ) -> bool {
+        let head = &mut self.edcafs[edcaf as usize].queues[queue][0];
+        head.mpdu.short_retries = head.mpdu.short_retries.saturating_add(1);
+        if u32::from(head.mpdu.short_retries) < limit {
+            return false;
+        }
+        let frame = self.pop_head(edcaf, queue);
+        if frame.mpdu.numbered {
+            self.follow_window(now, edcaf, frame.to, actions);
+        }
+        true
+    }
+
+    /// An A-MPDU of `failed.edcaf` got no response: every MPDU in it counts a retry, and CW
     /// doubles, or returns to CWmin when an MPDU reached its retry limit (§10.23.2.2: "CW
     /// shall be reset to CWmin after every unsuccessful attempt to transmit an MPDU that
     /// causes the retry counter to reach its limit").
@@ -711,21 +814,21 @@ impl Bss {
         self.counters.failed_attempts += 1;
         let end = self.ampdu.as_ref().map_or(0, |a| {
             a.in_flight_end
-                .get(failed.mac as usize)
+                .get(failed.edcaf as usize)
                 .copied()
                 .unwrap_or(0)
         });
-        let frames = &mut self.macs[failed.mac as usize].queues[failed.queue];
+        let frames = &mut self.edcafs[failed.edcaf as usize].queues[failed.queue];
         let end = end.min(frames.len());
         for frame in frames.range_mut(..end) {
             frame.mpdu.acked = false;
         }
-        let dropped = self.settle_ampdu(now, failed.mac, failed.queue, failed.counter, actions);
-        let station = &mut self.macs[failed.mac as usize];
+        let dropped = self.settle_ampdu(now, failed.edcaf, failed.queue, failed.counter, actions);
+        let station = &mut self.edcafs[failed.edcaf as usize];
         station.cw = if dropped {
-            self.phy.cw_min
+            station.cw_min
         } else {
-            (2 * station.cw + 1).min(self.phy.cw_max)
+            (2 * station.cw + 1).min(station.cw_max)
         };
     }
 }

@@ -82,17 +82,18 @@ impl Bss {
         3 * phy.sifs_ns + phy.cts_airtime_ns() + phy.data_airtime_ns(payload) + phy.ack_airtime_ns()
     }
 
-    /// An RTS from `mac` at `at` for its head frame of `queue` (`payload` bytes).
+    /// An RTS from EDCAF `edcaf` at `at` for its head frame of `queue` (`payload` bytes).
     #[cold]
     pub(super) fn rts_frame(
         &self,
         at: Instant,
-        mac: u32,
+        edcaf: u32,
         queue: usize,
         payload: u32,
         collided: bool,
     ) -> AirFrame {
-        let to = self.macs[mac as usize].queues[queue][0].to;
+        let station = &self.edcafs[edcaf as usize];
+        let (mac, to) = (station.mac, station.queues[queue][0].to);
         AirFrame {
             at,
             airtime_ns: self.phy.rts_airtime_ns(),
@@ -107,9 +108,10 @@ impl Bss {
         }
     }
 
-    /// The CTS answering an RTS `mac` sent at `rts_at` for `payload` bytes.
+    /// The CTS answering an RTS EDCAF `edcaf` sent at `rts_at` for `payload` bytes.
     #[cold]
-    pub(super) fn cts_frame(&self, rts_at: Instant, mac: u32, payload: u32) -> AirFrame {
+    pub(super) fn cts_frame(&self, rts_at: Instant, edcaf: u32, payload: u32) -> AirFrame {
+        let mac = self.edcafs[edcaf as usize].mac;
         let phy = &self.phy;
         let after_rts = phy.rts_airtime_ns() + phy.propagation_ns + phy.sifs_ns;
         AirFrame {
@@ -124,19 +126,20 @@ impl Bss {
         }
     }
 
-    /// A data frame from `mac` at `at` carrying the frames `carried` of `queue`.
+    /// A data frame from EDCAF `edcaf` at `at` carrying the frames `carried` of `queue`.
     #[cold]
     pub(super) fn data_frame(
         &self,
         at: Instant,
-        mac: u32,
+        edcaf: u32,
         queue: usize,
         carried: Range<usize>,
         bad_fcs: bool,
     ) -> AirFrame {
-        let frames = &self.macs[mac as usize].queues[queue];
+        let mac = self.edcafs[edcaf as usize].mac;
+        let frames = &self.edcafs[edcaf as usize].queues[queue];
         let first = frames[carried.start];
-        let payload = self.payload_bytes(mac, queue, carried.start, carried.len());
+        let payload = self.payload_bytes(edcaf, queue, carried.start, carried.len());
         AirFrame {
             at,
             airtime_ns: self.phy.data_airtime_ns(payload),
@@ -172,7 +175,7 @@ impl Bss {
     }
 
     /// The frame at `index` of a queue went on the air: sending it again is a retry.
-    pub(super) fn mark_transmitted(&mut self, mac: u32, queue: usize, index: usize) {
-        self.macs[mac as usize].queues[queue][index].transmitted = true;
+    pub(super) fn mark_transmitted(&mut self, edcaf: u32, queue: usize, index: usize) {
+        self.edcafs[edcaf as usize].queues[queue][index].transmitted = true;
     }
 }

@@ -38,10 +38,12 @@ impl Bss {
         assert_ne!(mac, 0, "the AP does not leave its BSS");
         let known = self.absent[mac as usize].is_some_and(|a| a.known);
         self.absent[mac as usize] = Some(Absence { hold, known });
-        if !self.transmitting(mac) {
-            let station = &mut self.macs[mac as usize];
-            station.expiry = None;
-            station.generation += 1;
+        for edcaf in self.edcafs_of(mac) {
+            if !self.transmitting(edcaf) {
+                let station = &mut self.edcafs[edcaf as usize];
+                station.expiry = None;
+                station.generation += 1;
+            }
         }
         self.evict_when_idle(mac);
     }
@@ -125,43 +127,47 @@ impl Bss {
         let Some(Absence { hold, known }) = self.absent[mac as usize] else {
             return;
         };
-        let own: Vec<Frame> = self.macs[mac as usize]
-            .queues
-            .iter_mut()
-            .flat_map(std::mem::take)
-            .collect();
-        if !own.is_empty() {
-            self.holding -= 1;
-            self.reset_retries(mac);
-        }
-        for frame in own {
-            self.divert(mac, frame, hold);
+        for edcaf in self.edcafs_of(mac) {
+            let own: Vec<Frame> = self.edcafs[edcaf as usize]
+                .queues
+                .iter_mut()
+                .flat_map(std::mem::take)
+                .collect();
+            if !own.is_empty() {
+                self.holding -= 1;
+                self.reset_retries(edcaf);
+            }
+            for frame in own {
+                self.divert(mac, frame, hold);
+            }
         }
         if !(hold || known) {
             return;
         }
-        let ap = &mut self.macs[0];
-        let had_frames = ap.queues.iter().any(|q| !q.is_empty());
-        let head_for_mac = ap
-            .queues
-            .iter()
-            .any(|q| q.front().is_some_and(|f| f.to == mac));
-        let mut for_mac = Vec::new();
-        for queue in &mut ap.queues {
-            let (leaving, staying): (VecDeque<Frame>, VecDeque<Frame>) =
-                std::mem::take(queue).into_iter().partition(|f| f.to == mac);
-            *queue = staying;
-            for_mac.extend(leaving);
-        }
-        if had_frames && self.macs[0].queues.iter().all(VecDeque::is_empty) {
-            self.holding -= 1;
-        }
-        if head_for_mac {
-            // The retries belonged to a frame that is no longer at the head.
-            self.reset_retries(0);
-        }
-        for frame in for_mac {
-            self.divert(0, frame, hold);
+        for edcaf in self.edcafs_of(0) {
+            let ap = &mut self.edcafs[edcaf as usize];
+            let had_frames = ap.queues.iter().any(|q| !q.is_empty());
+            let head_for_mac = ap
+                .queues
+                .iter()
+                .any(|q| q.front().is_some_and(|f| f.to == mac));
+            let mut for_mac = Vec::new();
+            for queue in &mut ap.queues {
+                let (leaving, staying): (VecDeque<Frame>, VecDeque<Frame>) =
+                    std::mem::take(queue).into_iter().partition(|f| f.to == mac);
+                *queue = staying;
+                for_mac.extend(leaving);
+            }
+            if had_frames && ap.queues.iter().all(VecDeque::is_empty) {
+                self.holding -= 1;
+            }
+            if head_for_mac {
+                // The retries belonged to a frame that is no longer at the head.
+                self.reset_retries(edcaf);
+            }
+            for frame in for_mac {
+                self.divert(0, frame, hold);
+            }
         }
     }
 }

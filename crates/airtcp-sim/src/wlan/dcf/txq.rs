@@ -86,9 +86,10 @@ impl FqItem for Frame {
     }
 }
 
-/// One MAC's intermediate queues: a tin per receiver and the scheduler of receivers.
+/// One EDCAF's intermediate queues (mac80211's per-AC scheduling): a tin per receiver and
+/// the scheduler of receivers.
 #[derive(Debug)]
-pub(super) struct MacTxqs {
+pub(super) struct EdcafTxqs {
     fq: Fq<Frame>,
     /// Per receiver, a frame taken from its tin that did not fit the transmission it was
     /// taken for: it leads the next one (ath9k keeps such a frame in the TID's queue).
@@ -96,17 +97,17 @@ pub(super) struct MacTxqs {
     scheduler: StationScheduler,
 }
 
-impl MacTxqs {
+impl EdcafTxqs {
     /// Frames waiting for `to`: in its tin, and held.
     fn waiting(&self, to: u32) -> u32 {
         self.fq.tin_backlog(to) + u32::from(self.held[to as usize].is_some())
     }
 }
 
-/// The intermediate queues of every MAC of a BSS.
+/// The intermediate queues of every EDCAF of a BSS (of each MAC's DCF without EDCA).
 #[derive(Debug)]
 pub(super) struct Txqs {
-    macs: Vec<MacTxqs>,
+    edcafs: Vec<EdcafTxqs>,
     /// CoDel's parameters towards each MAC (by its data rate).
     codel: Vec<CodelParams>,
     /// The flow hash's key (Linux seeds it at random).
@@ -114,8 +115,14 @@ pub(super) struct Txqs {
 }
 
 impl Txqs {
-    /// Queues for `rates_bps.len()` MACs, `rates_bps[i]` the data rate to and from MAC i.
-    pub(super) fn new(queueing: Queueing, rates_bps: &[u64], hash_key: u64) -> Option<Txqs> {
+    /// Queues for `edcafs` EDCAFs of `rates_bps.len()` MACs, `rates_bps[i]` the data rate to
+    /// and from MAC i.
+    pub(super) fn new(
+        queueing: Queueing,
+        rates_bps: &[u64],
+        hash_key: u64,
+        edcafs: usize,
+    ) -> Option<Txqs> {
         let airtime_fair = match queueing {
             Queueing::Fifo => return None,
             Queueing::FqCodel => false,
@@ -123,8 +130,8 @@ impl Txqs {
         };
         let macs = rates_bps.len();
         Some(Txqs {
-            macs: (0..macs)
-                .map(|_| MacTxqs {
+            edcafs: (0..edcafs)
+                .map(|_| EdcafTxqs {
                     fq: Fq::new(FqParams::MAC80211, macs),
                     held: vec![None; macs],
                     scheduler: StationScheduler::new(macs, airtime_fair),
@@ -147,17 +154,17 @@ impl Txqs {
         })
     }
 
-    /// Frames waiting in `mac`'s intermediate queues.
-    pub(super) fn backlog(&self, mac: u32) -> usize {
-        let queues = &self.macs[mac as usize];
+    /// Frames waiting in `edcaf`'s intermediate queues.
+    pub(super) fn backlog(&self, edcaf: u32) -> usize {
+        let queues = &self.edcafs[edcaf as usize];
         let held = queues.held.iter().filter(|h| h.is_some()).count();
         queues.fq.backlog() as usize + held
     }
 
-    /// Queues a frame of `mac` for its receiver; the frames dropped over the limit.
-    pub(super) fn enqueue(&mut self, mac: u32, frame: Frame) -> u64 {
+    /// Queues a frame of `edcaf` for its receiver; the frames dropped over the limit.
+    pub(super) fn enqueue(&mut self, edcaf: u32, frame: Frame) -> u64 {
         let hash = flow_hash(&frame.packet.repr, self.hash_key);
-        let queues = &mut self.macs[mac as usize];
+        let queues = &mut self.edcafs[edcaf as usize];
         let mut overlimit = 0;
         queues
             .fq
@@ -166,15 +173,21 @@ impl Txqs {
         overlimit
     }
 
-    /// Charges `airtime_ns` of a PPDU between `sender` and `receiver` to the station at the
-    /// other end, at each end's scheduler.
-    pub(super) fn charge(&mut self, sender: u32, receiver: u32, airtime_ns: u64) {
-        self.macs[sender as usize]
+    /// Charges `airtime_ns` of a PPDU from EDCAF `sender` to MAC `receiver` to the station
+    /// at the other end, at each end's scheduler of the AC: the sender's charges
+    /// `receiver`, the receiver's (its EDCAF `receiving`) charges the sender (`sender_mac`).
+    pub(super) fn charge(
+        &mut self,
+        (sender, receiver): (u32, u32),
+        (receiving, sender_mac): (u32, u32),
+        airtime_ns: u64,
+    ) {
+        self.edcafs[sender as usize]
             .scheduler
             .charge(receiver, airtime_ns);
-        self.macs[receiver as usize]
+        self.edcafs[receiving as usize]
             .scheduler
-            .charge(sender, airtime_ns);
+            .charge(sender_mac, airtime_ns);
     }
 }
 
@@ -191,12 +204,12 @@ const AGGREGATE_DEPTH: usize = 2;
 const SINGLE_FRAME_DEPTH: usize = 8;
 
 impl Bss {
-    /// One transmission's limits, and the subframe bytes of a frame in it.
-    fn budget(&self) -> Budget {
+    /// One transmission's limits for `edcaf`, and the subframe bytes of a frame in it.
+    fn budget(&self, edcaf: u32) -> Budget {
         match &self.ampdu {
             Some(ampdu) => Budget {
                 frames: usize::from(ampdu.limits.window),
-                psdu_bytes: ampdu.max_psdu_bytes,
+                psdu_bytes: ampdu.max_psdu_for(self.txop_ns(edcaf)),
             },
             None => Budget {
                 frames: 1,
@@ -215,11 +228,11 @@ impl Bss {
         })
     }
 
-    /// Transmissions' worth of frames in `mac`'s FIFO, by frame count and by bytes.
+    /// Transmissions' worth of frames in `edcaf`'s FIFO, by frame count and by bytes.
     /// Each receiver's frames are transmissions of their own (an A-MPDU goes to one).
-    fn transmissions_queued(&self, mac: u32, budget: Budget) -> usize {
+    fn transmissions_queued(&self, edcaf: u32, budget: Budget) -> usize {
         let mut receivers: Vec<(u32, usize, u64)> = Vec::new();
-        for frame in &self.macs[mac as usize].queues[0] {
+        for frame in &self.edcafs[edcaf as usize].queues[0] {
             let bytes = u64::from(self.subframe_bytes(frame));
             match receivers.iter_mut().find(|(to, _, _)| *to == frame.to) {
                 Some((_, frames, total)) => (*frames, *total) = (*frames + 1, *total + bytes),
@@ -235,24 +248,28 @@ impl Bss {
             .sum()
     }
 
-    /// Moves frames from `mac`'s intermediate queues into its FIFO at `now`, as the driver
+    /// Moves frames from `edcaf`'s intermediate queues into its FIFO at `now`, as the driver
     /// does when a transmission completes and at a channel access (module doc): the
     /// retries at the FIFO's head topped up from their receiver's tin, then a transmission's
     /// worth from each station the scheduler picks until the FIFO holds the driver's depth.
-    pub(super) fn refill(&mut self, now: Instant, mac: u32) {
-        if self.txqs.as_ref().is_none_or(|txqs| txqs.backlog(mac) == 0) {
+    pub(super) fn refill(&mut self, now: Instant, edcaf: u32) {
+        if self
+            .txqs
+            .as_ref()
+            .is_none_or(|txqs| txqs.backlog(edcaf) == 0)
+        {
             return;
         }
-        let budget = self.budget();
-        if let Some(head) = self.macs[mac as usize].queues[0].front() {
+        let budget = self.budget(edcaf);
+        if let Some(head) = self.edcafs[edcaf as usize].queues[0].front() {
             let to = head.to;
             if self.ampdu.is_some() && head.transmitted {
-                let fifo = &self.macs[mac as usize].queues[0];
+                let fifo = &self.edcafs[edcaf as usize].queues[0];
                 let queued = fifo.iter().filter(|f| f.to == to);
                 let (frames, bytes) =
                     queued.fold((0, 0), |(n, b), f| (n + 1, b + self.subframe_bytes(f)));
                 if frames < budget.frames && bytes < budget.psdu_bytes {
-                    self.pull(now, mac, to, budget, (frames, bytes));
+                    self.pull(now, edcaf, to, budget, (frames, bytes));
                 }
             }
         }
@@ -261,23 +278,23 @@ impl Bss {
         } else {
             SINGLE_FRAME_DEPTH
         };
-        while self.transmissions_queued(mac, budget) < depth {
+        while self.transmissions_queued(edcaf, budget) < depth {
             let txqs = self.txqs.as_mut().expect("intermediate queues");
-            let Some(to) = txqs.macs[mac as usize].scheduler.next_station() else {
+            let Some(to) = txqs.edcafs[edcaf as usize].scheduler.next_station() else {
                 break;
             };
-            self.pull(now, mac, to, budget, (0, 0));
+            self.pull(now, edcaf, to, budget, (0, 0));
         }
-        if self.holds_nothing(mac) {
+        if self.holds_nothing(edcaf) {
             // CoDel dropped everything that was left
             self.holding -= 1;
         }
     }
 
-    /// Moves frames of `mac` for `to` from their tin into the FIFO until a transmission's
+    /// Moves frames of `edcaf` for `to` from their tin into the FIFO until a transmission's
     /// worth (`budget`), `already` (frames, bytes) being there; a frame that would not fit
     /// is held for the next (`MacTxqs::held`). Tells the scheduler.
-    fn pull(&mut self, now: Instant, mac: u32, to: u32, budget: Budget, already: (usize, u32)) {
+    fn pull(&mut self, now: Instant, edcaf: u32, to: u32, budget: Budget, already: (usize, u32)) {
         let (mut frames, mut bytes) = already;
         let mut dropped = 0u64;
         let aggregation = self
@@ -285,7 +302,7 @@ impl Bss {
             .as_ref()
             .map(|ampdu| (ampdu.format, self.phy.mac_overhead_bytes));
         let txqs = self.txqs.as_mut().expect("intermediate queues");
-        let queues = &mut txqs.macs[mac as usize];
+        let queues = &mut txqs.edcafs[edcaf as usize];
         let codel = &txqs.codel[to as usize];
         while frames < budget.frames {
             let frame = match queues.held[to as usize].take() {
@@ -304,17 +321,23 @@ impl Bss {
             }
             frames += 1;
             bytes = bytes.saturating_add(length);
-            self.macs[mac as usize].queues[0].push_back(frame);
+            self.edcafs[edcaf as usize].queues[0].push_back(frame);
         }
         let backlogged = queues.waiting(to) > 0;
         queues.scheduler.served(to, backlogged);
         self.counters.codel_drops += dropped;
     }
 
-    /// Whether `mac` holds no frame, in its FIFO or its intermediate queues.
-    pub(super) fn holds_nothing(&self, mac: u32) -> bool {
-        self.macs[mac as usize].queues.iter().all(|q| q.is_empty())
-            && self.txqs.as_ref().is_none_or(|txqs| txqs.backlog(mac) == 0)
+    /// Whether `edcaf` holds no frame, in its FIFO or its intermediate queues.
+    pub(super) fn holds_nothing(&self, edcaf: u32) -> bool {
+        self.edcafs[edcaf as usize]
+            .queues
+            .iter()
+            .all(|q| q.is_empty())
+            && self
+                .txqs
+                .as_ref()
+                .is_none_or(|txqs| txqs.backlog(edcaf) == 0)
     }
 }
 

@@ -2,6 +2,7 @@
 //! post-backoff, driven on a BSS alone; what a capture of its channel shows in `capture`.
 
 mod capture;
+mod edca;
 mod ifs;
 mod lifetime;
 
@@ -35,7 +36,7 @@ fn a_failed_frame_is_settled_as_it_was_sent_even_if_acks_arrive_meanwhile() {
         bss.counters.retry_drops, 1,
         "only the frame that was sent is dropped"
     );
-    let queued = bss.macs[0].queues.each_ref().map(VecDeque::len);
+    let queued = bss.edcafs[0].queues.each_ref().map(VecDeque::len);
     assert_eq!(queued, [1, 5]);
 }
 
@@ -283,7 +284,7 @@ fn a_failed_frame_inside_a_txop_counts_as_a_failure_and_doubles_cw() {
         let end = actions.busy_end.take().unwrap();
         bss.on_busy_end(end, &mut actions);
         seen += 1;
-        let ap = &bss.macs[0];
+        let ap = &bss.edcafs[0];
         assert_eq!(ap.cw, 2 * 31 + 1, "CW doubles after the failed frame");
         assert_eq!(ap.short_retries, 1);
         assert_eq!(bss.counters.failed_attempts, 1);
@@ -342,4 +343,59 @@ fn a_frame_arriving_after_the_post_backoff_ended_goes_at_once() {
     assert_eq!(starts.len(), 2);
     let waited = starts[1].as_nanos() - later.as_nanos();
     assert!(waited < 20_000, "waited {waited} ns");
+}
+
+#[test]
+fn an_agent_sees_neither_the_heads_nor_numbered_mpdus() {
+    use airtcp_proto::agent::InterfaceQueue;
+    // queue 0: head, numbered, free, numbered, free; queue 1: head, free
+    let frame_with = |uid: u64, numbered: bool| {
+        let mut frame = Frame::new(
+            Packet {
+                uid,
+                ..udp_packet(10)
+            },
+            1,
+            Instant::ZERO,
+            0,
+        );
+        if numbered {
+            frame.mpdu = MpduState::numbered_mpdu();
+        }
+        frame
+    };
+    let mut queues = [
+        [(0, false), (1, true), (2, false), (3, true), (4, false)]
+            .map(|(uid, numbered)| frame_with(uid, numbered))
+            .into_iter()
+            .collect(),
+        [(5, false), (6, false)]
+            .map(|(uid, n)| frame_with(uid, n))
+            .into_iter()
+            .collect(),
+    ];
+    let mut held = Vec::new();
+    let mut queue = MacQueue {
+        queues: &mut queues,
+        held: &mut held,
+        mac: 0,
+        aggregating: true,
+    };
+    assert_eq!(queue.len(), 3);
+    let shown: Vec<u32> = (0..3)
+        .map(|i| queue.get(i).unwrap().payload_len())
+        .collect();
+    assert_eq!(shown, [10, 10, 10]);
+    // removing the second shown takes frame 4, past the numbered frame 3
+    queue.remove(1);
+    let uids: Vec<u64> = queues[0].iter().map(|f| f.packet.uid).collect();
+    assert_eq!(uids, [0, 1, 2, 3]);
+    // without aggregation only the heads are hidden
+    let mut queue = MacQueue::new(&mut queues, &mut held, 0);
+    assert_eq!(queue.len(), 4);
+    queue.remove(0);
+    assert_eq!(
+        queues[0].iter().map(|f| f.packet.uid).collect::<Vec<_>>(),
+        [0, 2, 3]
+    );
 }
