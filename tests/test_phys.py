@@ -139,7 +139,10 @@ def test_captures_show_each_subframe_and_the_block_acks(tmp_path: Path):
 def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Path):
     if shutil.which("tshark") is None:
         pytest.skip("tshark is not installed (make test installs it)")
-    wlan = 'phy = "802.11ac"\nmcs = 7\nchannel = 36\nampdu = false\n[wlan.station_mcs]\ns2 = 2'
+    wlan = (
+        'phy = "802.11ac"\nmcs = 7\nchannel = 36\nampdu = false\nedca = false\n'
+        "[wlan.station_mcs]\ns2 = 2"
+    )
     path = scenario(tmp_path, wlan)
     positions = "[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]\n\n[[flows]]"
     path.write_text(path.read_text().replace("[[flows]]", positions))
@@ -176,16 +179,23 @@ def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Pat
         ('phy = "802.11b"\nmcs = 3', ("wlan", "'mcs'", "802.11n, ac and ax")),
         ('phy = "802.11ac"\nchannel = 6', ("wlan.channel", "5 GHz", "32 to 177")),
         ('phy = "802.11ac"\nrate_control = "minstrel"', ("wlan.rate_control", "Minstrel-HT")),
-        ('phy = "802.11n"\nmcs = 3\n[wlan.station_mcs]\ns1 = 11', ("wlan.station_mcs", "stream")),
+        ('phy = "802.11n"\nmcs = 3\n[wlan.station_mcs]\ns1 = 40', ("wlan.station_mcs", "0 to 31")),
+        (
+            # on a shared channel a station keeps the WLAN's stream count
+            'phy = "802.11n"\nmcs = 3\nampdu = false\nedca = false\n[wlan.station_mcs]\ns1 = 11\n'
+            "[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]",
+            ("wlan.station_mcs", "stream"),
+        ),
         ('phy = "802.11ac"\nbasic_rate = "54Mbps"', ("wlan.basic_rate", "6, 12, 24")),
         ('phy = "802.11g"\nrate = "54Mbps"\nampdu = true', ("wlan.ampdu", "802.11g has no")),
         ('phy = "802.11ac"\nba_window = 100', ("wlan.ba_window", "1 to 64")),
         ('phy = "802.11ac"\nampdu = false\nba_window = 8', ("wlan.ba_window", "off")),
         ('phy = "802.11n"\nmax_ampdu = "1MB"', ("wlan.max_ampdu", "1 to 65535")),
-        ('phy = "802.11ac"\nagent = "ack_priority"', ("wlan.agent", "an agent on its AP")),
+        ('phy = "802.11ac"\nagent = "txop_burst"', ("wlan.agent", "several A-MPDUs", "ampdu")),
         (
-            'phy = "802.11ac"\n[[agents]]\nnode = "ap"\ninterface = "wlan"\nkind = "af"',
-            ("agents[0].interface", "A-MPDU", "ampdu = false"),
+            'phy = "802.11ac"\n[[agents]]\nnode = "ap"\ninterface = "wlan"\n'
+            'kind = "ack_aggregation"',
+            ("agents[0].kind", "A-MSDU inside an A-MPDU", "ampdu = false"),
         ),
         (
             'phy = "802.11ac"\n[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]',

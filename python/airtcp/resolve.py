@@ -387,7 +387,8 @@ def _wlan_json(w: Wlan, index: dict[str, int], key: str, origins: Origins) -> di
     if w.rate_control is not None:
         optional["rate_control"] = w.rate_control
     for name, value in (("ampdu", w.ampdu), ("max_ampdu_bytes", w.max_ampdu),
-                        ("ba_window", w.ba_window)):  # fmt: skip
+                        ("ba_window", w.ba_window),
+                        ("max_ampdu_duration_ns", w.max_ampdu_duration)):  # fmt: skip
         if value is not None:
             optional[name] = value
     if w.queueing != WLAN_QUEUEINGS[0]:

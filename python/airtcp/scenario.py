@@ -392,6 +392,7 @@ class Wlan(McsSettings):
     ampdu: bool | None = None
     max_ampdu: Size | None = None
     ba_window: int | None = None
+    max_ampdu_duration: PositiveDuration | None = None
     # The queues between the stack and each MAC: a FIFO, or Linux mac80211's (docs/scenarios.md)
     queueing: WlanQueueing = WLAN_QUEUEINGS[0]
     # EDCA's four access categories (None: on for 802.11n, ac and ax, the simulator's

@@ -408,6 +408,9 @@ pub struct WlanConfig {
     /// The Block Ack window in MPDUs; `None`: 64, 256 for 802.11ax.
     #[serde(default)]
     pub ba_window: Option<u16>,
+    /// The longest A-MPDU's PPDU; `None`: aPPDUMaxTime, 5.484 ms (ath9k sends at most 4 ms).
+    #[serde(default)]
+    pub max_ampdu_duration_ns: Option<u64>,
     /// The queues between the stack and each MAC (`wlan::dcf::txq`).
     #[serde(default)]
     pub queueing: Queueing,
@@ -468,21 +471,28 @@ pub struct StationRate {
 
 impl WlanConfig {
     /// The PHY of the WLAN at `key` (`wlans[0]`), or an error naming the field at fault.
-    /// The PHY with its data at MCS `mcs`, or why not (802.11n: an index of the WLAN's
-    /// stream count).
-    pub fn phy_at_mcs(&self, mcs: u8) -> Result<Phy, (&'static str, String)> {
+    /// The PHY with its data at MCS `mcs`, or why not. 802.11n's MCS index carries a
+    /// stream count: on a channel with geometry it must be the WLAN's (`same_streams`: its
+    /// radios' SINR is taken for the WLAN's streams); in the central DCF a station may
+    /// have fewer or more than the others.
+    pub fn phy_at_mcs(&self, mcs: u8, same_streams: bool) -> Result<Phy, (&'static str, String)> {
         let own = self.phy.build()?;
         let mut config = self.phy.clone();
         config.mcs = Some(mcs);
+        if !same_streams && self.phy.standard.mcs_format() == Some(Format::Ht) {
+            config.spatial_streams = None;
+        }
         let phy = config.build()?;
         match (phy.modulation, own.modulation) {
-            (Modulation::Mcs(a), Modulation::Mcs(b)) if a.streams != b.streams => Err((
-                "mcs",
-                format!(
-                    "HT MCS {mcs} has {} spatial stream(s), the WLAN's PHY {}",
-                    a.streams, b.streams
-                ),
-            )),
+            (Modulation::Mcs(a), Modulation::Mcs(b)) if same_streams && a.streams != b.streams => {
+                Err((
+                    "mcs",
+                    format!(
+                        "HT MCS {mcs} has {} spatial stream(s), the WLAN's PHY {}",
+                        a.streams, b.streams
+                    ),
+                ))
+            }
             _ => Ok(phy),
         }
     }
@@ -521,7 +531,7 @@ impl WlanConfig {
         Some(AmpduLimits {
             window: self.ba_window.unwrap_or(own.window),
             max_bytes: self.max_ampdu_bytes.unwrap_or(own.max_bytes),
-            max_ppdu_ns: own.max_ppdu_ns,
+            max_ppdu_ns: self.max_ampdu_duration_ns.unwrap_or(own.max_ppdu_ns),
         })
     }
 

@@ -18,6 +18,10 @@ use crate::limits::{
     MAX_STATIONS, MIN_SAMPLE_INTERVAL_NS, SERIES_SAMPLE_BYTES,
 };
 use crate::wlan::{AmpduLimits, Queueing};
+
+/// The shortest A-MPDU duration a scenario may set (an A-MPDU carries at least one MPDU
+/// whatever its limit).
+const MIN_AMPDU_DURATION_NS: u64 = 1_000;
 use airtcp_proto::tcp::cc;
 use airtcp_proto::time::seconds;
 use airtcp_proto::wifi::edca::{
@@ -316,6 +320,10 @@ impl Scenario {
             for (set, field) in [
                 (wlan.max_ampdu_bytes.is_some(), "max_ampdu_bytes"),
                 (wlan.ba_window.is_some(), "ba_window"),
+                (
+                    wlan.max_ampdu_duration_ns.is_some(),
+                    "max_ampdu_duration_ns",
+                ),
             ] {
                 if set {
                     return fail(
@@ -333,6 +341,17 @@ impl Scenario {
                 format!(
                     "{}: expected 1 to {} MPDUs ({name})",
                     limits.window, own.window
+                ),
+            );
+        }
+        if !(MIN_AMPDU_DURATION_NS..=own.max_ppdu_ns).contains(&limits.max_ppdu_ns) {
+            return fail(
+                format!("{key}.max_ampdu_duration_ns"),
+                format!(
+                    "{} us: expected {} to {} us",
+                    limits.max_ppdu_ns as f64 / 1e3,
+                    MIN_AMPDU_DURATION_NS / 1000,
+                    own.max_ppdu_ns / 1000
                 ),
             );
         }

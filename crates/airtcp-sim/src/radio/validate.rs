@@ -30,17 +30,12 @@ pub struct ChannelPlan {
 }
 
 impl ChannelPlan {
-    /// A WLAN has geometry when any of its nodes has a position, it sets station rates or
-    /// rate control, or it names a channel another WLAN names too; then so has every WLAN on
-    /// its channel.
+    /// A WLAN has geometry when any of its nodes has a position, it sets rate control, or
+    /// it names a channel another WLAN names too; then so has every WLAN on its channel.
+    /// (Per-station rates run in the central DCF too: `Bss::use_station_phys`.)
     pub fn of(scenario: &Scenario) -> ChannelPlan {
         let placed = |node: usize| scenario.positions.iter().any(|p| p.node == node);
-        let wants = |w: &WlanConfig| {
-            nodes_of(w).any(placed)
-                || !w.station_rates.is_empty()
-                || !w.station_mcs.is_empty()
-                || w.rate_control.is_some()
-        };
+        let wants = |w: &WlanConfig| nodes_of(w).any(placed) || w.rate_control.is_some();
         let mut shared: Vec<Vec<usize>> = Vec::new();
         let mut by_number: Vec<(u32, usize)> = Vec::new();
         for (i, wlan) in scenario.wlans.iter().enumerate() {
@@ -111,6 +106,7 @@ impl Scenario {
                 in_range(&format!("{key}.tx_power_dbm"), power, -50.0, 50.0, "dBm")?;
             }
         }
+        let plan = ChannelPlan::of(self);
         for (i, wlan) in self.wlans.iter().enumerate() {
             let key = format!("wlans[{i}]");
             if let Some(number) = wlan.channel {
@@ -164,7 +160,8 @@ impl Scenario {
                         ),
                     );
                 }
-                if let Err((_, message)) = wlan.phy_at_mcs(station.mcs) {
+                let geometry = plan.shared.iter().flatten().any(|&w| w == i);
+                if let Err((_, message)) = wlan.phy_at_mcs(station.mcs, geometry) {
                     return fail(format!("{mcs_key}.mcs"), message);
                 }
             }
@@ -190,7 +187,6 @@ impl Scenario {
                 }
             }
         }
-        let plan = ChannelPlan::of(self);
         for group in &plan.shared {
             self.validate_shared(group, &seen)?;
         }

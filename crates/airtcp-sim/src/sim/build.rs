@@ -101,15 +101,22 @@ impl Simulation {
             let channel_rng = stream(seed, StreamId::WlanChannel { bss: b as u32 });
             let data_rate_bps = phy.data_rate_bps;
             let edca = wlan.uses_edca().then(|| wlan.edca_set(&phy));
+            let station_phys = station_phys(wlan, &phy, &format!("wlans[{b}]"))?;
+            let rates: Vec<u64> = match &station_phys {
+                Some(phys) => phys.iter().map(|p| p.data_rate_bps).collect(),
+                None => vec![data_rate_bps; wlan.stations.len() + 1],
+            };
             let mut bss = Bss::new(phy, params, wlan.errors, channel_rng, macs, None);
             if let Some(set) = &edca {
                 bss.use_edca(set);
+            }
+            if let Some(phys) = station_phys {
+                bss.use_station_phys(phys);
             }
             if let Some(limits) = wlan.ampdu_limits() {
                 bss.aggregate(limits);
             }
             if wlan.queueing != Queueing::Fifo {
-                let rates = vec![data_rate_bps; wlan.stations.len() + 1];
                 let key = stream(seed, StreamId::FlowHash { bss: b as u32 }).random();
                 bss.queue_through(wlan.queueing, &rates, key);
             }
@@ -395,6 +402,40 @@ fn build_agent(
     agent::by_name(&config.kind, settings)
 }
 
+/// Per MAC of a WLAN without geometry whose stations send at rates or MCSs of their own
+/// (`station_rates`, `station_mcs`), the PHY of the frames between it and the AP (the AP's
+/// entry the WLAN's `phy`); `None` when every station uses `phy`.
+fn station_phys(wlan: &WlanConfig, phy: &Phy, key: &str) -> Result<Option<Vec<Phy>>, ConfigError> {
+    if wlan.station_rates.is_empty() && wlan.station_mcs.is_empty() {
+        return Ok(None);
+    }
+    let of_station = |node: usize| -> Result<Phy, ConfigError> {
+        if let Some(station) = wlan.station_mcs.iter().find(|r| r.station == node) {
+            return wlan
+                .phy_at_mcs(station.mcs, false)
+                .map_err(|(_, message)| ConfigError {
+                    key: format!("{key}.station_mcs"),
+                    message,
+                });
+        }
+        match wlan.station_rates.iter().find(|r| r.station == node) {
+            Some(rate) => {
+                let mut config = wlan.phy.clone();
+                config.rate_bps = Some(rate.rate_bps);
+                config.build().map_err(|(_, message)| ConfigError {
+                    key: format!("{key}.station_rates"),
+                    message,
+                })
+            }
+            None => Ok(phy.clone()),
+        }
+    };
+    std::iter::once(Ok(phy.clone()))
+        .chain(wlan.stations.iter().map(|&node| of_station(node)))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
 /// Shared channel `k`: the WLANs `group`, their radios where the scenario places them.
 fn build_shared(
     scenario: &Scenario,
@@ -415,7 +456,7 @@ fn build_shared(
                 let mcs = wlan.station_mcs.iter().find(|r| r.station == *node);
                 match mcs {
                     Some(station) => wlan
-                        .phy_at_mcs(station.mcs)
+                        .phy_at_mcs(station.mcs, true)
                         .map(|phy| phy.data_rate_bps)
                         .map_err(|(_, message)| ConfigError {
                             key: format!("{key}.station_mcs"),

@@ -218,6 +218,14 @@ pub struct MacParams {
     pub eifs_after_collision: bool,
 }
 
+/// The PHY of frames between MACs `a` and `b` (one of them the AP): the station's own, or
+/// the BSS's where stations have none (`Bss::use_station_phys`). Free of `Bss` so that it
+/// borrows only these fields.
+fn link_phy<'a>(phy: &'a Phy, link_phys: &'a [Phy], a: u32, b: u32) -> &'a Phy {
+    let station = if a == 0 { b } else { a };
+    link_phys.get(station as usize).unwrap_or(phy)
+}
+
 /// Which retry counter a failed transmission counts against (IEEE 802.11-2020 §10.3.4.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RetryCounter {
@@ -393,6 +401,9 @@ pub struct Bss {
     ampdu: Option<ampdu::Aggregation>,
     /// mac80211's intermediate queues, when on (`txq`).
     txqs: Option<txq::Txqs>,
+    /// Per MAC, the PHY of the frames between it and the AP where stations send at rates of
+    /// their own (`use_station_phys`); empty: every frame at `phy`'s.
+    link_phys: Vec<Phy>,
     pub counters: MacCounters,
 }
 
@@ -453,6 +464,7 @@ impl Bss {
             capture: false,
             ampdu: None,
             txqs: None,
+            link_phys: Vec::new(),
             counters,
         };
         if let Some(agent) = ap_agent {
@@ -484,13 +496,21 @@ impl Bss {
         txops.sort_unstable();
         txops.dedup();
         let protected = self.params.rts_threshold.is_some();
-        self.ampdu = ampdu::Aggregation::new(&self.phy, limits, &txops, protected);
+        self.ampdu = ampdu::Aggregation::new(&self.phy, &self.link_phys, limits, &txops, protected);
     }
 
     /// Queues frames as `queueing` says (before any traffic; `txq`): `rates_bps[i]` is the
     /// data rate to and from MAC i, `hash_key` the key of the flow hash.
     pub fn queue_through(&mut self, queueing: Queueing, rates_bps: &[u64], hash_key: u64) {
         self.txqs = txq::Txqs::new(queueing, rates_bps, hash_key, self.edcafs.len());
+    }
+
+    /// Sends the frames to and from MAC m with `phys[m]` (a station's own rate or MCS;
+    /// before any traffic, and before `aggregate`): their data and control rates and
+    /// airtimes. The BSS's timing (slot, SIFS) is `phy`'s for all.
+    pub fn use_station_phys(&mut self, phys: Vec<Phy>) {
+        assert_eq!(phys.len(), self.macs.len(), "a PHY per MAC");
+        self.link_phys = phys;
     }
 
     pub fn has_agent(&self, mac: u32) -> bool {
@@ -883,22 +903,8 @@ impl Bss {
             }
         }
         self.counters.internal_collisions += internal_losers.len() as u64;
-        let phy = &self.phy;
-        let delta = phy.propagation_ns;
-        let handshake = |rts: bool| {
-            if rts {
-                phy.rts_airtime_ns()
-                    + delta
-                    + phy.sifs_ns
-                    + phy.cts_airtime_ns()
-                    + delta
-                    + phy.sifs_ns
-            } else {
-                0
-            }
-        };
-        let exchange_tail = delta + phy.sifs_ns + phy.ack_airtime_ns() + delta;
-        let sifs = Duration::from_nanos(phy.sifs_ns);
+        let delta = self.phy.propagation_ns;
+        let sifs = Duration::from_nanos(self.phy.sifs_ns);
         let (busy_ns, others_ifs_ns, outcome) = if let [edcaf] = transmitters[..] {
             let (queue, count) = self.selection(edcaf);
             if self.ampdu.is_some() {
@@ -910,6 +916,20 @@ impl Bss {
             let payload = self.payload_bytes(edcaf, queue, 0, count);
             let rts = self.uses_rts(payload);
             let receiver = self.edcafs[edcaf as usize].queues[queue][0].to;
+            let phy = link_phy(&self.phy, &self.link_phys, mac, receiver);
+            let handshake = |rts: bool| {
+                if rts {
+                    phy.rts_airtime_ns()
+                        + delta
+                        + phy.sifs_ns
+                        + phy.cts_airtime_ns()
+                        + delta
+                        + phy.sifs_ns
+                } else {
+                    0
+                }
+            };
+            let exchange_tail = delta + phy.sifs_ns + phy.ack_airtime_ns() + delta;
             if self.is_absent(receiver) {
                 // Nobody answers: no CTS to the RTS, or no ACK to the frame. The others
                 // decoded it and wait out the NAV it set.
@@ -917,10 +937,11 @@ impl Bss {
                 let (airtime, _) =
                     self.unanswered_attempt(now, edcaf, (queue, count), payload, actions);
                 let busy = airtime + delta;
+                let phy = link_phy(&self.phy, &self.link_phys, mac, receiver);
                 let others = if rts {
-                    self.phy.rts_nav_reset_resume_ns()
+                    phy.rts_nav_reset_resume_ns()
                 } else {
-                    self.phy.ack_nav_resume_ns()
+                    phy.ack_nav_resume_ns()
                 };
                 let failed = FailedFrame {
                     edcaf,
@@ -936,9 +957,10 @@ impl Bss {
             let data_at = now + Duration::from_nanos(handshake(rts));
             let data_airtime = phy.data_airtime_ns(payload);
             let data_end = handshake(rts) + data_airtime;
+            let data_rate_bps = phy.data_rate_bps;
             if rts {
                 self.on_air(actions, |b| b.rts_frame(now, edcaf, queue, payload, false));
-                self.on_air(actions, |b| b.cts_frame(now, edcaf, payload));
+                self.on_air(actions, |b| b.cts_frame(now, edcaf, receiver, payload));
             }
             self.charge_airtime(edcaf, receiver, data_airtime);
             if self
@@ -966,7 +988,7 @@ impl Bss {
                 };
                 (
                     busy,
-                    self.phy.eifs_ns(self.phy.data_rate_bps),
+                    self.phy.eifs_ns(data_rate_bps),
                     Outcome::Failure(vec![failed]),
                 )
             } else {
@@ -974,7 +996,7 @@ impl Bss {
                 self.on_air(actions, |b| {
                     b.data_frame(data_at, edcaf, queue, 0..count, false)
                 });
-                self.on_air(actions, |b| b.ack_frame(delivered_at + sifs, mac));
+                self.on_air(actions, |b| b.ack_frame(delivered_at + sifs, mac, receiver));
                 self.deliver(edcaf, queue, 0, count, delivered_at, actions);
                 let mut busy = data_end + exchange_tail;
                 let mut delivered = count;
@@ -985,11 +1007,11 @@ impl Bss {
                     while delivered < self.edcafs[edcaf as usize].queues[queue].len() {
                         let next_frame = self.edcafs[edcaf as usize].queues[queue][delivered];
                         let next = next_frame.msdu_bytes();
-                        let exchange = txop_frame_ns(
-                            &self.phy,
-                            self.phy.data_airtime_ns(next),
-                            self.phy.ack_airtime_ns(),
-                        );
+                        let phy = link_phy(&self.phy, &self.link_phys, mac, next_frame.to);
+                        let next_airtime = phy.data_airtime_ns(next);
+                        let next_rate_bps = phy.data_rate_bps;
+                        let next_nav_resume_ns = phy.ack_nav_resume_ns();
+                        let exchange = txop_frame_ns(phy, next_airtime, phy.ack_airtime_ns());
                         if busy + exchange > txop {
                             break;
                         }
@@ -1001,17 +1023,16 @@ impl Bss {
                         if unanswered || self.errors.corrupts(frame_bytes, &mut self.channel_rng) {
                             others_ifs = if unanswered {
                                 self.counters.absent_receiver_failures += 1;
-                                self.phy.ack_nav_resume_ns()
+                                next_nav_resume_ns
                             } else {
                                 self.counters.channel_errors += 1;
-                                self.phy.eifs_ns(self.phy.data_rate_bps)
+                                self.phy.eifs_ns(next_rate_bps)
                             };
                             self.on_air(actions, |b| {
                                 b.data_frame(next_at, edcaf, queue, carried, true)
                             });
                             self.mark_transmitted(edcaf, queue, delivered);
-                            let frame_end =
-                                busy + self.phy.sifs_ns + self.phy.data_airtime_ns(next);
+                            let frame_end = busy + self.phy.sifs_ns + next_airtime;
                             busy = frame_end + delta;
                             // Sent alone, without RTS: a frame longer than the threshold
                             // counts against the long retry limit all the same.
@@ -1029,12 +1050,12 @@ impl Bss {
                             });
                             break;
                         }
-                        let at =
-                            next_at + Duration::from_nanos(self.phy.data_airtime_ns(next) + delta);
+                        let at = next_at + Duration::from_nanos(next_airtime + delta);
                         self.on_air(actions, |b| {
                             b.data_frame(next_at, edcaf, queue, carried, false)
                         });
-                        self.on_air(actions, |b| b.ack_frame(at + sifs, mac));
+                        let to = next_frame.to;
+                        self.on_air(actions, |b| b.ack_frame(at + sifs, mac, to));
                         self.deliver(edcaf, queue, delivered, 1, at, actions);
                         busy += exchange;
                         delivered += 1;
@@ -1151,9 +1172,11 @@ impl Bss {
             self.on_air(actions, |b| b.data_frame(now, edcaf, queue, 0..count, true));
             self.mark_transmitted(edcaf, queue, 0);
         }
-        let (airtime, rate) = self.phy.unanswered_frame(payload, rts);
+        let Edcaf { mac, .. } = self.edcafs[edcaf as usize];
+        let receiver = self.edcafs[edcaf as usize].queues[queue][0].to;
+        let phy = link_phy(&self.phy, &self.link_phys, mac, receiver);
+        let (airtime, rate) = phy.unanswered_frame(payload, rts);
         if !rts {
-            let receiver = self.edcafs[edcaf as usize].queues[queue][0].to;
             self.charge_airtime(edcaf, receiver, airtime);
         }
         (airtime, rate)

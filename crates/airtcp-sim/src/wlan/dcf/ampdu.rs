@@ -126,12 +126,11 @@ pub struct Aggregation {
     next_sequence: HashMap<(u32, u32), u16>,
     /// The recipients' reordering buffers, per (originator MAC, recipient MAC).
     buffers: HashMap<(u32, u32), Reordering>,
-    /// The longest PSDU within both the A-MPDU length limit and aPPDUMaxTime at the BSS's
-    /// data rate (airtime grows with length: found once).
-    pub(super) max_psdu_bytes: u32,
-    /// For each TXOP limit of the BSS's EDCAFs, the longest PSDU whose exchange fits in it
-    /// (`psdu_within_txop`).
-    txop_psdu_bytes: Vec<(u64, u32)>,
+    /// Per link (the BSS's PHY, or each station's own: `Bss::use_station_phys`), the
+    /// longest PSDUs (`PsduLimits`; airtime grows with length: found once).
+    psdu_limits: Vec<PsduLimits>,
+    /// The MAC at the station's end of the A-MPDU formed last (`Bss::use_station_phys`).
+    pub(super) formed_link: u32,
     /// The queue positions of the A-MPDU being formed (kept to reuse its allocation).
     positions: Vec<usize>,
     /// Per MAC: the queue positions its MPDUs in flight lie before (no frame ahead of them
@@ -146,9 +145,12 @@ pub struct Aggregation {
 }
 
 impl Aggregation {
-    /// `txop_limits`: those of the BSS's EDCAFs; `protected`: A-MPDUs may go after RTS/CTS.
+    /// `links`: the PHYs of the stations' links (`Bss::use_station_phys`; empty: `phy`'s
+    /// for all); `txop_limits`: those of the BSS's EDCAFs; `protected`: A-MPDUs may go after
+    /// RTS/CTS.
     pub fn new(
         phy: &Phy,
+        links: &[Phy],
         limits: AmpduLimits,
         txop_limits: &[u64],
         protected: bool,
@@ -156,22 +158,17 @@ impl Aggregation {
         let Modulation::Mcs(setting) = phy.modulation else {
             return None;
         };
-        let max_psdu_bytes = longest_psdu(phy, limits.max_bytes, limits.max_ppdu_ns);
-        let response = phy.airtime_ns(block_ack_bytes(limits.window), phy.basic_rate_bps);
-        let txop_psdu_bytes = txop_limits
-            .iter()
-            .map(|&txop| {
-                let fitting = psdu_within_txop(phy, txop, response, protected);
-                (txop, longest_psdu(phy, max_psdu_bytes, fitting))
-            })
+        let psdu_limits = std::iter::once(phy)
+            .chain(links.iter().skip(1))
+            .map(|link| PsduLimits::of(link, limits, txop_limits, protected))
             .collect();
         Some(Aggregation {
             limits,
             format: setting.format,
             next_sequence: HashMap::new(),
             buffers: HashMap::new(),
-            max_psdu_bytes,
-            txop_psdu_bytes,
+            psdu_limits,
+            formed_link: 0,
             positions: Vec::new(),
             in_flight_end: Vec::new(),
             removals: Vec::new(),
@@ -180,15 +177,21 @@ impl Aggregation {
         })
     }
 
-    /// The longest PSDU of an EDCAF with TXOP limit `txop_ns` (none: one PPDU per access).
-    pub(super) fn max_psdu_for(&self, txop_ns: Option<u64>) -> u32 {
+    /// The longest PSDU to or from station `link` (0: at the BSS's PHY) of an EDCAF with
+    /// TXOP limit `txop_ns` (none: one PPDU per access).
+    pub(super) fn max_psdu_for(&self, link: u32, txop_ns: Option<u64>) -> u32 {
+        let limits = self
+            .psdu_limits
+            .get(link as usize)
+            .unwrap_or(&self.psdu_limits[0]);
         let Some(txop) = txop_ns else {
-            return self.max_psdu_bytes;
+            return limits.max_bytes;
         };
-        self.txop_psdu_bytes
+        limits
+            .by_txop
             .iter()
             .find(|&&(limit, _)| limit == txop)
-            .map_or(self.max_psdu_bytes, |&(_, bytes)| bytes)
+            .map_or(limits.max_bytes, |&(_, bytes)| bytes)
     }
 
     /// A compressed BlockAck answering this BSS's A-MPDUs.
@@ -200,6 +203,35 @@ impl Aggregation {
     fn lone(&self) -> bool {
         self.positions.len() == 1
     }
+}
+
+/// The longest PSDUs at a link's rate: within both the A-MPDU length limit and
+/// aPPDUMaxTime, and for each TXOP limit of the BSS's EDCAFs, one whose exchange fits in it
+/// (`psdu_within_txop`).
+#[derive(Debug)]
+struct PsduLimits {
+    max_bytes: u32,
+    by_txop: Vec<(u64, u32)>,
+}
+
+impl PsduLimits {
+    fn of(phy: &Phy, limits: AmpduLimits, txop_limits: &[u64], protected: bool) -> PsduLimits {
+        let max_bytes = longest_psdu(phy, limits.max_bytes, limits.max_ppdu_ns);
+        let response = phy.airtime_ns(block_ack_bytes(limits.window), phy.basic_rate_bps);
+        let by_txop = txop_limits
+            .iter()
+            .map(|&txop| {
+                let fitting = psdu_within_txop(phy, txop, response, protected);
+                (txop, longest_psdu(phy, max_bytes, fitting))
+            })
+            .collect();
+        PsduLimits { max_bytes, by_txop }
+    }
+}
+
+/// The PHY of the A-MPDU formed last (its link's: `Bss::use_station_phys`).
+fn formed_phy<'a>(phy: &'a Phy, link_phys: &'a [Phy], ampdu: &Aggregation) -> &'a Phy {
+    super::link_phy(phy, link_phys, 0, ampdu.formed_link)
 }
 
 /// The longest PSDU up to `max_bytes` whose PPDU at the PHY's data rate lasts at most
@@ -322,6 +354,7 @@ impl Bss {
     /// length in bytes, or a lone MPDU's MSDU length.
     fn form_ampdu(&mut self, now: Instant, edcaf: u32, queue: usize) -> u32 {
         let txop = self.txop_ns(edcaf);
+        let mac = self.edcafs[edcaf as usize].mac;
         let two_queues = self.plans_access && edcaf == self.planning;
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
         let queues = &mut self.edcafs[edcaf as usize].queues;
@@ -343,7 +376,9 @@ impl Bss {
             next
         };
         let frames = &mut queues[queue];
-        let max_psdu = ampdu.max_psdu_for(txop);
+        let link = if mac == 0 { to } else { mac };
+        let max_psdu = ampdu.max_psdu_for(link, txop);
+        ampdu.formed_link = link;
         let (limits, format) = (ampdu.limits, ampdu.format);
         ampdu.positions.clear();
         let (mut fresh, mut padded, mut psdu) = (next, 0, 0);
@@ -400,10 +435,11 @@ impl Bss {
     /// frame (an S-MPDU in VHT and HE).
     fn ampdu_airtime_ns(&self, bytes: u32) -> u64 {
         let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
+        let phy = formed_phy(&self.phy, &self.link_phys, ampdu);
         if ampdu.lone() {
-            self.phy.data_airtime_ns(bytes)
+            phy.data_airtime_ns(bytes)
         } else {
-            self.phy.psdu_airtime_ns(bytes, self.phy.data_rate_bps)
+            phy.psdu_airtime_ns(bytes, phy.data_rate_bps)
         }
     }
 
@@ -434,7 +470,8 @@ impl Bss {
         let airtime = self.ampdu_airtime_ns(bytes);
         let to = self.edcafs[edcaf as usize].queues[queue][0].to;
         self.charge_airtime(edcaf, to, airtime);
-        let phy = &self.phy;
+        let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
+        let phy = formed_phy(&self.phy, &self.link_phys, ampdu);
         let delta = phy.propagation_ns;
         let handshake = if rts {
             phy.rts_airtime_ns() + delta + phy.sifs_ns + phy.cts_airtime_ns() + delta + phy.sifs_ns
@@ -461,8 +498,8 @@ impl Bss {
         if self.capture {
             self.capture_ampdu(actions, now, edcaf, queue, (rts, false), bytes);
         }
-        let phy = &self.phy;
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
+        let phy = formed_phy(&self.phy, &self.link_phys, ampdu);
         let frames = &mut self.edcafs[edcaf as usize].queues[queue];
         if arrived == 0 {
             self.counters.channel_errors += 1;
@@ -537,7 +574,7 @@ impl Bss {
     ) {
         let airtime = self.ampdu_airtime_ns(bytes);
         let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
-        let phy = &self.phy;
+        let phy = formed_phy(&self.phy, &self.link_phys, ampdu);
         let (delta, sifs) = (phy.propagation_ns, phy.sifs_ns);
         let count = ampdu.positions.len();
         let mac = self.edcafs[edcaf as usize].mac;
@@ -651,7 +688,9 @@ impl Bss {
             if self.capture {
                 self.capture_ampdu(actions, now, edcaf, queue, (true, true), bytes);
             }
-            return (self.phy.rts_airtime_ns(), self.phy.basic_rate_bps);
+            let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
+            let phy = formed_phy(&self.phy, &self.link_phys, ampdu);
+            return (phy.rts_airtime_ns(), phy.basic_rate_bps);
         }
         let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
         let count = ampdu.positions.len();
@@ -671,7 +710,11 @@ impl Bss {
         let airtime = self.ampdu_airtime_ns(bytes);
         let to = self.edcafs[edcaf as usize].queues[queue][0].to;
         self.charge_airtime(edcaf, to, airtime);
-        (airtime, self.phy.data_rate_bps)
+        let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
+        (
+            airtime,
+            formed_phy(&self.phy, &self.link_phys, ampdu).data_rate_bps,
+        )
     }
 
     /// Settles `edcaf`'s A-MPDU at the end of its busy period: acknowledged MPDUs leave the

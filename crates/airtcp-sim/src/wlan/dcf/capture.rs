@@ -10,6 +10,7 @@
 use std::ops::Range;
 use std::time::Duration;
 
+use airtcp_proto::wifi::Phy;
 use airtcp_proto::Instant;
 
 use super::{Actions, Bss};
@@ -76,9 +77,14 @@ impl Bss {
         }
     }
 
-    /// The NAV of an RTS for a data frame of `payload` bytes: through the data frame's ACK.
-    fn rts_nav_ns(&self, payload: u32) -> u64 {
-        let phy = &self.phy;
+    /// The PHY of frames between MACs `a` and `b` (`Bss::use_station_phys`).
+    fn phy_between(&self, a: u32, b: u32) -> &Phy {
+        super::link_phy(&self.phy, &self.link_phys, a, b)
+    }
+
+    /// The NAV of an RTS for a data frame of `payload` bytes sent with `phy`: through the
+    /// data frame's ACK.
+    fn rts_nav_ns(phy: &Phy, payload: u32) -> u64 {
         3 * phy.sifs_ns + phy.cts_airtime_ns() + phy.data_airtime_ns(payload) + phy.ack_airtime_ns()
     }
 
@@ -94,11 +100,12 @@ impl Bss {
     ) -> AirFrame {
         let station = &self.edcafs[edcaf as usize];
         let (mac, to) = (station.mac, station.queues[queue][0].to);
+        let phy = self.phy_between(mac, to);
         AirFrame {
             at,
-            airtime_ns: self.phy.rts_airtime_ns(),
-            rate_bps: self.phy.basic_rate_bps,
-            nav_ns: self.rts_nav_ns(payload),
+            airtime_ns: phy.rts_airtime_ns(),
+            rate_bps: phy.basic_rate_bps,
+            nav_ns: Self::rts_nav_ns(phy, payload),
             bad_fcs: collided,
             receiver: self.node(to),
             body: AirBody::Rts {
@@ -108,17 +115,17 @@ impl Bss {
         }
     }
 
-    /// The CTS answering an RTS EDCAF `edcaf` sent at `rts_at` for `payload` bytes.
+    /// The CTS answering an RTS EDCAF `edcaf` sent at `rts_at` for `payload` bytes to `to`.
     #[cold]
-    pub(super) fn cts_frame(&self, rts_at: Instant, edcaf: u32, payload: u32) -> AirFrame {
+    pub(super) fn cts_frame(&self, rts_at: Instant, edcaf: u32, to: u32, payload: u32) -> AirFrame {
         let mac = self.edcafs[edcaf as usize].mac;
-        let phy = &self.phy;
+        let phy = self.phy_between(mac, to);
         let after_rts = phy.rts_airtime_ns() + phy.propagation_ns + phy.sifs_ns;
         AirFrame {
             at: rts_at + Duration::from_nanos(after_rts),
             airtime_ns: phy.cts_airtime_ns(),
             rate_bps: phy.basic_rate_bps,
-            nav_ns: self.rts_nav_ns(payload) - phy.sifs_ns - phy.cts_airtime_ns(),
+            nav_ns: Self::rts_nav_ns(phy, payload) - phy.sifs_ns - phy.cts_airtime_ns(),
             bad_fcs: false,
             receiver: self.node(mac),
             body: AirBody::Cts,
@@ -140,11 +147,12 @@ impl Bss {
         let frames = &self.edcafs[edcaf as usize].queues[queue];
         let first = frames[carried.start];
         let payload = self.payload_bytes(edcaf, queue, carried.start, carried.len());
+        let phy = self.phy_between(mac, first.to);
         AirFrame {
             at,
-            airtime_ns: self.phy.data_airtime_ns(payload),
-            rate_bps: self.phy.data_rate_bps,
-            nav_ns: self.phy.sifs_ns + self.phy.ack_airtime_ns(),
+            airtime_ns: phy.data_airtime_ns(payload),
+            rate_bps: phy.data_rate_bps,
+            nav_ns: phy.sifs_ns + phy.ack_airtime_ns(),
             bad_fcs,
             receiver: self.node(first.to),
             body: AirBody::Data {
@@ -159,13 +167,14 @@ impl Bss {
         }
     }
 
-    /// The MAC ACK at `at` of a data frame `mac` sent.
+    /// The MAC ACK at `at` of a data frame `mac` sent to `to`.
     #[cold]
-    pub(super) fn ack_frame(&self, at: Instant, mac: u32) -> AirFrame {
+    pub(super) fn ack_frame(&self, at: Instant, mac: u32, to: u32) -> AirFrame {
+        let phy = self.phy_between(mac, to);
         AirFrame {
             at,
-            airtime_ns: self.phy.ack_airtime_ns(),
-            rate_bps: self.phy.basic_rate_bps,
+            airtime_ns: phy.ack_airtime_ns(),
+            rate_bps: phy.basic_rate_bps,
             nav_ns: 0,
             bad_fcs: false,
             receiver: self.node(mac),

@@ -204,13 +204,18 @@ const AGGREGATE_DEPTH: usize = 2;
 const SINGLE_FRAME_DEPTH: usize = 8;
 
 impl Bss {
-    /// One transmission's limits for `edcaf`, and the subframe bytes of a frame in it.
-    fn budget(&self, edcaf: u32) -> Budget {
+    /// One transmission's limits for `edcaf` to `to`, and the subframe bytes of a frame in
+    /// it.
+    fn budget(&self, edcaf: u32, to: u32) -> Budget {
         match &self.ampdu {
-            Some(ampdu) => Budget {
-                frames: usize::from(ampdu.limits.window),
-                psdu_bytes: ampdu.max_psdu_for(self.txop_ns(edcaf)),
-            },
+            Some(ampdu) => {
+                let mac = self.edcafs[edcaf as usize].mac;
+                let link = if mac == 0 { to } else { mac };
+                Budget {
+                    frames: usize::from(ampdu.limits.window),
+                    psdu_bytes: ampdu.max_psdu_for(link, self.txop_ns(edcaf)),
+                }
+            }
             None => Budget {
                 frames: 1,
                 psdu_bytes: u32::MAX,
@@ -230,7 +235,7 @@ impl Bss {
 
     /// Transmissions' worth of frames in `edcaf`'s FIFO, by frame count and by bytes.
     /// Each receiver's frames are transmissions of their own (an A-MPDU goes to one).
-    fn transmissions_queued(&self, edcaf: u32, budget: Budget) -> usize {
+    fn transmissions_queued(&self, edcaf: u32) -> usize {
         let mut receivers: Vec<(u32, usize, u64)> = Vec::new();
         for frame in &self.edcafs[edcaf as usize].queues[0] {
             let bytes = u64::from(self.subframe_bytes(frame));
@@ -241,7 +246,8 @@ impl Bss {
         }
         receivers
             .iter()
-            .map(|&(_, frames, bytes)| {
+            .map(|&(to, frames, bytes)| {
+                let budget = self.budget(edcaf, to);
                 let by_bytes = bytes.div_ceil(u64::from(budget.psdu_bytes)) as usize;
                 frames.div_ceil(budget.frames).max(by_bytes)
             })
@@ -260,9 +266,9 @@ impl Bss {
         {
             return;
         }
-        let budget = self.budget(edcaf);
         if let Some(head) = self.edcafs[edcaf as usize].queues[0].front() {
             let to = head.to;
+            let budget = self.budget(edcaf, to);
             if self.ampdu.is_some() && head.transmitted {
                 let fifo = &self.edcafs[edcaf as usize].queues[0];
                 let queued = fifo.iter().filter(|f| f.to == to);
@@ -278,11 +284,12 @@ impl Bss {
         } else {
             SINGLE_FRAME_DEPTH
         };
-        while self.transmissions_queued(edcaf, budget) < depth {
+        while self.transmissions_queued(edcaf) < depth {
             let txqs = self.txqs.as_mut().expect("intermediate queues");
             let Some(to) = txqs.edcafs[edcaf as usize].scheduler.next_station() else {
                 break;
             };
+            let budget = self.budget(edcaf, to);
             self.pull(now, edcaf, to, budget, (0, 0));
         }
         if self.holds_nothing(edcaf) {
