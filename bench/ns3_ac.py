@@ -21,9 +21,11 @@ up with the AP before its first A-MPDU; airtcp: `ba_window = 64`, `max_ampdu` 10
 attempts an MPDU (ns-3: WifiMac::FrameRetryLimit; airtcp: `short_retry_limit`), a DropTail MAC
 queue of `--queue` (500) packets a node, the unacknowledged MPDUs in it (ns-3: WifiMacQueue
 MaxSize, its default, MaxDelay 1e6 s: no sojourn limit; airtcp: `queue`, no MSDU lifetime or
-`queue_max_delay`), CWmin 15, CWmax 1023, 9 us slots, SIFS 16 us, and access after DIFS, AIFSN
-2 (ns-3's AC_BE has AIFSN 3, 43 us: the bench sets every node's to 2 after building them, and
-the AP announces its own in its association responses; `--ns3-aifsn 3` keeps ns-3's).
+`queue_max_delay`), CWmin 15, CWmax 1023, 9 us slots, SIFS 16 us, and EDCA's AC_BE, AIFSN 3
+(43 us) on every node (ns-3's default; airtcp's EDCA, the default for 802.11ac, with the AP's
+own AC_BE CWmax raised from dot11QAPEDCATable's 63 to 1023, as ns-3 gives its AP the
+stations' set). `--ns3-aifsn 2` sets every ns-3 node's AIFSN to 2 after building them (the
+AP announces its own in its association responses) and runs airtcp's DCF (DIFS).
 
 Control responses: both answer at the highest of the basic rates 6, 12, 24 Mbit/s not above
 the data frame's (airtcp: the MCS's non-HT reference rate, IEEE 802.11-2020 §10.6.6.5.2;
@@ -98,7 +100,7 @@ list", is started again once). Without it, the script prints a line and exits 0.
 
 Run: python bench/ns3_ac.py [--ns3-python PYTHON (default $NS3_PYTHON, else
 /work/ns3venv/bin/python)] [--only saturation tcp] [--seconds 2] [--tcp-seconds 2] [--full]
-[--stations 1 10 40] [--mcs 0 4 7 9] [--queue 500] [--airtcp-runs 3] [--ns3-aifsn 2]
+[--stations 1 10 40] [--mcs 0 4 7 9] [--queue 500] [--airtcp-runs 3] [--ns3-aifsn 3]
 [--ns3-explicit-bar] [--verbose]
 """
 
@@ -581,12 +583,26 @@ def ratio(a: float, b: float) -> float:
 # The airtcp side: scenarios in the user schema (docs/scenarios.md), run by `airtcp.run`.
 
 
+# ns-3's AC_BE AIFSN (`--ns3-aifsn`), which airtcp's channel access follows (`airtcp_access`).
+AIFSN = 3
+
+
+def airtcp_access() -> dict:
+    """airtcp's channel access as ns-3's: EDCA's AC_BE with ns-3's AIFSN on every node, the
+    AP's CWmax the stations' (ns-3's AP has their set, not dot11QAPEDCATable's 63); the DCF
+    (DIFS) when ns-3's AIFSN is set to 2."""
+    if AIFSN == 2:
+        return {"edca": False}
+    return {"edca": True, "edca_params": {"be": {"aifsn": AIFSN}},
+            "ap_edca_params": {"be": {"aifsn": AIFSN, "cw_max": 1023}}}  # fmt: skip
+
+
 def airtcp_wlan(stations: list[str], mcs: int, queue: int) -> dict:
     return {"ap": "ap", "stations": stations, "phy": "802.11ac", "mcs": mcs, "channel_width": 80,
             "spatial_streams": 1, "guard_interval": "800ns", "ampdu": True,
             "ba_window": BA_WINDOW, "max_ampdu": f"{MAX_AMPDU}B", "rts_threshold": "off",
             "queue": queue, "short_retry_limit": RETRY_LIMIT, "msdu_lifetime": "off",
-            "queue_max_delay": "off", "eifs_after_collision": False}  # fmt: skip
+            "queue_max_delay": "off", "eifs_after_collision": False, **airtcp_access()}  # fmt: skip
 
 
 def airtcp_saturation(n: int, seconds: float, queue: int, seed: int) -> dict:
@@ -733,7 +749,7 @@ def notes(peer: dict, own: dict, tcp: bool, verbose: bool) -> list[str]:
 
 
 def main() -> None:
-    global AIRTCP_RUNS
+    global AIRTCP_RUNS, AIFSN
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     default_python = os.environ.get("NS3_PYTHON")
     if default_python is None and os.path.exists("/work/ns3venv/bin/python"):
@@ -756,8 +772,9 @@ def main() -> None:
     parser.add_argument(
         "--ns3-aifsn",
         type=int,
-        default=2,
-        help="ns-3's AC_BE AIFSN (2: DIFS, as airtcp; 3: EDCA's)",
+        default=3,
+        help="ns-3's AC_BE AIFSN, which airtcp follows (3: EDCA's, both defaults; 2: DIFS, "
+        "airtcp's DCF)",
     )
     parser.add_argument(
         "--ns3-explicit-bar",
@@ -784,6 +801,7 @@ def main() -> None:
         args.seconds = args.tcp_seconds = 20.0
     only = set(args.only or ("saturation", "tcp"))
     AIRTCP_RUNS = max(1, args.airtcp_runs)
+    AIFSN = args.ns3_aifsn
     print(
         "802.11ac, 80 MHz, 1 stream, long GI, A-MPDU with a 64-MPDU Block Ack window. Goodput "
         "Mbit/s (a/ns3: airtcp's over ns-3's); mpdu: MPDUs per data PSDU; fail: data PSDUs "

@@ -48,10 +48,7 @@ use std::collections::VecDeque;
 use std::ops::Range;
 use std::time::Duration;
 
-use airtcp_proto::agent::{
-    AccessPlan, AccessPlanner, Agent, ApQueue, ChannelEvent, InterfaceQueue,
-};
-use airtcp_proto::wire::PacketRepr;
+use airtcp_proto::agent::{AccessPlan, AccessPlanner, Agent, ApQueue, ChannelEvent};
 
 use crate::interface::AgentSlot;
 use airtcp_proto::wifi::edca::AccessCategory;
@@ -60,6 +57,7 @@ use airtcp_proto::Instant;
 use rand::Rng;
 use serde::Serialize;
 
+pub use agent_view::MacQueue;
 pub use ampdu::AmpduLimits;
 pub(crate) use ampdu::MpduState;
 pub use capture::{AirBody, AirFrame};
@@ -1195,9 +1193,11 @@ impl Bss {
         } else {
             counters.station_uplink_airtime_ns[mac as usize - 1] += airtime_ns;
         }
-        let receiving = self.edcaf_of(receiver, ac);
-        if let Some(txqs) = &mut self.txqs {
-            txqs.charge((sender, receiver), (receiving, mac), airtime_ns);
+        if self.txqs.is_some() {
+            let receiving = self.edcaf_of(receiver, ac);
+            if let Some(txqs) = &mut self.txqs {
+                txqs.charge((sender, receiver), (receiving, mac), airtime_ns);
+            }
         }
     }
 
@@ -1457,105 +1457,7 @@ impl Bss {
     }
 }
 
-/// A MAC's queues as its agent sees them: the data queue, then the AP's ACK queue, then the
-/// frames the MAC holds for a station that has left (`roaming`: buffered, they are still the
-/// interface's to send). The head of each queue is in service (its retries and lifetime
-/// belong to it) and is not shown; in a BSS that aggregates, neither is an MPDU that has a
-/// sequence number (its recipient may be waiting for it).
-pub struct MacQueue<'a> {
-    queues: &'a mut [VecDeque<Frame>; 2],
-    held: &'a mut Vec<(u32, Frame)>,
-    mac: u32,
-    aggregating: bool,
-}
-
-/// Where an index of a `MacQueue` points.
-enum Slot {
-    Queued(usize, usize),
-    /// An index into `held`.
-    Held(usize),
-}
-
-impl<'a> MacQueue<'a> {
-    /// MAC `mac`'s queues and the frames held for or from its stations.
-    pub(crate) fn new(
-        queues: &'a mut [VecDeque<Frame>; 2],
-        held: &'a mut Vec<(u32, Frame)>,
-        mac: u32,
-    ) -> Self {
-        MacQueue {
-            queues,
-            held,
-            mac,
-            aggregating: false,
-        }
-    }
-
-    /// The positions of a queue's frames the agent sees.
-    fn shown(&self, queue: usize) -> impl Iterator<Item = usize> + '_ {
-        let aggregating = self.aggregating;
-        self.queues[queue]
-            .iter()
-            .enumerate()
-            .skip(1)
-            .filter(move |(_, frame)| !(aggregating && frame.mpdu.numbered()))
-            .map(|(at, _)| at)
-    }
-
-    fn queued_shown(&self, queue: usize) -> usize {
-        if self.aggregating {
-            self.shown(queue).count()
-        } else {
-            self.queues[queue].len().saturating_sub(1)
-        }
-    }
-
-    fn locate(&self, index: usize) -> Option<Slot> {
-        let first = self.queued_shown(0);
-        let second = self.queued_shown(1);
-        let in_queue = |queue: usize, k: usize| {
-            if self.aggregating {
-                self.shown(queue).nth(k).map(|at| Slot::Queued(queue, at))
-            } else {
-                Some(Slot::Queued(queue, k + 1))
-            }
-        };
-        if index < first {
-            return in_queue(0, index);
-        }
-        if index - first < second {
-            return in_queue(1, index - first);
-        }
-        self.held
-            .iter()
-            .enumerate()
-            .filter(|(_, (sender, _))| *sender == self.mac)
-            .nth(index - first - second)
-            .map(|(at, _)| Slot::Held(at))
-    }
-}
-
-impl InterfaceQueue for MacQueue<'_> {
-    fn len(&self) -> usize {
-        let queued = self.queued_shown(0) + self.queued_shown(1);
-        queued + self.held.iter().filter(|(s, _)| *s == self.mac).count()
-    }
-
-    fn get(&self, index: usize) -> Option<&PacketRepr> {
-        match self.locate(index)? {
-            Slot::Queued(queue, at) => Some(&self.queues[queue][at].packet.repr),
-            Slot::Held(at) => Some(&self.held[at].1.packet.repr),
-        }
-    }
-
-    fn remove(&mut self, index: usize) -> Option<PacketRepr> {
-        match self.locate(index)? {
-            Slot::Queued(queue, at) => self.queues[queue].remove(at).map(|f| f.packet.repr),
-            Slot::Held(at) => Some(self.held.remove(at).1.packet.repr),
-        }
-    }
-}
-
+mod agent_view;
 mod ampdu;
 mod capture;
 mod edca;
