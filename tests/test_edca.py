@@ -157,3 +157,17 @@ def test_bianchi_takes_aifs_for_the_qos_phys():
     assert (aifsn, none) == (3, None)
     # one slot more of AIFS per exchange of about 2.2 ms
     assert 0.993 < edca / dcf < 0.998
+
+
+def test_the_adaptive_agent_counts_the_idle_slots_of_its_own_ac():
+    # paper 000's adaptive controller estimates the contenders from the idle slots between
+    # busy periods; with EDCA those are its AC's (AIFS after the AP's AIFSN 1 of VO passes
+    # first), so it gives backoff 0 about as often as over the DCF, not to every ACK
+    def zero_backoff_share(edca: bool) -> float:
+        sets = {"wlan.stations": 40, "wlan.agent": "adaptive", "wlan.edca": edca}
+        sets |= {"simulation.duration": "10s", "simulation.measure_from": "3s"}
+        wlan = api.run("ryu-upload", overrides=sets).summary["wlans"][0]
+        return wlan["ap_zero_backoff_accesses"] / wlan["ap_ack_headed_accesses"]
+
+    dcf, edca = zero_backoff_share(False), zero_backoff_share(True)
+    assert dcf < 0.3 and 0.5 * dcf < edca < 2 * dcf, (dcf, edca)

@@ -653,8 +653,9 @@ def reproduce(
     name: Annotated[
         str,
         typer.Argument(
-            help="Which paper's experiment: ryu-ack-priority, park-local-ack, "
-            "park-local-ack-wlan, ahn-dar, mun-mbt, han-mesh."
+            help="Which experiment: ryu-ack-priority, park-local-ack, park-local-ack-wlan, "
+            "ahn-dar, mun-mbt, han-mesh (the papers'); ryu-ack-priority-ac (paper 000 on "
+            "802.11ac), atc-anomaly (mac80211's queues against Ending the Anomaly, ATC 2017)."
         ),
     ],
     quick: Annotated[

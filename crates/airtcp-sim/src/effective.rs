@@ -43,6 +43,21 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
             "agent": wlan.agent.as_ref().map(|agent| agent.kind.clone()),
             "queueing": wlan.queueing.name(),
         }));
+        if !wlan.station_rates.is_empty() || !wlan.station_mcs.is_empty() {
+            // each station's own data rate (and MCS), by name
+            let entry = wlans.last_mut().expect("just pushed");
+            let names = &scenario.nodes;
+            let rates = wlan
+                .station_rates
+                .iter()
+                .map(|r| (names[r.station].clone(), json!(r.rate_bps)));
+            let mcs = wlan
+                .station_mcs
+                .iter()
+                .map(|m| (names[m.station].clone(), json!(m.mcs)));
+            entry["station_rates_bps"] = Value::Object(rates.collect());
+            entry["station_mcs"] = Value::Object(mcs.collect());
+        }
         if wlan.uses_edca() {
             let set = wlan.edca_set(&phy);
             let by_ac = |params: &[EdcaParams; 4]| {

@@ -374,6 +374,8 @@ pub struct Bss {
     edca: bool,
     /// The EDCAFs' backoff expiries, by AIFSN (`edca::Classes`).
     classes: edca::Classes,
+    /// EDCAFs whose backoff counts from a start other than the others' (`edca`).
+    early_starters: Vec<edca::EarlyStart>,
     medium: Medium,
     access_generation: u64,
     scheduled_access: Option<Instant>,
@@ -445,6 +447,7 @@ impl Bss {
             edcafs,
             edca: false,
             classes: edca::Classes::dcf(),
+            early_starters: Vec::new(),
             phy,
             params,
             errors,
@@ -834,8 +837,14 @@ impl Bss {
         }
         let internal_losers = self.internal_losers(&mut transmitters);
         let others_only = !(self.plans_access && transmitters.contains(&self.planning));
+        // the idle slots the planned EDCAF counted: with EDCA, its AIFS after the count's
+        // reference passes first
+        let extra = self
+            .classes
+            .extra(self.edcafs[self.planning as usize].class);
+        let idle_slots = (current - base - extra).max(0) as u64;
         if let Some(planner) = self.planner() {
-            planner.on_channel(now, ChannelEvent::IdleSlots((current - base) as u64));
+            planner.on_channel(now, ChannelEvent::IdleSlots(idle_slots));
             if others_only {
                 planner.on_channel(
                     now,
@@ -1140,6 +1149,7 @@ impl Bss {
     ) {
         if self.edca {
             if let Medium::Idle { others_from, .. } = self.medium {
+                self.correct_early_starters(slot, others_from);
                 self.classes.on_busy_start(slot, others_from);
             }
         }
@@ -1288,6 +1298,7 @@ impl Bss {
                 .map_or(next_base, sender_base);
             self.settle_internal_collision(now, loser, actions);
             self.draw_backoff(now, loser, from);
+            self.note_start(loser, from, next_base);
         }
         match outcome {
             Outcome::Success {
@@ -1308,6 +1319,7 @@ impl Bss {
                 }
                 if !self.is_absent(self.edcafs[edcaf as usize].mac) {
                     self.draw_backoff(now, edcaf, from);
+                    self.note_start(edcaf, from, next_base);
                 }
                 self.completed(now, edcaf);
             }
@@ -1334,6 +1346,7 @@ impl Bss {
                     }
                     if !self.is_absent(self.edcafs[frame.edcaf as usize].mac) {
                         self.draw_backoff(now, frame.edcaf, from);
+                        self.note_start(frame.edcaf, from, next_base);
                     }
                     self.completed(now, frame.edcaf);
                 }

@@ -4,16 +4,19 @@
 //! recipient's window); Linux mac80211 and ns-3 for what the standard leaves to the
 //! implementation.
 //!
-//! - **Forming**: at each channel access a MAC sends the frames of its queue addressed to
-//!   its head frame's receiver (TID 0), in queue order, while the A-MPDU stays within the
-//!   Block Ack window (64 MPDUs, 256 for 802.11ax; counted from the oldest unacknowledged
-//!   MPDU), the maximum A-MPDU length and aPPDUMaxTime (5.484 ms). Each subframe is a 4-byte
+//! - **Forming**: at each channel access an EDCAF (the MAC's DCF without EDCA) sends the
+//!   frames of its queue addressed to its head frame's receiver (one TID per AC), in queue
+//!   order, while the A-MPDU stays within the Block Ack window (64 MPDUs, 256 for 802.11ax;
+//!   counted from the oldest unacknowledged MPDU), the maximum A-MPDU length, the longest
+//!   PPDU (aPPDUMaxTime, 5.484 ms, or `max_ampdu_duration`) and, for an EDCAF with a TXOP
+//!   limit, the TXOP with its BlockAck, all at the link's rate (a station's own where it has
+//!   one: `Bss::use_station_phys`). Each subframe is a 4-byte
 //!   delimiter and the MPDU, padded to 4 bytes (all of them in VHT and HE, all but the last
 //!   in HT). A lone MPDU goes as such (an S-MPDU in VHT and HE) and is answered by an ACK;
 //!   more than one by a compressed BlockAck (32 bytes with its 64-bit bitmap, 56 with 256
 //!   bits) at the control response rate. With an RTS threshold, a PSDU longer than it is
 //!   protected by RTS/CTS.
-//! - **Sequence numbers** per originator and recipient (TID 0), given when an MPDU is first
+//! - **Sequence numbers** per originator EDCAF and recipient, given when an MPDU is first
 //!   put in an A-MPDU (mac80211 numbers a frame when it leaves the TXQ).
 //! - **Errors**: each MPDU is corrupted or not by the WLAN's error model on its own bytes; the
 //!   recipient answers if any MPDU arrived, and its BlockAck tells the originator which. A
@@ -38,7 +41,7 @@
 //!
 //! Not modelled here: A-MSDU inside A-MPDU, BlockAckReq frames on the air, lost BlockAcks,
 //! the recipient's reorder timeout (needed only when a BlockAckReq is lost), more than one
-//! TID, A-MPDU on a channel with geometry (`radio`), and agents on the BSS's interfaces.
+//! TID per AC, several A-MPDUs in a TXOP, and A-MPDU on a channel with geometry (`radio`).
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;

@@ -182,17 +182,76 @@ impl Classes {
     }
 
     /// A busy period starts at common slot `slot` after an idle period in which the EDCAFs
-    /// that had not sent could count from `others_from`: each class counted `extra` fewer
-    /// slots, or none if the idle time was shorter.
+    /// that had not sent could count from `others_from`: each class's lag grows by
+    /// `uncounted(slot - others_from, extra)`.
     pub(super) fn on_busy_start(&mut self, slot: SlotCount, others_from: SlotCount) {
-        let idle = (slot - others_from).max(0);
         for class in &mut self.classes {
-            class.lag += idle.min(class.extra);
+            class.lag += uncounted(slot - others_from, class.extra);
         }
     }
 }
 
+/// An EDCAF whose backoff, drawn at the end of a busy period, counts from its group's start
+/// `start` (a failure's senders resume at their own time: `Bss::on_busy_end`) rather than
+/// the others' (`others_from`), while its generation is `generation`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct EarlyStart {
+    edcaf: u32,
+    generation: u64,
+    start: SlotCount,
+}
+
+/// How much later than now an EDCAF whose group joined the common count `elapsed` slots
+/// before a busy period (negative: it had not joined yet), counting `extra` slots after
+/// joining, will transmit, relative to its expiry in the common count: it counted
+/// `max(0, elapsed - extra)` of the `elapsed` slots, and after the busy period it counts
+/// from the next period's start plus `extra` again. So `min(elapsed, extra)`, negative when
+/// the busy period began before its group joined: it keeps the slots it had left. (The
+/// DCF's one count, without EDCA, keeps the absolute expiries instead: there such an
+/// EDCAF waits `-elapsed` slots more, as it always has.)
+fn uncounted(elapsed: SlotCount, extra: SlotCount) -> SlotCount {
+    elapsed.min(extra)
+}
+
 impl Bss {
+    /// `edcaf` just drew a backoff counted from `start` in an idle period whose others count
+    /// from `others_from`: its class's lag will not fit it if the two differ
+    /// (`correct_early_starters`).
+    pub(super) fn note_start(&mut self, edcaf: u32, start: SlotCount, others_from: SlotCount) {
+        if !self.edca || start == others_from {
+            return;
+        }
+        let generation = self.edcafs[edcaf as usize].generation;
+        self.early_starters.push(EarlyStart {
+            edcaf,
+            generation,
+            start,
+        });
+    }
+
+    /// A busy period starts at `slot`: the class lags grow by what each class's EDCAFs that
+    /// count from `others_from` did not count (`uncounted`, `Classes::on_busy_start`); an
+    /// EDCAF whose group started at `start` instead has its expiry moved by the difference.
+    pub(super) fn correct_early_starters(&mut self, slot: SlotCount, others_from: SlotCount) {
+        for EarlyStart {
+            edcaf,
+            generation,
+            start,
+        } in std::mem::take(&mut self.early_starters)
+        {
+            let station = &self.edcafs[edcaf as usize];
+            let Some(expiry) = station.expiry.filter(|_| station.generation == generation) else {
+                continue;
+            };
+            let extra = self.classes.extra(station.class);
+            let shift = uncounted(slot - start, extra) - uncounted(slot - others_from, extra);
+            if shift != 0 {
+                let zero_backoff = station.zero_backoff;
+                self.set_expiry(edcaf, expiry + shift, zero_backoff);
+            }
+        }
+    }
+
     /// Contends with four EDCAFs per MAC with the parameters of `set` (before any traffic).
     pub fn use_edca(&mut self, set: &EdcaSet) {
         let aifsns: Vec<u8> = set.station.iter().chain(&set.ap).map(|p| p.aifsn).collect();

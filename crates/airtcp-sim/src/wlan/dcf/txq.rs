@@ -2,7 +2,7 @@
 //! tx.c, `ieee80211_txq_*`; Høiland-Jørgensen et al., "Ending the Anomaly", USENIX ATC 2017),
 //! on each MAC of a BSS that sets `queueing` to `fq_codel` or `fq_codel_airtime`.
 //!
-//! - **Queues**: per receiver (mac80211's per-station, per-TID queue; one TID here), a tin
+//! - **Queues**: per receiver and AC (mac80211's per-station, per-TID queue; one TID an AC), a tin
 //!   of flow queues with CoDel (`airtcp_proto::aqm::fq`, mac80211's 4096 flows, 300-byte
 //!   quantum, 8192 packets; over the limit one head of the fattest flow is dropped, as up to
 //!   Linux 5.10; the memory limit, 4 MiB for hardware without VHT, is not modelled).
@@ -28,8 +28,8 @@
 //!   the AP's scheduler (both directions, as the paper's scheduler does).
 //! - **Where this departs from ath9k**: MPDUs to retry go again from the FIFO's head without
 //!   passing the scheduler (ath9k returns them to the TID's retry queue); A-MPDUs keep the
-//!   standard's limits (the Block Ack window, aPPDUMaxTime) rather than ath9k's 32 subframes
-//!   and 4 ms; uplink airtime is charged for every PPDU a station sent, also those the AP
+//!   standard's limits (the Block Ack window, aPPDUMaxTime) unless `ba_window` and
+//!   `max_ampdu_duration` set ath9k's 32 subframes and 4 ms; uplink airtime is charged for every PPDU a station sent, also those the AP
 //!   could not decode (ath9k counts received data frames); frames leave the tins when the
 //!   driver refills, not at every enqueue.
 
