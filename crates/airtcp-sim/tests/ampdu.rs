@@ -373,3 +373,22 @@ fn the_reference_class_of_aifsn_moves_no_frame() {
     assert_eq!(from_1, from_2);
     assert_ne!(from_1, tcp(json!({"edca": false})), "AIFSN 3 is not DIFS");
 }
+
+#[test]
+fn a_voice_a_mpdu_fits_its_txop_limit() {
+    // A station's UDP marked EF goes in AC_VO (TXOP limit 1.504 ms, AIFSN 2, CW 3): its
+    // A-MPDU with SIFS, the 32 µs BlockAck and two 1 µs delays must fit, so the PPDU lasts
+    // at most 1454 µs: 40 µs of preamble and 353 symbols of 1560 bits, 68 832 bytes, 44
+    // subframes of 1544 bytes (45 would need 357 symbols). An exchange: AIFS 34 µs, the mean
+    // backoff 1.5 slots, the PPDU (⌈(8·67 936 + 22)/1560⌉ = 349 symbols: 1436 µs), SIFS, the
+    // BlockAck and the delays: 1533.5 µs for 44·1472 bytes, 337.9 Mbit/s.
+    let mut scenario = one_station(vht80(), 390_000_000, json!({}), 6);
+    scenario["flows"][0]["dscp"] = json!(46);
+    let (per_ampdu, goodput) = mpdus_and_goodput(&scenario);
+    assert!((per_ampdu - 44.0).abs() < 0.05, "{per_ampdu}");
+    let expected = 44.0 * 1472.0 * 8.0 / 1533.5e-6;
+    assert!(
+        (goodput / expected - 1.0).abs() < 0.002,
+        "{goodput} vs {expected}"
+    );
+}
