@@ -19,9 +19,7 @@ fn one_station(phy: Value, rate_bps: u64, wlan: Value, seconds: u64) -> Value {
         "flows": [{"name": "up", "src": 1, "dst": 0,
                    "app": {"kind": "udp_cbr", "rate_bps": 2 * rate_bps, "payload_bytes": 1472}}],
     });
-    if let (Some(own), Some(more)) = (scenario["wlans"][0].as_object_mut(), wlan.as_object()) {
-        own.extend(more.clone());
-    }
+    common::extend_wlan(&mut scenario, &wlan);
     scenario
 }
 
@@ -358,9 +356,7 @@ fn the_reference_class_of_aifsn_moves_no_frame() {
     // for event, also where a sender after a collision goes before the others resume.
     let tcp = |wlan: Value| {
         let mut scenario = ac_upload(1, None);
-        if let (Some(own), Some(more)) = (scenario["wlans"][0].as_object_mut(), wlan.as_object()) {
-            own.extend(more.clone());
-        }
+        common::extend_wlan(&mut scenario, &wlan);
         let summary = run(&scenario).summary;
         (
             summary.events,

@@ -79,9 +79,7 @@ fn check_wlan(
             seconds,
         );
         scenario["wlans"][0]["eifs_after_collision"] = json!(eifs_after_collision);
-        if let (Some(own), Some(more)) = (scenario["wlans"][0].as_object_mut(), wlan.as_object()) {
-            own.extend(more.clone());
-        }
+        common::extend_wlan(&mut scenario, &wlan);
         // one MPDU an exchange, as the model has it
         scenario["wlans"][0]["ampdu"] = json!(false);
         let result = common::run(&scenario);

@@ -27,9 +27,7 @@ fn anomaly(slow: &[usize], rate_bps: u64, wlan: Value) -> Value {
             "app": {"kind": "udp_cbr", "rate_bps": rate_bps, "payload_bytes": 1472}}))
             .collect::<Vec<_>>(),
     });
-    if let (Some(own), Some(more)) = (scenario["wlans"][0].as_object_mut(), wlan.as_object()) {
-        own.extend(more.clone());
-    }
+    common::extend_wlan(&mut scenario, &wlan);
     scenario
 }
 

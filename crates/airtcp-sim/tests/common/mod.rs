@@ -118,3 +118,10 @@ pub fn assert_aggregated(c: &MacCounters, most: u64) {
         c.aggregated_msdus - c.aggregates
     );
 }
+
+/// Adds the settings of `wlan` (a JSON object) to the scenario's first WLAN.
+pub fn extend_wlan(scenario: &mut Value, wlan: &Value) {
+    if let (Some(own), Some(more)) = (scenario["wlans"][0].as_object_mut(), wlan.as_object()) {
+        own.extend(more.clone());
+    }
+}

@@ -78,12 +78,10 @@ fn each_access_category_waits_its_own_aifs() {
     assert_eq!(bss.counters.collisions, 0);
 }
 
-#[test]
-fn an_internal_collision_sends_the_higher_ac_and_backs_the_lower_off() {
-    // VI and VO of one station both reach 0 at the same slot when VI's AIFSN is VO's: VO
-    // goes, VI counts a failed attempt (its CW doubles to 1) and goes after.
-    let phy = Phy::erp_ofdm(54_000_000, None, true).unwrap();
-    let mut bss = bss_with_edca(2, 7, 1);
+/// A station's VI and VO frames arrive while the AP sends: with CW 0 (up to `cw_max`) both
+/// reach 0 in the slot AIFSN 2 allows, VO's and VI's alike; the BSS and what was delivered.
+fn internal_collision(short_retry_limit: u32) -> (Bss, Vec<(Instant, u32, Packet)>) {
+    let mut bss = bss_with_edca(2, short_retry_limit, 1);
     let during = Instant::from_nanos(10_000);
     let mut delivered = Vec::new();
     drive_logged(
@@ -97,31 +95,24 @@ fn an_internal_collision_sends_the_higher_ac_and_backs_the_lower_off() {
         &mut Vec::new(),
         &mut delivered,
     );
+    (bss, delivered)
+}
+
+#[test]
+fn an_internal_collision_sends_the_higher_ac_and_backs_the_lower_off() {
+    // VO goes, VI counts a failed attempt (its CW doubles to 1) and goes after
+    let (bss, delivered) = internal_collision(7);
     assert_eq!(bss.counters.internal_collisions, 1);
     assert_eq!(bss.counters.collisions, 0, "nothing of it went on the air");
     let dscps: Vec<u8> = delivered.iter().map(|(_, _, p)| p.repr.ip.dscp).collect();
     assert_eq!(dscps, [0, EF, AF41]);
     let vi = &bss.edcafs[bss.edcaf_of(1, AccessCategory::Vi) as usize];
     assert_eq!(vi.cw, vi.cw_min, "back at CWmin once its frame went");
-    let _ = phy;
 }
 
 #[test]
 fn an_internal_collision_at_the_retry_limit_drops_the_frame() {
-    let mut bss = bss_with_edca(2, 1, 1);
-    let during = Instant::from_nanos(10_000);
-    let mut delivered = Vec::new();
-    drive_logged(
-        &mut bss,
-        vec![
-            (Instant::ZERO, 0, frame(1)),
-            (during, 1, marked(0, AF41)),
-            (during, 1, marked(0, EF)),
-        ],
-        Instant::from_nanos(1_000_000_000),
-        &mut Vec::new(),
-        &mut delivered,
-    );
+    let (bss, delivered) = internal_collision(1);
     assert_eq!(bss.counters.internal_collisions, 1);
     assert_eq!(bss.counters.retry_drops, 1);
     assert_eq!(delivered.len(), 2, "the VI frame was dropped");
