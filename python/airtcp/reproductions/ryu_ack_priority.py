@@ -140,12 +140,13 @@ WHY = {
 TCP_WHY = "airtcp's RFC profile (docs/tcp.md); the paper does not say"
 
 
-def _effective(settings: dict[str, Any] | None) -> dict[str, Any]:
-    """The simulator's effective settings of the runs (one station stands for any count)."""
+def _effective(settings: dict[str, Any] | None, scenario: str = SCENARIO) -> dict[str, Any]:
+    """The simulator's effective settings of the runs of ``scenario`` (one station stands
+    for any count)."""
     from ..api import prepare
 
     resolved = prepare(
-        SCENARIO, overrides={**(settings or {}), "wlan.stations": 1, "wlan.agent": "dcf"}
+        scenario, overrides={**(settings or {}), "wlan.stations": 1, "wlan.agent": "dcf"}
     )
     return json.loads(_core.effective_settings(json.dumps(resolved)))
 

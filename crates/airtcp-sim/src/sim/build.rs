@@ -373,22 +373,38 @@ fn build_agent(
     let rts = wlan
         .rts_threshold
         .is_some_and(|t| phy.mac_overhead_bytes + msdu > t);
-    let params = Params::from_phy(
-        phy,
-        msdu,
-        rts,
-        CollisionTiming::Mac {
-            eifs_after_collision: wlan.eifs_after_collision,
-        },
-        Some(wlan.short_retry_limit - 1),
-    );
+    let timing = CollisionTiming::Mac {
+        eifs_after_collision: wlan.eifs_after_collision,
+    };
+    let retry_limit = Some(wlan.short_retry_limit - 1);
+    let mut params = Params::from_phy(phy, msdu, rts, timing, retry_limit);
+    // the stations' frames as the WLAN sends them: A-MPDUs where it aggregates, in AC_BE's
+    // EDCAF where it has EDCA
+    if let Some(limits) = wlan.ampdu_limits().filter(|_| !rts) {
+        let ampdu = (limits.max_bytes, limits.max_ppdu_ns);
+        let aggregated =
+            Params::mpdus_per_ampdu(phy, msdu, limits.window, ampdu).and_then(|mpdus| {
+                Params::for_ampdu(phy, msdu, (mpdus, limits.window), timing, retry_limit)
+            });
+        params = aggregated.unwrap_or(params);
+    }
+    let edca = wlan.uses_edca().then(|| wlan.edca_set(phy));
+    if let Some(set) = &edca {
+        params = params.with_edca(&set.station[AccessCategory::Be as usize]);
+    }
     let optimum = bianchi::optimal_stations(&params, 1..=100).stations;
     let ofdm = !matches!(
         phy.modulation,
         Modulation::Dsss(_) | Modulation::Fhss { .. }
     );
+    // a TXOP agent's limit: that of the AC it names with EDCA, if it has one, else AC_VO's
+    // (paper 000's choice)
+    let ac_txop = edca
+        .zip(config.ac)
+        .map(|(set, ac)| set.ap[ac as usize].txop_limit_ns)
+        .filter(|&txop| txop > 0);
     let settings = AgentSettings {
-        txop_ns: config.txop_limit_ns.unwrap_or(if ofdm {
+        txop_ns: config.txop_limit_ns.or(ac_txop).unwrap_or(if ofdm {
             OFDM_AC_VO_TXOP_NS
         } else {
             DSSS_AC_VO_TXOP_NS
