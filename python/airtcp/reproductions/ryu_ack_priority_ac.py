@@ -688,8 +688,9 @@ def adaptive_claim(points: pd.DataFrame) -> Claim:
         "adaptive is airtcp's controller (docs/agents.md), not the paper's: it estimates the "
         "contenders from the share of busy slots among those its AC hears (Bianchi and "
         "Tinnirello) and gives backoff 0 to as many ACK-headed accesses as keep that estimate "
-        "at its target, Bianchi's optimum for the stations' single MPDUs (3 on this PHY; "
-        "A-MPDU, whose optimum is 1, is not in its model).",
+        "at its target, Bianchi's optimum for the stations' frames as the WLAN sends them "
+        "with AC_BE's AIFS: 1 for 64-MPDU A-MPDUs and 3 for single MPDUs on this PHY (the Fig 4 "
+        "row).",
     )
 
 
@@ -779,8 +780,8 @@ WHY = {
     "msdu_lifetime_ns": "none, as paper 000's reproduction and real stations",
     "queue_max_delay_ns": "none, as paper 000's reproduction",
     "agent": "per point: dcf (no agent), ack_priority, ack_priority in AC_VO, adaptive "
-    "(target: Bianchi's optimum for the stations' single MPDUs); without A-MPDU also "
-    "txop_burst and ack_aggregation",
+    "(target: Bianchi's optimum for the stations' frames as the WLAN sends them, 1 with "
+    "A-MPDU, 3 without); without A-MPDU also txop_burst and ack_aggregation",
     "queueing": "per point: fifo (one DropTail queue per MAC, as the paper's ns-2) with the "
     "agents; fq_codel_airtime (mac80211's, every MAC) without an agent",
     "ampdu": "per point: on (the standard's for VHT: Block Ack window, A-MPDU length and "
