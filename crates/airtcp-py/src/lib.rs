@@ -409,20 +409,15 @@ fn bianchi_model(
         _ => None,
     };
     let aggregate = limits.and_then(|limits| {
-        let mpdus = Params::mpdus_per_ampdu(
+        let ampdu = (limits.max_bytes, limits.max_ppdu_ns);
+        Params::for_longest_ampdu(
             &model_phy,
             payload,
             limits.window,
-            (limits.max_bytes, limits.max_ppdu_ns),
-        )?;
-        let params = Params::for_ampdu(
-            &model_phy,
-            payload,
-            (mpdus, limits.window),
+            ampdu,
             timing,
             retry_limit,
-        )?;
-        Some((mpdus, params))
+        )
     });
     let (mpdus, mut params) = match aggregate {
         Some((mpdus, params)) => (Some(mpdus), params),

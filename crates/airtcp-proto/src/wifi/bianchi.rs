@@ -112,6 +112,22 @@ impl Params {
         }
     }
 
+    /// The parameters of the longest A-MPDUs of MSDUs of `msdu_bytes` that the Block Ack
+    /// window `ba_window`, `max_ampdu_bytes` and `max_ppdu_ns` allow (`mpdus_per_ampdu`,
+    /// `for_ampdu`), and their MPDU count; `None` for a PHY without MCSs.
+    pub fn for_longest_ampdu(
+        phy: &Phy,
+        msdu_bytes: u32,
+        ba_window: u16,
+        limits: (u32, u64),
+        timing: CollisionTiming,
+        retry_limit: Option<u32>,
+    ) -> Option<(u32, Self)> {
+        let mpdus = Self::mpdus_per_ampdu(phy, msdu_bytes, ba_window, limits)?;
+        let params = Self::for_ampdu(phy, msdu_bytes, (mpdus, ba_window), timing, retry_limit)?;
+        Some((mpdus, params))
+    }
+
     /// The same exchange contended for by an EDCAF with `edca`'s AIFSN and contention window
     /// (IEEE 802.11-2020 §10.23.2): every IFS that ends in DIFS ends in AIFS instead (the
     /// others' DIFS or EIFS after a busy period, the senders' after their timeout), so a

@@ -382,11 +382,9 @@ fn build_agent(
     // EDCAF where it has EDCA
     if let Some(limits) = wlan.ampdu_limits().filter(|_| !rts) {
         let ampdu = (limits.max_bytes, limits.max_ppdu_ns);
-        let aggregated =
-            Params::mpdus_per_ampdu(phy, msdu, limits.window, ampdu).and_then(|mpdus| {
-                Params::for_ampdu(phy, msdu, (mpdus, limits.window), timing, retry_limit)
-            });
-        params = aggregated.unwrap_or(params);
+        let longest =
+            Params::for_longest_ampdu(phy, msdu, limits.window, ampdu, timing, retry_limit);
+        params = longest.map_or(params, |(_, aggregated)| aggregated);
     }
     let edca = wlan.uses_edca().then(|| wlan.edca_set(phy));
     if let Some(set) = &edca {

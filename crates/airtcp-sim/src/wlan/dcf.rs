@@ -216,12 +216,29 @@ pub struct MacParams {
     pub eifs_after_collision: bool,
 }
 
+/// The station at the other end from the AP of frames between MACs `a` and `b` (one of
+/// them the AP): whose link they are.
+fn link_of(a: u32, b: u32) -> u32 {
+    if a == 0 {
+        b
+    } else {
+        a
+    }
+}
+
 /// The PHY of frames between MACs `a` and `b` (one of them the AP): the station's own, or
 /// the BSS's where stations have none (`Bss::use_station_phys`). Free of `Bss` so that it
 /// borrows only these fields.
 fn link_phy<'a>(phy: &'a Phy, link_phys: &'a [Phy], a: u32, b: u32) -> &'a Phy {
-    let station = if a == 0 { b } else { a };
-    link_phys.get(station as usize).unwrap_or(phy)
+    link_phys.get(link_of(a, b) as usize).unwrap_or(phy)
+}
+
+/// Whether heap entry (`expiry`, `edcaf`, `generation`) is an EDCAF's current backoff.
+fn live(edcafs: &[Edcaf]) -> impl Fn(SlotCount, u32, u64) -> bool + '_ {
+    move |expiry, edcaf, generation| {
+        let station = &edcafs[edcaf as usize];
+        station.generation == generation && station.expiry == Some(expiry)
+    }
 }
 
 /// Which retry counter a failed transmission counts against (IEEE 802.11-2020 §10.3.4.4).
@@ -636,7 +653,7 @@ impl Bss {
         if queue == ApQueue::Ack as usize {
             edcaf = self.planning;
         }
-        let planning = self.plans_access && edcaf == self.planning;
+        let planning = self.plans(edcaf);
         let queues = &self.edcafs[edcaf as usize].queues;
         if queue_full(queues, &self.params, queue) {
             self.counters.queue_drops += 1;
@@ -744,31 +761,30 @@ impl Bss {
     }
 
     /// Draws a fresh backoff in [0, CW] counted from common slot `base` (its class's AIFS
-    /// later), or 0 if the AP's plan says so.
-    fn draw_backoff(&mut self, now: Instant, edcaf: u32, base: SlotCount) {
+    /// later), or 0 if the AP's plan says so; the EDCAFs that did not send count from
+    /// `others_from` (`note_start`).
+    fn draw_backoff(&mut self, now: Instant, edcaf: u32, base: SlotCount, others_from: SlotCount) {
         let class = self.edcafs[edcaf as usize].class;
         let start = self
             .classes
             .to_class(class, base + self.classes.extra(class));
-        if self.plans_access
-            && edcaf == self.planning
-            && self.edcaf_len(edcaf) > 0
-            && self.replan(now).zero_backoff
-        {
+        if self.plans(edcaf) && self.edcaf_len(edcaf) > 0 && self.replan(now).zero_backoff {
             self.set_expiry(edcaf, start, true);
-            return;
+        } else {
+            let slots = self.random_slots(edcaf);
+            self.set_expiry(edcaf, start + slots, false);
         }
-        let slots = self.random_slots(edcaf);
-        self.set_expiry(edcaf, start + slots, false);
+        self.note_start(edcaf, base, others_from);
+    }
+
+    /// Whether the AP's agent plans `edcaf`'s accesses.
+    fn plans(&self, edcaf: u32) -> bool {
+        self.plans_access && edcaf == self.planning
     }
 
     /// Drops stale heap entries and returns the earliest live expiry in the common count.
     fn earliest_expiry(&mut self) -> Option<SlotCount> {
-        let edcafs = &self.edcafs;
-        self.classes.earliest(|expiry, edcaf, generation| {
-            let station = &edcafs[edcaf as usize];
-            station.generation == generation && station.expiry == Some(expiry)
-        })
+        self.classes.earliest(live(&self.edcafs))
     }
 
     fn schedule_access(&mut self, actions: &mut Actions) {
@@ -804,21 +820,12 @@ impl Bss {
         let elapsed_ns = now.as_nanos().saturating_sub(origin.as_nanos());
         let current = base + (elapsed_ns / self.phy.slot_ns) as SlotCount;
         let mut transmitters = Vec::new();
-        loop {
-            let edcafs = &self.edcafs;
-            let due = self.classes.pop_due(current, |expiry, edcaf, generation| {
-                let station = &edcafs[edcaf as usize];
-                station.generation == generation && station.expiry == Some(expiry)
-            });
-            let Some(edcaf) = due else {
-                break;
-            };
+        while let Some(edcaf) = self.classes.pop_due(current, live(&self.edcafs)) {
             self.edcafs[edcaf as usize].expiry = None;
             // Dequeue: an MSDU past its lifetime (or its queue's sojourn limit) is discarded
             // instead of sent, also before a retry.
             if self.discard_expired(now, edcaf, actions)
-                && self.plans_access
-                && edcaf == self.planning
+                && self.plans(edcaf)
                 && self.edcaf_len(edcaf) > 0
             {
                 self.replan(now);
@@ -836,14 +843,14 @@ impl Bss {
             return;
         }
         let internal_losers = self.internal_losers(&mut transmitters);
-        let others_only = !(self.plans_access && transmitters.contains(&self.planning));
-        // the idle slots the planned EDCAF counted: with EDCA, its AIFS after the count's
-        // reference passes first
-        let extra = self
-            .classes
-            .extra(self.edcafs[self.planning as usize].class);
-        let idle_slots = (current - base - extra).max(0) as u64;
-        if let Some(planner) = self.planner() {
+        // the idle slots the planned EDCAF counted (with EDCA its AIFS after the count's
+        // reference passes first), for a planning agent only: this runs at every access
+        let idle_slots = self.plans_access.then(|| {
+            let class = self.edcafs[self.planning as usize].class;
+            (current - base - self.classes.extra(class)).max(0) as u64
+        });
+        let others_only = !transmitters.contains(&self.planning);
+        if let (Some(idle_slots), Some(planner)) = (idle_slots, self.planner()) {
             planner.on_channel(now, ChannelEvent::IdleSlots(idle_slots));
             if others_only {
                 planner.on_channel(
@@ -860,7 +867,7 @@ impl Bss {
     /// The queue an EDCAF transmits from, and how many of its frames form the first MAC
     /// frame (the AP's agent plans those of the EDCAF it plans).
     fn selection(&self, edcaf: u32) -> (usize, usize) {
-        if !(self.plans_access && edcaf == self.planning) {
+        if !self.plans(edcaf) {
             return (ApQueue::Data as usize, 1);
         }
         let queue = self.ap_plan.queue as usize;
@@ -868,11 +875,11 @@ impl Bss {
         (queue, frames_per_access(&self.ap_plan, queued))
     }
 
-    /// What a MAC frame carrying `count` frames of a queue from `from` adds to a data frame's
-    /// header and FCS (`ap_plan::payload_bytes`).
-    fn payload_bytes(&self, mac: u32, queue: usize, from: usize, count: usize) -> u32 {
+    /// What a MAC frame carrying `count` frames of `edcaf`'s queue from `from` adds to a data
+    /// frame's header and FCS (`ap_plan::payload_bytes`).
+    fn payload_bytes(&self, edcaf: u32, queue: usize, from: usize, count: usize) -> u32 {
         payload_bytes(
-            self.edcafs[mac as usize].queues[queue]
+            self.edcafs[edcaf as usize].queues[queue]
                 .iter()
                 .skip(from)
                 .take(count),
@@ -1129,7 +1136,7 @@ impl Bss {
     /// The TXOP limit of `edcaf`'s accesses: the AP's agent's plan for the EDCAF it plans,
     /// otherwise the AC's (none for a DCF).
     fn txop_ns(&self, edcaf: u32) -> Option<u64> {
-        if self.plans_access && edcaf == self.planning {
+        if self.plans(edcaf) {
             self.ap_plan.txop_ns
         } else {
             self.edcafs[edcaf as usize].txop_ns
@@ -1214,8 +1221,7 @@ impl Bss {
     /// An access of the AP's EDCAF `edcaf`: counted, by whether it is ACK-headed and went
     /// with backoff 0.
     fn count_ap_access(&mut self, edcaf: u32) {
-        let planned = self.plans_access && edcaf == self.planning;
-        let ack_headed = planned && self.ap_plan.queue == ApQueue::Ack;
+        let ack_headed = self.plans(edcaf) && self.ap_plan.queue == ApQueue::Ack;
         let zero = self.edcafs[edcaf as usize].zero_backoff;
         self.counters.count_ap_access(ack_headed, zero);
     }
@@ -1297,8 +1303,7 @@ impl Bss {
                 .find(|f| self.edcafs[f.edcaf as usize].mac == mac)
                 .map_or(next_base, sender_base);
             self.settle_internal_collision(now, loser, actions);
-            self.draw_backoff(now, loser, from);
-            self.note_start(loser, from, next_base);
+            self.draw_backoff(now, loser, from, next_base);
         }
         match outcome {
             Outcome::Success {
@@ -1318,8 +1323,7 @@ impl Bss {
                     self.settle_failure(frame);
                 }
                 if !self.is_absent(self.edcafs[edcaf as usize].mac) {
-                    self.draw_backoff(now, edcaf, from);
-                    self.note_start(edcaf, from, next_base);
+                    self.draw_backoff(now, edcaf, from, next_base);
                 }
                 self.completed(now, edcaf);
             }
@@ -1333,7 +1337,7 @@ impl Bss {
                 self.settle_ampdu(now, edcaf, queue, counter, actions);
                 let station = &mut self.edcafs[edcaf as usize];
                 station.cw = station.cw_min;
-                self.draw_backoff(now, edcaf, next_base);
+                self.draw_backoff(now, edcaf, next_base, next_base);
                 self.completed(now, edcaf);
             }
             Outcome::Failure(failed) => {
@@ -1345,8 +1349,7 @@ impl Bss {
                         self.settle_failure(frame);
                     }
                     if !self.is_absent(self.edcafs[frame.edcaf as usize].mac) {
-                        self.draw_backoff(now, frame.edcaf, from);
-                        self.note_start(frame.edcaf, from, next_base);
+                        self.draw_backoff(now, frame.edcaf, from, next_base);
                     }
                     self.completed(now, frame.edcaf);
                 }

@@ -358,7 +358,7 @@ impl Bss {
     fn form_ampdu(&mut self, now: Instant, edcaf: u32, queue: usize) -> u32 {
         let txop = self.txop_ns(edcaf);
         let mac = self.edcafs[edcaf as usize].mac;
-        let two_queues = self.plans_access && edcaf == self.planning;
+        let two_queues = self.plans(edcaf);
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
         let queues = &mut self.edcafs[edcaf as usize].queues;
         let to = queues[queue][0].to;
@@ -379,7 +379,7 @@ impl Bss {
             next
         };
         let frames = &mut queues[queue];
-        let link = if mac == 0 { to } else { mac };
+        let link = super::link_of(mac, to);
         let max_psdu = ampdu.max_psdu_for(link, txop);
         ampdu.formed_link = link;
         let (limits, format) = (ampdu.limits, ampdu.format);

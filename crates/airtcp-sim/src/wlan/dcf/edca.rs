@@ -285,17 +285,12 @@ impl Bss {
         self.edca = true;
     }
 
-    /// Whether this BSS contends with EDCA.
-    pub fn uses_edca(&self) -> bool {
-        self.edca
-    }
-
     /// The EDCAF of `mac` for a frame carrying `packet`: its DSCP's AC (the DCF without EDCA).
     pub(super) fn edcaf_for(&self, mac: u32, packet: &crate::packet::Packet) -> u32 {
         if !self.edca {
             return mac;
         }
-        edcaf_index(mac, AccessCategory::of_dscp(packet.repr.ip.dscp))
+        self.edcaf_of(mac, AccessCategory::of_dscp(packet.repr.ip.dscp))
     }
 
     /// The EDCAF of `mac` for `ac` (its DCF without EDCA).

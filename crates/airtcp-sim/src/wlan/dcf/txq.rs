@@ -210,7 +210,7 @@ impl Bss {
         match &self.ampdu {
             Some(ampdu) => {
                 let mac = self.edcafs[edcaf as usize].mac;
-                let link = if mac == 0 { to } else { mac };
+                let link = super::link_of(mac, to);
                 Budget {
                     frames: usize::from(ampdu.limits.window),
                     psdu_bytes: ampdu.max_psdu_for(link, self.txop_ns(edcaf)),

@@ -121,7 +121,7 @@ fn an_internal_collision_at_the_retry_limit_drops_the_frame() {
 #[test]
 fn without_edca_every_packet_shares_the_dcf() {
     let mut bss = bss_of(2, params(None, 7, 4, 10), 0.0, None, 1);
-    assert!(!bss.uses_edca());
+    assert!(!bss.edca);
     let mut actions = Actions::default();
     let (packet, to) = marked(0, EF);
     bss.enqueue(Instant::ZERO, 1, packet, to, &mut actions);
