@@ -125,6 +125,10 @@ def test_effective_settings_state_both_parameter_sets(tmp_path: Path):
             'edca = false\nagent = { kind = "ack_priority", ac = "vo" }',
             ("wlan.agent.ac", "EDCA, which is off"),
         ),
+        (
+            'edca = false\n[[agents]]\nnode = "ap"\ninterface = "wlan"\nkind = "af"\nac = "vo"',
+            ("agents[0].ac", "EDCA, which is off"),
+        ),
     ],
 )
 def test_bad_edca_settings_are_one_line_naming_the_key(

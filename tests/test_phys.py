@@ -190,6 +190,11 @@ def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Pat
         ('phy = "802.11g"\nrate = "54Mbps"\nampdu = true', ("wlan.ampdu", "802.11g has no")),
         ('phy = "802.11ac"\nba_window = 100', ("wlan.ba_window", "1 to 64")),
         ('phy = "802.11ac"\nampdu = false\nba_window = 8', ("wlan.ba_window", "off")),
+        ('phy = "802.11ac"\nmax_ampdu_duration = "10ms"', ("wlan.max_ampdu_duration", "5484 us")),
+        (
+            'phy = "802.11ac"\nampdu = false\nmax_ampdu_duration = "4ms"',
+            ("wlan.max_ampdu_duration", "A-MPDU, which is off"),
+        ),
         ('phy = "802.11n"\nmax_ampdu = "1MB"', ("wlan.max_ampdu", "1 to 65535")),
         ('phy = "802.11ac"\nagent = "txop_burst"', ("wlan.agent", "several A-MPDUs", "ampdu")),
         (

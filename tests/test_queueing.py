@@ -118,3 +118,19 @@ def test_latency_under_load_falls_with_mac80211s_queues(tmp_path: Path):
     assert fifo[0] > 1.5 * fq[0] and fifo[0] > 1.5 * airtime[0], (fifo, fq, airtime)
     for _, goodput, jain in (fq, airtime):
         assert goodput > 0.93 * fifo[1] and jain > 0.99
+
+
+def test_run_lists_each_stations_airtime_or_with_many_their_spread():
+    def airtime_line(stations: int) -> str:
+        result = airtcp(
+            "run", "ac-upload", "--set", f"wlan.stations={stations}",
+            "--set", "simulation.duration=2s", "--set", "simulation.measure_from=1s",
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        return next(line for line in result.stdout.splitlines() if "airtime per station" in line)
+
+    assert airtime_line(2).strip().startswith("airtime per station, down/up: ")
+    assert airtime_line(2).count("/") == 3  # "down/up" and one pair a station
+    many = airtime_line(40)
+    assert "(down and up, 40 stations): least " in many and "median" in many
+    assert len(many) < 120

@@ -155,17 +155,28 @@ def print_summary(summary: dict) -> None:
     out.print(f"{summary['events']} events in {summary['wall_time_s']:.3f} s wall time")
 
 
+# Stations whose airtime `airtcp run` lists one by one; beyond, the spread only.
+_AIRTIME_LISTED = 8
+
+
 def _print_airtime(wlan: dict, duration_s: float) -> None:
     """Each station's share of the run's airtime in data PPDUs (down from the AP, up to it),
-    and CoDel's drops where mac80211's queues ran."""
-    shares = ", ".join(
-        f"{down / 1e9 / duration_s:.0%}/{up / 1e9 / duration_s:.0%}"
+    or with many stations the least, median and most of their totals; and CoDel's drops
+    where mac80211's queues ran."""
+    pairs = [
+        (down / 1e9 / duration_s, up / 1e9 / duration_s)
         for down, up in zip(
             wlan["station_downlink_airtime_ns"], wlan["station_uplink_airtime_ns"], strict=True
         )
-    )
+    ]
     codel = f"; {wlan['codel_drops']} CoDel drops" if wlan["codel_drops"] else ""
-    out.print(f"  airtime per station, down/up: {shares}{codel}")
+    if len(pairs) <= _AIRTIME_LISTED:
+        shares = ", ".join(f"{down:.0%}/{up:.0%}" for down, up in pairs)
+        out.print(f"  airtime per station, down/up: {shares}{codel}")
+        return
+    totals = sorted(down + up for down, up in pairs)
+    spread = f"least {totals[0]:.1%}, median {totals[len(totals) // 2]:.1%}, most {totals[-1]:.1%}"
+    out.print(f"  airtime per station (down and up, {len(totals)} stations): {spread}{codel}")
 
 
 def _print_macs(macs: list[dict]) -> None:
