@@ -3,6 +3,7 @@
 //! and ends there, where the frame locked on is decoded or lost by its SINR chunks; a
 //! monitor's view of it for captures.
 
+use super::aggregation::{self, data_airtime_ns};
 use super::*;
 
 impl SharedChannel {
@@ -21,7 +22,8 @@ impl SharedChannel {
         out: &mut RadioActions,
     ) {
         let phy = &self.wlans[wlan as usize].phy;
-        let airtime = phy.airtime_ns(bytes, rate_bps);
+        let mpdus = data.map_or(0, |data| data.mpdus);
+        let airtime = data_airtime_ns(phy, bytes, rate_bps, mpdus);
         let end = now + Duration::from_nanos(airtime);
         let serial = self.next_serial;
         self.next_serial = serial.wrapping_add(1);
@@ -178,10 +180,10 @@ impl SharedChannel {
             radio.access.stale();
             let generation = radio.access.generation;
             radio.awaiting = Some(Awaiting {
-                kind: if t.kind == Kind::Rts {
-                    Kind::Cts
-                } else {
-                    Kind::Ack
+                kind: match t.kind {
+                    Kind::Rts => Kind::Cts,
+                    _ if t.data.is_some_and(|data| data.mpdus > 1) => Kind::BlockAck,
+                    _ => Kind::Ack,
                 },
                 from: t.to,
                 expired: false,
@@ -197,7 +199,7 @@ impl SharedChannel {
             ));
             self.backoff_changed(s);
         }
-        if matches!(t.kind, Kind::Ack | Kind::Cts) {
+        if matches!(t.kind, Kind::Ack | Kind::Cts | Kind::BlockAck) {
             // A response it sent aborted its own reception of the response it awaits.
             self.response_failed(s, now);
         }
@@ -229,8 +231,14 @@ impl SharedChannel {
             moving.spare.push(list);
         }
         if self.capture {
-            let frame = self.air_frame(&t, now, at_receiver);
-            out.air.push((self.wlans[t.wlan as usize].bss, frame));
+            let bss = self.wlans[t.wlan as usize].bss;
+            if t.data.is_some_and(|data| data.mpdus > 0) {
+                let frames = self.air_mpdus(&t, now, at_receiver);
+                out.air.extend(frames.into_iter().map(|frame| (bss, frame)));
+            } else {
+                let frame = self.air_frame(&t, now, at_receiver);
+                out.air.push((bss, frame));
+            }
         }
     }
 
@@ -251,6 +259,7 @@ impl SharedChannel {
             },
             Kind::Cts => AirBody::Cts,
             Kind::Ack => AirBody::Ack,
+            Kind::BlockAck => self.air_block_ack(t.sender, aggregation::response_bytes(part, 2)),
             Kind::Data => {
                 let DataHeader {
                     sequence, retry, ..
@@ -290,16 +299,20 @@ impl SharedChannel {
         let locked = radio.antenna.lock.filter(|lock| lock.serial == t.serial);
         let mut decoded = false;
         if let Some(frame) = locked {
-            let phy = &self.wlans[t.wlan as usize].phy;
-            let shape = frame_shape(phy, t.rate_bps);
-            let p = radio.antenna.success_probability(
-                &frame,
-                &shape,
-                self.noise_mw,
-                &mut self.success_cache,
-            );
-            radio.antenna.lock = None;
-            let ok = p >= 1.0 || self.rng.random::<f64>() < p;
+            let ok = if t.data.is_some_and(|data| data.mpdus > 0) {
+                self.decode_mpdus(q, t, &frame)
+            } else {
+                let phy = &self.wlans[t.wlan as usize].phy;
+                let shape = frame_shape(phy, t.rate_bps);
+                let p = radio.antenna.success_probability(
+                    &frame,
+                    &shape,
+                    self.noise_mw,
+                    &mut self.success_cache,
+                );
+                p >= 1.0 || self.rng.random::<f64>() < p
+            };
+            self.radios[q as usize].antenna.lock = None;
             self.radios[q as usize].antenna.prune(at);
             decoded = ok;
             if ok {
@@ -364,7 +377,7 @@ impl SharedChannel {
     pub(super) fn blame(&mut self, t: &Transmission, collided: bool) {
         let owner = match t.kind {
             Kind::Data | Kind::Rts => t.sender,
-            Kind::Ack | Kind::Cts => t.to,
+            Kind::Ack | Kind::Cts | Kind::BlockAck => t.to,
         };
         if let Some(exchange) = &mut self.radios[owner as usize].exchange {
             exchange.collided |= collided;

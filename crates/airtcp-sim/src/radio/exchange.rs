@@ -5,6 +5,7 @@
 //! control frames at the highest mandatory rate not above the data frame's (§10.6.6.5.2). A
 //! planning AP's exchange may carry an A-MSDU or continue a TXOP (`planning`).
 
+use super::aggregation::{data_airtime_ns, response_bytes};
 use super::*;
 use crate::wlan::ap_plan::payload_bytes;
 
@@ -14,7 +15,11 @@ impl SharedChannel {
     pub(super) fn start_exchange(&mut self, r: u32, now: Instant, out: &mut RadioActions) {
         let i = self.head_interface(r).expect("a frame is queued");
         let (queue, msdus, txop) = self.access_selection(i, now);
-        let (exchange, bytes) = self.open_exchange(r, i, (queue, msdus), now);
+        let (exchange, bytes) = if self.aggregates(i) {
+            self.open_ampdu_exchange(r, i, now)
+        } else {
+            self.open_exchange(r, i, (queue, msdus), now)
+        };
         let w = self.interfaces[i as usize].wlan;
         self.interfaces[i as usize]
             .stats
@@ -23,11 +28,12 @@ impl SharedChannel {
         part.counters.attempts += 1;
         let phy = &part.phy;
         let control = phy.control_rate_bps(exchange.rate_bps);
-        let ack_ns = phy.airtime_ns(FRAME_ACK_BYTES, control);
+        let ack_ns = phy.airtime_ns(response_bytes(part, exchange.mpdus), control);
         let (rts, to, rate_bps) = (exchange.rts, exchange.to, exchange.rate_bps);
+        let mpdus = exchange.mpdus;
         self.radios[r as usize].exchange = Some(Exchange { txop, ..exchange });
         if rts {
-            let data_ns = phy.airtime_ns(bytes, rate_bps);
+            let data_ns = data_airtime_ns(phy, bytes, rate_bps, mpdus);
             let cts_ns = phy.airtime_ns(FRAME_CTS_BYTES, control);
             let duration = 3 * phy.sifs_ns + cts_ns + data_ns + ack_ns;
             self.transmit(
@@ -78,6 +84,7 @@ impl SharedChannel {
             to,
             rate_bps,
             rate_index,
+            mpdus: 0,
             rts: long,
             long,
             cts_received: false,
@@ -91,6 +98,10 @@ impl SharedChannel {
     /// Sends the data frame of the radio's exchange.
     pub(super) fn send_data(&mut self, r: u32, now: Instant, out: &mut RadioActions) {
         let exchange = self.radios[r as usize].exchange.expect("an exchange");
+        if exchange.mpdus > 0 {
+            self.send_mpdus(r, now, out);
+            return;
+        }
         let interface = &mut self.interfaces[exchange.interface as usize];
         let frames = &mut interface.queues[exchange.queue];
         let head = frames.front_mut().expect("head frame");
@@ -110,6 +121,7 @@ impl SharedChannel {
         let header = DataHeader {
             sequence: frame.sequence,
             retry,
+            mpdus: 0,
         };
         self.transmit(
             r,
@@ -135,10 +147,10 @@ impl SharedChannel {
         match owed.kind {
             Kind::Data => self.send_data(r, now, out),
             kind => {
-                let bytes = if kind == Kind::Cts {
-                    FRAME_CTS_BYTES
-                } else {
-                    FRAME_ACK_BYTES
+                let bytes = match kind {
+                    Kind::Cts => FRAME_CTS_BYTES,
+                    Kind::BlockAck => response_bytes(&self.wlans[owed.wlan as usize], 2),
+                    _ => FRAME_ACK_BYTES,
                 };
                 self.transmit(
                     r,
@@ -195,6 +207,11 @@ impl SharedChannel {
         let phy = &self.wlans[t.wlan as usize].phy;
         let control = phy.control_rate_bps(t.rate_bps);
         match t.kind {
+            Kind::Data if t.data.is_some_and(|data| data.mpdus > 0) => {
+                let owed = self.take_mpdus(q, t, at, out);
+                self.radios[q as usize].owed = Some(owed);
+                out.timers.push((at + sifs, RadioEvent::Sifs { radio: q }));
+            }
             Kind::Data => {
                 let DataHeader {
                     sequence, retry, ..
@@ -247,7 +264,7 @@ impl SharedChannel {
                     out.timers.push((at + sifs, RadioEvent::Sifs { radio: q }));
                 }
             }
-            Kind::Cts | Kind::Ack => {
+            Kind::Cts | Kind::Ack | Kind::BlockAck => {
                 let expected = radio
                     .awaiting
                     .is_some_and(|a| a.from == t.sender && a.kind == t.kind);
@@ -284,18 +301,23 @@ impl SharedChannel {
             .exchange
             .take()
             .expect("an exchange");
+        if exchange.mpdus > 0 {
+            self.settle_mpdus(&exchange, true, at);
+        }
         let interface = &mut self.interfaces[exchange.interface as usize];
-        interface.stats.delivered += exchange.msdus as u64;
         let counters = &mut self.wlans[interface.wlan as usize].counters;
         counters.successes += u64::from(!exchange.continues_txop);
-        for _ in 0..exchange.msdus {
-            let frame = interface.queues[exchange.queue]
-                .pop_front()
-                .expect("head frame");
-            counters.delivered_msdus += 1;
-            counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
+        if exchange.mpdus == 0 {
+            interface.stats.delivered += exchange.msdus as u64;
+            for _ in 0..exchange.msdus {
+                let frame = interface.queues[exchange.queue]
+                    .pop_front()
+                    .expect("head frame");
+                counters.delivered_msdus += 1;
+                counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
+            }
+            counters.count_aggregate(exchange.msdus);
         }
-        counters.count_aggregate(exchange.msdus);
         self.report_rate(r, &exchange, at, Some(true), true);
         let radio = &mut self.radios[r as usize];
         radio.short_retries = 0;
@@ -362,10 +384,22 @@ impl SharedChannel {
         if let Some(txop) = exchange.txop {
             txop.end(counters);
         }
+        // An A-MPDU's MPDUs count their failures each (an MPDU reaching its limit puts CW
+        // back to CWmin, §10.23.2.2); rate control sees each A-MPDU as one frame.
+        let aggregated = exchange.mpdus > 0;
+        let at_limit = if aggregated {
+            self.settle_mpdus(&exchange, false, now)
+        } else {
+            at_limit
+        };
+        let counters = &mut self.wlans[w].counters;
         if at_limit {
-            counters.retry_drops += exchange.msdus as u64;
-            let queue = &mut self.interfaces[exchange.interface as usize].queues[exchange.queue];
-            queue.drain(..exchange.msdus);
+            if !aggregated {
+                counters.retry_drops += exchange.msdus as u64;
+                let queue =
+                    &mut self.interfaces[exchange.interface as usize].queues[exchange.queue];
+                queue.drain(..exchange.msdus);
+            }
             let radio = &mut self.radios[r as usize];
             radio.short_retries = 0;
             radio.long_retries = 0;
@@ -377,7 +411,8 @@ impl SharedChannel {
             let outcome = data_attempted.then_some(false);
             self.report_rate(r, &exchange, now, outcome, true);
         } else {
-            counters.retries += 1;
+            // an A-MPDU's retries are counted per MPDU as they go again
+            counters.retries += u64::from(!aggregated);
             let radio = &mut self.radios[r as usize];
             if self.dcf_ns3 {
                 ns3_failed_cw(radio, &self.phy, short_limit);
@@ -385,7 +420,7 @@ impl SharedChannel {
                 radio.access.cw = (2 * radio.access.cw + 1).min(self.phy.cw_max);
             }
             let outcome = data_attempted.then_some(false);
-            self.report_rate(r, &exchange, now, outcome, false);
+            self.report_rate(r, &exchange, now, outcome, aggregated);
         }
         self.back_off(r, now);
         self.refresh(r, now, now);

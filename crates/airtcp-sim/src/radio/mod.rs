@@ -46,6 +46,7 @@
 //! access-planning agent an AP whose node is in no other WLAN of its channel.
 
 mod access;
+mod aggregation;
 mod air;
 mod carrier;
 pub mod config;
@@ -77,8 +78,9 @@ use crate::packet::Packet;
 use crate::rng::{stream, Stream, StreamId};
 use crate::slab::Slab;
 use crate::wlan::ap_plan::queue_full;
-use crate::wlan::{AirBody, AirFrame, Frame, MacCounters, MacParams, MacQueue};
+use crate::wlan::{AirBody, AirFrame, AmpduLimits, Frame, MacCounters, MacParams, MacQueue};
 use access::Access;
+use aggregation::{Aggregating, BlockAcks, InFlight};
 use carrier::BackoffEnds;
 pub use config::{DcfModel, FadingConfig, NodePosition, PropagationConfig, RadioConfig};
 use geometry::Neighbour;
@@ -137,6 +139,8 @@ pub struct WlanPart {
     pub rate_control: Option<String>,
     pub counters: MacCounters,
     pub radio_counters: RadioCounters,
+    /// How it aggregates, if it does (`aggregation`).
+    aggregation: Option<Aggregating>,
     /// Index of its MAC 0 in the channel's interfaces; MAC m is `first_interface + m`.
     first_interface: u32,
 }
@@ -177,6 +181,8 @@ struct Interface {
     agent: Option<AgentSlot>,
     /// At an AP whose agent plans its channel access: the plan and what it carries.
     planning: Option<Planning>,
+    /// The A-MPDU it has on the air, in an aggregating WLAN.
+    in_flight: InFlight,
     stats: StationStats,
     /// `stats` at the last sampling instant.
     sampled: StationStats,
@@ -188,6 +194,7 @@ enum Kind {
     Rts,
     Cts,
     Ack,
+    BlockAck,
 }
 
 /// A frame on the air.
@@ -221,6 +228,8 @@ struct Transmission {
 struct DataHeader {
     sequence: u16,
     retry: bool,
+    /// In an aggregating WLAN, its MPDUs (one: an S-MPDU); 0 otherwise.
+    mpdus: u16,
 }
 
 /// A response a radio owes SIFS after a frame, or the data frame after its CTS.
@@ -244,6 +253,8 @@ struct Exchange {
     to: u32,
     rate_bps: u64,
     rate_index: Option<usize>,
+    /// In an aggregating WLAN, the MPDUs of its A-MPDU (`Interface::in_flight`); 0 otherwise.
+    mpdus: u16,
     rts: bool,
     /// The data frame is longer than the RTS threshold: its failures count against the long
     /// retry limit once it is on the air (§10.3.4.4), after a CTS or in a TXOP without one.
@@ -335,6 +346,8 @@ pub struct SharedChannel {
     /// The time of the earliest `Accesses` event pending in the run.
     armed: Option<Instant>,
     success_cache: SuccessCache,
+    /// The Block Ack agreements of aggregating WLANs.
+    block_acks: BlockAcks,
     /// Report every frame in `RadioActions::air`.
     capture: bool,
     /// The serial number of the next transmission.
@@ -367,6 +380,8 @@ pub struct WlanSpec {
     pub nodes: Vec<usize>,
     pub mac_rates: Vec<u64>,
     pub rate_control: Option<String>,
+    /// A-MPDU aggregation (an MCS PHY's WLAN only), if on.
+    pub ampdu: Option<AmpduLimits>,
 }
 
 impl SharedChannel {
@@ -431,11 +446,13 @@ impl SharedChannel {
                     held: Vec::new(),
                     agent: None,
                     planning: None,
+                    in_flight: InFlight::default(),
                     stats: StationStats::default(),
                     sampled: StationStats::default(),
                 });
             }
             let stations = spec.nodes.len() - 1;
+            let aggregation = Aggregating::of(&spec.phy, spec.ampdu);
             parts.push(WlanPart {
                 bss: spec.bss,
                 counters: MacCounters {
@@ -449,6 +466,7 @@ impl SharedChannel {
                 mac_rates: spec.mac_rates,
                 rate_control: spec.rate_control,
                 radio_counters: RadioCounters::default(),
+                aggregation,
                 first_interface,
             });
         }
@@ -492,6 +510,7 @@ impl SharedChannel {
             rng: stream(seed, StreamId::RadioChannel { channel }),
             armed: None,
             success_cache: SuccessCache::default(),
+            block_acks: BlockAcks::default(),
             capture: false,
             next_serial: 0,
             moving: motions.iter().any(Option::is_some).then(|| Moving {
@@ -644,12 +663,13 @@ impl SharedChannel {
         bss: u32,
         mac: u32,
     ) -> Option<(&mut AgentSlot, MacQueue<'_>)> {
-        let i = self.interface_of(bss, mac) as usize;
-        let interface = &mut self.interfaces[i];
+        let i = self.interface_of(bss, mac);
+        let aggregating = self.aggregates(i);
+        let interface = &mut self.interfaces[i as usize];
         let slot = interface.agent.as_mut()?;
         Some((
             slot,
-            MacQueue::new(&mut interface.queues, &mut interface.held, mac),
+            MacQueue::new(&mut interface.queues, &mut interface.held, mac, aggregating),
         ))
     }
 
@@ -686,6 +706,9 @@ impl SharedChannel {
     /// what the planning APs' radios perceived handed to their agents.
     fn after_call(&mut self, out: &mut RadioActions) {
         self.arm(out);
+        if !self.block_acks.given_up.is_empty() {
+            out.deliveries.append(&mut self.block_acks.given_up);
+        }
         for k in 0..self.planners.len() {
             self.hand_perception(self.planners[k]);
         }

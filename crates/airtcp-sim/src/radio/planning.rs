@@ -343,6 +343,7 @@ mod tests {
             nodes: vec![0, 1],
             mac_rates: vec![phy.data_rate_bps; 2],
             rate_control: None,
+            ampdu: None,
         };
         let place = |node: usize| {
             let position = [5.0 * node as f64, 0.0, 0.0];

@@ -139,6 +139,63 @@ impl Antenna {
     }
 }
 
+impl Antenna {
+    /// Probability that the part of `frame` from `from` to `to` (ns, at this antenna), sent
+    /// at `rate_bps` of `family`, is received without error: the product of its chunks of
+    /// constant SINR (an A-MPDU's PHY header, or one of its MPDUs: `radio::aggregation`).
+    pub fn segment_probability(
+        &self,
+        frame: &Arrival,
+        (family, rate_bps): (Family, u64),
+        (from, to): (u64, u64),
+        noise_mw: f64,
+        cache: &mut SuccessCache,
+    ) -> f64 {
+        if to <= from {
+            return 1.0;
+        }
+        let overlaps = |a: &Arrival| {
+            a.serial != frame.serial && a.start.as_nanos() < to && a.end.as_nanos() > from
+        };
+        if !self.arrivals.iter().any(overlaps) {
+            let sinr = frame.power_mw / noise_mw;
+            return cache.success_rate(family, rate_bps, sinr, bits_in(to - from, rate_bps));
+        }
+        let mut others = std::mem::take(&mut cache.overlapping);
+        let mut cuts = std::mem::take(&mut cache.cuts);
+        others.clear();
+        cuts.clear();
+        cuts.push(to);
+        for a in self.arrivals.iter().filter(|a| overlaps(a)) {
+            let (start, end) = (a.start.as_nanos(), a.end.as_nanos());
+            others.push((start, end, a.power_mw));
+            cuts.extend([start, end]);
+        }
+        cuts.retain(|&t| t > from && t <= to);
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut probability = 1.0;
+        let mut at = from;
+        for &cut in &cuts {
+            let interference: f64 = others
+                .iter()
+                .filter(|&&(start, end, _)| start <= at && end > at)
+                .map(|&(_, _, power_mw)| power_mw)
+                .sum();
+            let sinr = frame.power_mw / (noise_mw + interference);
+            probability *= cache.success_rate(family, rate_bps, sinr, bits_in(cut - at, rate_bps));
+            at = cut;
+            if probability < 1e-30 {
+                probability = 0.0;
+                break;
+            }
+        }
+        cache.overlapping = others;
+        cache.cuts = cuts;
+        probability
+    }
+}
+
 /// The product of `frame`'s chunks' success rates: the frame cut at `cuts` (its own times
 /// and those of the `others` that overlapped it) into chunks of constant SINR, from its PHY
 /// header at `header_at` (the preamble is the lock decision), at the header rate until

@@ -13,6 +13,7 @@ use airtcp_proto::wifi::Modulation;
 use super::config::{FadingConfig, PropagationConfig};
 use super::motion::MotionConfig;
 use crate::config::{ConfigError, PhyStandard, Scenario, WlanConfig};
+use crate::interface::Interface;
 use crate::wlan::Queueing;
 
 fn fail<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, ConfigError> {
@@ -328,6 +329,7 @@ impl Scenario {
     /// The WLANs `group` share a channel with geometry.
     fn validate_shared(&self, group: &[usize], placed: &[bool]) -> Result<(), ConfigError> {
         let first = &self.wlans[group[0]];
+        let places = self.agent_places()?;
         for &w in group {
             let wlan = &self.wlans[w];
             let key = format!("wlans[{w}]");
@@ -368,11 +370,6 @@ impl Scenario {
                 (wlan.errors.loss > 0.0, "errors.loss", STAND_IN),
                 (wlan.errors.ber > 0.0, "errors.ber", STAND_IN),
                 (
-                    wlan.ampdu_limits().is_some(),
-                    "ampdu",
-                    "A-MPDU aggregation (set ampdu = false)",
-                ),
-                (
                     wlan.queueing != Queueing::Fifo,
                     "queueing",
                     "mac80211's queues (set queueing = \"fifo\")",
@@ -384,11 +381,23 @@ impl Scenario {
                     return fail(format!("{key}.{field}"), format!("a WLAN with geometry does not run {what} yet; remove it or the geometry"));
                 }
             }
-            if let Some(agent) = &wlan.agent {
-                if agent::plans_access(&agent.kind) {
-                    if let Some(message) = self.planner_refused(w, &agent.kind) {
-                        return fail(format!("{key}.agent.kind"), message);
-                    }
+            let at_ap = |place: &Interface| matches!(place, Interface::Wlan { bss, mac: 0 } if *bss as usize == w);
+            for (agent_key, _, config) in places.iter().filter(|(_, place, _)| at_ap(place)) {
+                if !agent::plans_access(&config.kind) {
+                    continue;
+                }
+                let refused = if wlan.ampdu_limits().is_some() {
+                    Some(format!(
+                        "agent '{}' plans the AP's channel access, which a WLAN with geometry \
+                         does not do beside A-MPDU yet; set ampdu = false or remove the \
+                         geometry",
+                        config.kind
+                    ))
+                } else {
+                    self.planner_refused(w, &config.kind)
+                };
+                if let Some(message) = refused {
+                    return fail(format!("{agent_key}.kind"), message);
                 }
             }
             if let Some(mobile) = self

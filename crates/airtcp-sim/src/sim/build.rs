@@ -491,6 +491,7 @@ fn build_shared(
             nodes,
             mac_rates,
             rate_control: wlan.rate_control.clone(),
+            ampdu: wlan.ampdu_limits(),
         });
     }
     let radio = &scenario.radio;

@@ -57,9 +57,9 @@ use airtcp_proto::Instant;
 use rand::Rng;
 use serde::Serialize;
 
+pub(crate) use super::block_ack::{MpduState, RetryCounter};
 pub use agent_view::MacQueue;
 pub use ampdu::AmpduLimits;
-pub(crate) use ampdu::MpduState;
 pub use capture::{AirBody, AirFrame};
 pub use edca::EdcaSet;
 pub use txq::Queueing;
@@ -239,13 +239,6 @@ fn live(edcafs: &[Edcaf]) -> impl Fn(SlotCount, u32, u64) -> bool + '_ {
         let station = &edcafs[edcaf as usize];
         station.generation == generation && station.expiry == Some(expiry)
     }
-}
-
-/// Which retry counter a failed transmission counts against (IEEE 802.11-2020 §10.3.4.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum RetryCounter {
-    Short,
-    Long,
 }
 
 /// A MAC of the BSS (an address: frames name their receiver by its index, MAC 0 the AP).
@@ -562,12 +555,12 @@ impl Bss {
     pub fn agent_and_queue(&mut self, mac: u32) -> Option<(&mut AgentSlot, MacQueue<'_>)> {
         let edcaf = self.edcaf_of(mac, self.macs[mac as usize].agent_ac);
         let slot = self.agents[mac as usize].as_mut()?;
-        let queue = MacQueue {
-            queues: &mut self.edcafs[edcaf as usize].queues,
-            held: &mut self.held,
+        let queue = MacQueue::new(
+            &mut self.edcafs[edcaf as usize].queues,
+            &mut self.held,
             mac,
-            aggregating: self.ampdu.is_some(),
-        };
+            self.ampdu.is_some(),
+        );
         Some((slot, queue))
     }
 

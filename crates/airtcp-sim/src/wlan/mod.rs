@@ -1,6 +1,7 @@
 //! Wireless LAN: the 802.11 MAC of one infrastructure BSS.
 
 pub(crate) mod ap_plan;
+pub(crate) mod block_ack;
 pub mod dcf;
 
 pub use dcf::{

@@ -29,17 +29,19 @@ enum Slot {
 }
 
 impl<'a> MacQueue<'a> {
-    /// MAC `mac`'s queues and the frames held for or from its stations.
+    /// MAC `mac`'s queues and the frames held for or from its stations; `aggregating`: its
+    /// numbered MPDUs are hidden.
     pub(crate) fn new(
         queues: &'a mut [VecDeque<Frame>; 2],
         held: &'a mut Vec<(u32, Frame)>,
         mac: u32,
+        aggregating: bool,
     ) -> Self {
         MacQueue {
             queues,
             held,
             mac,
-            aggregating: false,
+            aggregating,
         }
     }
 

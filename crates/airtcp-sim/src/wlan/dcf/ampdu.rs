@@ -39,86 +39,26 @@
 //!   queue at an access, as with single frames; if it had been sent, its recipient's window
 //!   moves past it.
 //!
+//! What both MACs share (the limits, forming, retry counts per MPDU, the reordering buffer)
+//! is `wlan::block_ack`; a channel with geometry aggregates in `radio::aggregation`.
+//!
 //! Not modelled here: A-MSDU inside A-MPDU, BlockAckReq frames on the air, lost BlockAcks,
 //! the recipient's reorder timeout (needed only when a BlockAckReq is lost), more than one
-//! TID per AC, several A-MPDUs in a TXOP, and A-MPDU on a channel with geometry (`radio`).
+//! TID per AC, and several A-MPDUs in a TXOP.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::time::Duration;
 
-use airtcp_proto::wifi::mcs::{block_ack_bytes, subframe_bytes, Format};
+use airtcp_proto::wifi::mcs::{block_ack_bytes, Format};
 use airtcp_proto::wifi::{Modulation, Phy};
 use airtcp_proto::Instant;
 
-use super::{Actions, AirBody, AirFrame, Bss, FailedFrame, Outcome, RetryCounter};
+use super::{Actions, AirBody, AirFrame, Bss, FailedFrame, Outcome};
 use crate::packet::Packet;
-
-/// Sequence numbers run modulo 4096 (§9.2.4.4.2).
-const SEQUENCE_MODULO: u16 = 4096;
-/// The longest PPDU (aPPDUMaxTime, 5.484 ms, the longest an L-SIG can announce).
-pub const MAX_PPDU_NS: u64 = 5_484_000;
-
-/// How an MPDU of an aggregating BSS stands: numbered, in the A-MPDU on the air,
-/// acknowledged in its BlockAck, and its failed attempts.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct MpduState {
-    /// It has a sequence number (given when it is first put in an A-MPDU).
-    numbered: bool,
-    /// Its present sending is a retry (for captures).
-    resent: bool,
-    in_flight: bool,
-    acked: bool,
-    /// Failed attempts by retry counter (§10.23.2.2: a short and a long count per MSDU; a
-    /// CTS resets the short one). A byte each, as the limits are (dot11ShortRetryLimit and
-    /// dot11LongRetryLimit are 1..255, `limits::MAX_RETRY_LIMIT`): every queued frame
-    /// carries this state.
-    short_retries: u8,
-    long_retries: u8,
-}
-
-impl MpduState {
-    /// Whether the MPDU has a sequence number, so that its recipient may be waiting for it.
-    pub(crate) fn numbered(&self) -> bool {
-        self.numbered
-    }
-
-    /// The state of an MPDU that was given a sequence number.
-    #[cfg(test)]
-    pub(crate) fn numbered_mpdu() -> MpduState {
-        MpduState {
-            numbered: true,
-            ..MpduState::default()
-        }
-    }
-}
-
-/// The limits of an A-MPDU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AmpduLimits {
-    /// The Block Ack window: MPDUs in flight from the oldest unacknowledged one.
-    pub window: u16,
-    /// The longest A-MPDU (PSDU) in bytes.
-    pub max_bytes: u32,
-    /// The longest PPDU.
-    pub max_ppdu_ns: u64,
-}
-
-impl AmpduLimits {
-    /// The format's own: a window of 64 (256 for HE) and the longest A-MPDU its
-    /// capabilities allow (HT 65 535 bytes, VHT 1 048 575, HE 6 500 631), within 5.484 ms.
-    pub fn of(format: Format) -> AmpduLimits {
-        let (window, max_bytes) = match format {
-            Format::Ht => (64, 65_535),
-            Format::Vht => (64, 1_048_575),
-            Format::He => (256, 6_500_631),
-        };
-        AmpduLimits {
-            window,
-            max_bytes,
-            max_ppdu_ns: MAX_PPDU_NS,
-        }
-    }
-}
+pub use crate::wlan::block_ack::AmpduLimits;
+use crate::wlan::block_ack::{
+    longest_psdu, modular_distance, number_mpdus, select_mpdus, Forming, Reordering, RetryCounter,
+};
 
 /// A-MPDU state of a BSS: the limits, sequence numbers and the recipients' buffers.
 #[derive(Debug)]
@@ -219,13 +159,16 @@ struct PsduLimits {
 
 impl PsduLimits {
     fn of(phy: &Phy, limits: AmpduLimits, txop_limits: &[u64], protected: bool) -> PsduLimits {
-        let max_bytes = longest_psdu(phy, limits.max_bytes, limits.max_ppdu_ns);
+        let max_bytes = longest_psdu(phy, phy.data_rate_bps, limits.max_bytes, limits.max_ppdu_ns);
         let response = phy.airtime_ns(block_ack_bytes(limits.window), phy.basic_rate_bps);
         let by_txop = txop_limits
             .iter()
             .map(|&txop| {
                 let fitting = psdu_within_txop(phy, txop, response, protected);
-                (txop, longest_psdu(phy, max_bytes, fitting))
+                (
+                    txop,
+                    longest_psdu(phy, phy.data_rate_bps, max_bytes, fitting),
+                )
             })
             .collect();
         PsduLimits { max_bytes, by_txop }
@@ -235,25 +178,6 @@ impl PsduLimits {
 /// The PHY of the A-MPDU formed last (its link's: `Bss::use_station_phys`).
 fn formed_phy<'a>(phy: &'a Phy, link_phys: &'a [Phy], ampdu: &Aggregation) -> &'a Phy {
     super::link_phy(phy, link_phys, 0, ampdu.formed_link)
-}
-
-/// The longest PSDU up to `max_bytes` whose PPDU at the PHY's data rate lasts at most
-/// `max_ns`, by bisection on the airtime (it grows with length).
-fn longest_psdu(phy: &Phy, max_bytes: u32, max_ns: u64) -> u32 {
-    let fits = |bytes: u32| phy.psdu_airtime_ns(bytes, phy.data_rate_bps) <= max_ns;
-    if fits(max_bytes) {
-        return max_bytes;
-    }
-    let (mut fitting, mut too_long) = (0, max_bytes);
-    while too_long - fitting > 1 {
-        let mid = fitting + (too_long - fitting) / 2;
-        if fits(mid) {
-            fitting = mid;
-        } else {
-            too_long = mid;
-        }
-    }
-    fitting
 }
 
 /// The PPDU time left in a TXOP of `txop_ns` for an A-MPDU and its BlockAck (`response_ns`),
@@ -266,84 +190,6 @@ fn psdu_within_txop(phy: &Phy, txop_ns: u64, response_ns: u64, protected: bool) 
         overhead += phy.rts_airtime_ns() + phy.cts_airtime_ns() + 2 * (phy.sifs_ns + delta);
     }
     txop_ns.saturating_sub(overhead)
-}
-
-/// A recipient's reordering buffer (§10.25.6.6): `held[i]` is the MPDU with sequence number
-/// `expected + i`, if it arrived; `held[0]` is always empty. `window` MPDUs from `expected`
-/// make its window.
-#[derive(Debug)]
-struct Reordering {
-    expected: u16,
-    window: u16,
-    held: VecDeque<Option<Packet>>,
-}
-
-impl Reordering {
-    fn new(window: u16) -> Self {
-        Reordering {
-            expected: 0,
-            window,
-            held: VecDeque::new(),
-        }
-    }
-
-    /// The MPDU `sequence` arrived: handed up with the ones it frees, or held after a gap;
-    /// whether it was held.
-    fn receive(&mut self, sequence: u16, packet: Packet, out: &mut Vec<Packet>) -> bool {
-        if sequence == self.expected && self.held.is_empty() {
-            // in order with nothing held: straight up (the usual case)
-            out.push(packet);
-            self.expected = (self.expected + 1) % SEQUENCE_MODULO;
-            return false;
-        }
-        let mut offset = modular_distance(self.expected, sequence);
-        if offset >= SEQUENCE_MODULO / 2 {
-            return false; // before the window: a duplicate
-        }
-        if offset >= self.window {
-            // past the window's end: the window moves so that it ends there (§10.25.6.6.2),
-            // handing up what it held before its new start
-            let start = (sequence + SEQUENCE_MODULO + 1 - self.window) % SEQUENCE_MODULO;
-            self.move_window(start, out);
-            offset = modular_distance(self.expected, sequence);
-        }
-        let offset = usize::from(offset);
-        if self.held.len() <= offset {
-            self.held.resize(offset + 1, None);
-        }
-        self.held[offset] = Some(packet);
-        self.release(out);
-        offset > 0
-    }
-
-    /// The originator gave up every MPDU before `start` (a BlockAckReq's starting sequence
-    /// number): the window moves there, handing up what it held before it.
-    fn move_window(&mut self, start: u16, out: &mut Vec<Packet>) {
-        let offset = modular_distance(self.expected, start);
-        if offset >= SEQUENCE_MODULO / 2 {
-            return;
-        }
-        for _ in 0..offset {
-            if let Some(Some(packet)) = self.held.pop_front() {
-                out.push(packet);
-            }
-            self.expected = (self.expected + 1) % SEQUENCE_MODULO;
-        }
-        self.release(out);
-    }
-
-    /// Hands up the MPDUs in order from the window's start.
-    fn release(&mut self, out: &mut Vec<Packet>) {
-        while let Some(Some(_)) = self.held.front() {
-            out.extend(self.held.pop_front().flatten());
-            self.expected = (self.expected + 1) % SEQUENCE_MODULO;
-        }
-    }
-}
-
-/// How far `to` is after `from`, modulo 4096.
-fn modular_distance(from: u16, to: u16) -> u16 {
-    to.wrapping_sub(from) % SEQUENCE_MODULO
 }
 
 impl Bss {
@@ -382,44 +228,18 @@ impl Bss {
         let link = super::link_of(mac, to);
         let max_psdu = ampdu.max_psdu_for(link, txop);
         ampdu.formed_link = link;
-        let (limits, format) = (ampdu.limits, ampdu.format);
-        ampdu.positions.clear();
-        let (mut fresh, mut padded, mut psdu) = (next, 0, 0);
-        for (position, frame) in frames.iter().enumerate() {
-            if frame.to != to {
-                continue;
-            }
-            let sequence = if frame.mpdu.numbered {
-                frame.sequence
-            } else {
-                fresh
-            };
-            if modular_distance(start, sequence) >= limits.window {
-                break;
-            }
-            let mpdu = self.phy.mac_overhead_bytes + frame.msdu_bytes();
-            let length = padded + subframe_bytes(format, mpdu, true);
-            if !ampdu.positions.is_empty() && length > max_psdu {
-                break;
-            }
-            ampdu.positions.push(position);
-            padded += subframe_bytes(format, mpdu, false);
-            psdu = length;
-            if !frame.mpdu.numbered {
-                fresh = (fresh + 1) % SEQUENCE_MODULO;
-            }
-        }
-        for &position in &ampdu.positions {
-            let frame = &mut frames[position];
-            if !frame.mpdu.numbered {
-                frame.sequence = next;
-                frame.mpdu.numbered = true;
-                next = (next + 1) % SEQUENCE_MODULO;
-            }
-            frame.mpdu.in_flight = true;
-            if self.params.msdu_lifetime_ns.is_some() {
-                // the MSDU lifetime runs from an MSDU's first attempt
-                frame.note_attempt(now);
+        let forming = Forming {
+            format: ampdu.format,
+            mac_overhead_bytes: self.phy.mac_overhead_bytes,
+            window: ampdu.limits.window,
+            max_psdu,
+        };
+        let psdu = select_mpdus(frames, to, (start, next), forming, &mut ampdu.positions);
+        next = number_mpdus(frames, &ampdu.positions, next);
+        if self.params.msdu_lifetime_ns.is_some() {
+            // the MSDU lifetime runs from an MSDU's first attempt
+            for &position in &ampdu.positions {
+                frames[position].note_attempt(now);
             }
         }
         ampdu.next_sequence.insert((edcaf, to), next);
@@ -733,8 +553,7 @@ impl Bss {
         counter: RetryCounter,
         actions: &mut Actions,
     ) -> bool {
-        let (short_limit, long_limit) =
-            (self.params.short_retry_limit, self.params.long_retry_limit);
+        let limits = (self.params.short_retry_limit, self.params.long_retry_limit);
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
         let counters = &mut self.counters;
         let drops_before = counters.retry_drops;
@@ -760,19 +579,7 @@ impl Bss {
                 ampdu.removals.push(position);
                 continue;
             }
-            let mpdu = &mut frame.mpdu;
-            let at_limit = match counter {
-                RetryCounter::Short => {
-                    mpdu.short_retries = mpdu.short_retries.saturating_add(1);
-                    u32::from(mpdu.short_retries) >= short_limit
-                }
-                RetryCounter::Long => {
-                    mpdu.short_retries = 0;
-                    mpdu.long_retries = mpdu.long_retries.saturating_add(1);
-                    u32::from(mpdu.long_retries) >= long_limit
-                }
-            };
-            if at_limit {
+            if frame.mpdu.count_failure(counter, limits) {
                 counters.retry_drops += 1;
                 ampdu.removals.push(position);
             }
@@ -836,8 +643,10 @@ impl Bss {
         actions: &mut Actions,
     ) -> bool {
         let head = &mut self.edcafs[edcaf as usize].queues[queue][0];
-        head.mpdu.short_retries = head.mpdu.short_retries.saturating_add(1);
-        if u32::from(head.mpdu.short_retries) < limit {
+        if !head
+            .mpdu
+            .count_failure(RetryCounter::Short, (limit, u32::MAX))
+        {
             return false;
         }
         let frame = self.pop_head(edcaf, queue);
@@ -876,87 +685,5 @@ impl Bss {
         } else {
             (2 * station.cw + 1).min(station.cw_max)
         };
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::packet::tests::udp_packet;
-
-    fn uids(out: &[Packet]) -> Vec<u64> {
-        out.iter().map(|p| p.uid).collect()
-    }
-
-    fn packet(uid: u64) -> Packet {
-        Packet {
-            uid,
-            ..udp_packet(100)
-        }
-    }
-
-    #[test]
-    fn reordering_holds_after_a_gap_and_releases_in_order() {
-        let mut buffer = Reordering::new(64);
-        let mut out = Vec::new();
-        buffer.receive(0, packet(0), &mut out);
-        buffer.receive(2, packet(2), &mut out);
-        buffer.receive(3, packet(3), &mut out);
-        assert_eq!(uids(&out), [0]);
-        buffer.receive(1, packet(1), &mut out);
-        assert_eq!(uids(&out), [0, 1, 2, 3]);
-        // a duplicate before the window is dropped
-        buffer.receive(2, packet(9), &mut out);
-        assert_eq!(out.len(), 4);
-        assert_eq!(buffer.expected, 4);
-    }
-
-    #[test]
-    fn a_block_ack_request_moves_the_window_past_a_given_up_mpdu() {
-        let mut buffer = Reordering::new(64);
-        let mut out = Vec::new();
-        buffer.receive(1, packet(1), &mut out);
-        buffer.receive(3, packet(3), &mut out);
-        assert!(out.is_empty());
-        // the originator gave up 0: 1 goes up, 3 waits for 2
-        buffer.move_window(1, &mut out);
-        assert_eq!(uids(&out), [1]);
-        buffer.move_window(3, &mut out);
-        assert_eq!(uids(&out), [1, 3]);
-        assert_eq!(buffer.expected, 4);
-        // a window start already passed changes nothing
-        buffer.move_window(2, &mut out);
-        assert_eq!(buffer.expected, 4);
-    }
-
-    #[test]
-    fn an_mpdu_past_the_window_moves_it() {
-        let mut buffer = Reordering::new(4);
-        let mut out = Vec::new();
-        buffer.receive(1, packet(1), &mut out);
-        buffer.receive(2, packet(2), &mut out);
-        assert!(out.is_empty());
-        // 5 lies past the window 0-3: the window becomes 2-5, 0 is given up, 1 and 2 go up
-        buffer.receive(5, packet(5), &mut out);
-        assert_eq!(uids(&out), [1, 2]);
-        assert_eq!(buffer.expected, 3);
-        buffer.receive(3, packet(3), &mut out);
-        buffer.receive(4, packet(4), &mut out);
-        assert_eq!(uids(&out), [1, 2, 3, 4, 5]);
-    }
-
-    #[test]
-    fn sequence_numbers_wrap_at_4096() {
-        let mut buffer = Reordering {
-            expected: 4094,
-            ..Reordering::new(64)
-        };
-        let mut out = Vec::new();
-        buffer.receive(0, packet(0), &mut out);
-        buffer.receive(4095, packet(4095), &mut out);
-        assert!(out.is_empty());
-        buffer.receive(4094, packet(4094), &mut out);
-        assert_eq!(uids(&out), [4094, 4095, 0]);
-        assert_eq!(buffer.expected, 1);
     }
 }

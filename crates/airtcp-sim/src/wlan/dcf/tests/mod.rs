@@ -391,7 +391,7 @@ fn an_agent_sees_neither_the_heads_nor_numbered_mpdus() {
     let uids: Vec<u64> = queues[0].iter().map(|f| f.packet.uid).collect();
     assert_eq!(uids, [0, 1, 2, 3]);
     // without aggregation only the heads are hidden
-    let mut queue = MacQueue::new(&mut queues, &mut held, 0);
+    let mut queue = MacQueue::new(&mut queues, &mut held, 0, false);
     assert_eq!(queue.len(), 4);
     queue.remove(0);
     assert_eq!(

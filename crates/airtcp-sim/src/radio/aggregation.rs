@@ -1,0 +1,492 @@
+//! A-MPDU with immediate Block Ack on a shared channel, for the MCS PHYs (802.11n, ac, ax):
+//! IEEE 802.11-2020 §10.12 (A-MPDU), §10.25.6 (HT-immediate block ack), §10.23.2.2 (retries
+//! per MPDU); the rules the central DCF follows (`wlan::dcf::ampdu`), with what only a
+//! channel with geometry has: each MPDU meets the SINR of its own part of the PPDU, and a
+//! BlockAck can be lost.
+//!
+//! - **Forming** (`wlan::block_ack::select_mpdus`): at each access a radio's interface sends
+//!   the frames of its queue addressed to its head frame's receiver, in queue order, within
+//!   the Block Ack window (64, 256 for 802.11ax), the longest A-MPDU and aPPDUMaxTime (or
+//!   `max_ampdu_duration`) at the rate its destination's rate choice gives for this attempt;
+//!   sequence numbers per originator and recipient are given when an MPDU is first sent. A
+//!   PSDU longer than the RTS threshold goes after RTS/CTS. A lone MPDU goes as such (an
+//!   S-MPDU in VHT and HE) and is answered by an ACK, an A-MPDU by a compressed BlockAck.
+//! - **Reception**: a radio locked on the PPDU decodes its PHY header (the preamble's fields
+//!   at 6 Mbit/s) and then each MPDU over the time its bytes take at the MCS, each with its
+//!   own SINR chunks and draw, as ns-3's `PhyEntity` checks each MPDU of an A-MPDU. The
+//!   addressee receives the MPDUs that survive and answers SIFS later if any did; if none
+//!   did, the reception failed (EIFS). A radio it is not addressed to reads the first MPDU
+//!   only: its Duration field sets that radio's NAV (ns-3 reads every MPDU; reading one keeps
+//!   a third party's cost at one MPDU, and it differs only where the first MPDU fails and a
+//!   later one survives, when this radio waits EIFS instead).
+//! - **BlockAck**: the originator acts on its bitmap; MPDUs it acknowledges leave the queue,
+//!   the others count a failure (the long counter after a CTS, the short one otherwise) and
+//!   go again in a later A-MPDU, dropped at the limit. No BlockAck (a collision, every MPDU
+//!   lost, or the BlockAck itself lost): every MPDU counts a failure, and those the recipient
+//!   had received come again, which its buffer discards as duplicates (`RadioCounters`).
+//! - **Reordering** (`wlan::block_ack::Reordering`): the recipient hands MPDUs up in
+//!   sequence order; an MPDU the originator gives up moves the recipient's window past it,
+//!   as a BlockAckReq would (its airtime is not modelled).
+//! - **Rate control** sees each A-MPDU as one frame: a success if its BlockAck came back.
+//!
+//! Not modelled here: BlockAckReq frames on the air, A-MSDU inside A-MPDU, several A-MPDUs in
+//! a TXOP, EDCA, an AP agent that plans access beside A-MPDU (refused when the run is built).
+
+use std::collections::HashMap;
+
+use airtcp_proto::wifi::mcs::{block_ack_bytes, subframe_bytes, Format};
+
+use super::air::frame_shape;
+use super::*;
+use crate::wlan::block_ack::{
+    longest_psdu, modular_distance, number_mpdus, select_mpdus, AmpduLimits, Forming, Reordering,
+    RetryCounter,
+};
+
+/// How a WLAN of the channel aggregates: its limits and format, and the longest PSDU at each
+/// rate met so far (the airtime grows with length: found once by bisection).
+#[derive(Debug)]
+pub(super) struct Aggregating {
+    limits: AmpduLimits,
+    format: Format,
+    longest: Vec<(u64, u32)>,
+}
+
+impl Aggregating {
+    /// A WLAN's, if it aggregates: `limits` set and an MCS PHY.
+    pub(super) fn of(phy: &Phy, limits: Option<AmpduLimits>) -> Option<Aggregating> {
+        let Modulation::Mcs(setting) = phy.modulation else {
+            return None;
+        };
+        Some(Aggregating {
+            limits: limits?,
+            format: setting.format,
+            longest: Vec::new(),
+        })
+    }
+
+    fn max_psdu(&mut self, phy: &Phy, rate_bps: u64) -> u32 {
+        if let Some(&(_, bytes)) = self.longest.iter().find(|(rate, _)| *rate == rate_bps) {
+            return bytes;
+        }
+        let limits = self.limits;
+        let bytes = longest_psdu(phy, rate_bps, limits.max_bytes, limits.max_ppdu_ns);
+        self.longest.push((rate_bps, bytes));
+        bytes
+    }
+}
+
+/// The response to a data frame of `mpdus` MPDUs (0: not aggregated) in WLAN `part`: a
+/// BlockAck for an A-MPDU, an ACK otherwise.
+pub(super) fn response_bytes(part: &WlanPart, mpdus: u16) -> u32 {
+    match &part.aggregation {
+        Some(aggregating) if mpdus > 1 => block_ack_bytes(aggregating.limits.window),
+        _ => FRAME_ACK_BYTES,
+    }
+}
+
+/// The airtime of a data frame of `bytes` at `rate_bps` carrying `mpdus` MPDUs: an A-MPDU's
+/// PSDU, or a frame of that many MAC bytes.
+pub(super) fn data_airtime_ns(phy: &Phy, bytes: u32, rate_bps: u64, mpdus: u16) -> u64 {
+    if mpdus > 1 {
+        phy.psdu_airtime_ns(bytes, rate_bps)
+    } else {
+        phy.airtime_ns(bytes, rate_bps)
+    }
+}
+
+/// The channel's Block Ack agreements: per (originator interface, recipient MAC), the next
+/// sequence number and the recipient's reordering buffer.
+#[derive(Debug, Default)]
+pub(super) struct BlockAcks {
+    next_sequence: HashMap<(u32, u32), u16>,
+    buffers: HashMap<(u32, u32), Reordering>,
+    /// Packets a recipient released (kept to reuse its allocation).
+    released: Vec<Packet>,
+    /// Packets a window moved by a given-up MPDU released, handed to the run after the call.
+    pub(super) given_up: Vec<(Instant, u32, u32, Packet)>,
+    /// While capturing: per responder radio, the BlockAck it sent last (start, bitmap).
+    bitmaps: HashMap<u32, (u16, [u8; 32])>,
+}
+
+/// The A-MPDU an interface has on the air: its MPDUs' queue positions and its length.
+#[derive(Debug, Default)]
+pub(super) struct InFlight {
+    positions: Vec<usize>,
+    bytes: u32,
+}
+
+impl SharedChannel {
+    /// Whether interface `i`'s WLAN aggregates.
+    pub(super) fn aggregates(&self, i: u32) -> bool {
+        let w = self.interfaces[i as usize].wlan;
+        self.wlans[w as usize].aggregation.is_some()
+    }
+
+    /// Radio `r`'s exchange for the A-MPDU (or lone MPDU) interface `i` sends now: the rate
+    /// first, then the MPDUs that fit at it; and the data frame's bytes.
+    pub(super) fn open_ampdu_exchange(&mut self, r: u32, i: u32, now: Instant) -> (Exchange, u32) {
+        let (mut exchange, _) = self.open_exchange(r, i, (ApQueue::Data as usize, 1), now);
+        let interface = &mut self.interfaces[i as usize];
+        let part = &mut self.wlans[interface.wlan as usize];
+        let aggregating = part.aggregation.as_mut().expect("an aggregating WLAN");
+        let frames = &mut interface.queues[ApQueue::Data as usize];
+        let to = frames[0].to;
+        let key = (i, to);
+        let next = self
+            .block_acks
+            .next_sequence
+            .get(&key)
+            .copied()
+            .unwrap_or(0);
+        // The window starts at the oldest MPDU not yet acknowledged: the head's.
+        let start = if frames[0].mpdu.numbered {
+            frames[0].sequence
+        } else {
+            next
+        };
+        let forming = Forming {
+            format: aggregating.format,
+            mac_overhead_bytes: part.phy.mac_overhead_bytes,
+            window: aggregating.limits.window,
+            max_psdu: aggregating.max_psdu(&part.phy, exchange.rate_bps),
+        };
+        let in_flight = &mut interface.in_flight;
+        let psdu = select_mpdus(frames, to, (start, next), forming, &mut in_flight.positions);
+        let next = number_mpdus(frames, &in_flight.positions, next);
+        self.block_acks.next_sequence.insert(key, next);
+        let count = in_flight.positions.len();
+        in_flight.bytes = if count == 1 {
+            part.phy.mac_overhead_bytes + frames[0].msdu_bytes()
+        } else {
+            psdu
+        };
+        let bytes = in_flight.bytes;
+        let long = part
+            .params
+            .rts_threshold
+            .is_some_and(|threshold| bytes > threshold);
+        exchange.mpdus = count as u16;
+        exchange.rts = long;
+        exchange.long = long;
+        (exchange, bytes)
+    }
+
+    /// Sends radio `r`'s A-MPDU (or lone MPDU).
+    pub(super) fn send_mpdus(&mut self, r: u32, now: Instant, out: &mut RadioActions) {
+        let exchange = self.radios[r as usize].exchange.expect("an exchange");
+        let interface = &mut self.interfaces[exchange.interface as usize];
+        let w = interface.wlan;
+        let part = &mut self.wlans[w as usize];
+        let frames = &mut interface.queues[ApQueue::Data as usize];
+        for &position in &interface.in_flight.positions {
+            let frame = &mut frames[position];
+            frame.mpdu.resent = frame.transmitted;
+            frame.mpdu.acked = false;
+            part.counters.retries += u64::from(frame.transmitted);
+            frame.transmitted = true;
+        }
+        let head = frames[0];
+        let phy = &part.phy;
+        let control = phy.control_rate_bps(exchange.rate_bps);
+        let response_ns = phy.airtime_ns(response_bytes(part, exchange.mpdus), control);
+        let header = DataHeader {
+            sequence: head.sequence,
+            retry: head.mpdu.resent,
+            mpdus: exchange.mpdus,
+        };
+        let bytes = interface.in_flight.bytes;
+        let duration = phy.sifs_ns + response_ns;
+        self.transmit(
+            r,
+            Kind::Data,
+            exchange.to,
+            w,
+            (bytes, exchange.rate_bps),
+            duration,
+            Some(header),
+            now,
+            out,
+        );
+    }
+
+    /// Whether radio `q`, locked on `frame`, the arrival of aggregated data frame `t`,
+    /// decodes it: its PHY header, then each MPDU over its own bytes (the addressee marks
+    /// those that arrived; another radio reads the first).
+    pub(super) fn decode_mpdus(&mut self, q: u32, t: &Transmission, frame: &Arrival) -> bool {
+        let phy = &self.wlans[t.wlan as usize].phy;
+        let shape = frame_shape(phy, t.rate_bps);
+        let (start, end) = (frame.start.as_nanos(), frame.end.as_nanos());
+        let payload_at = start + shape.payload_ns;
+        let antenna = &self.radios[q as usize].antenna;
+        let header = antenna.segment_probability(
+            frame,
+            (shape.family, shape.header_rate_bps),
+            (start + shape.header_ns, payload_at),
+            self.noise_mw,
+            &mut self.success_cache,
+        );
+        if !draw(&mut self.rng, header) {
+            return false;
+        }
+        let Some(format) = self.wlans[t.wlan as usize]
+            .aggregation
+            .as_ref()
+            .map(|a| a.format)
+        else {
+            unreachable!("aggregated data comes from an aggregating WLAN")
+        };
+        let overhead = phy.mac_overhead_bytes;
+        let (i, _, _) = self.carried_at(t);
+        let interface = &mut self.interfaces[i as usize];
+        let frames = &mut interface.queues[ApQueue::Data as usize];
+        let addressed = q == t.to;
+        let mut offset = 0u64;
+        let mut any = false;
+        // The data field starts with the 16 SERVICE bits (§19.3.11.2, §21.3.10.2).
+        let at = |bits: u64| (payload_at + bits * 1_000_000_000 / t.rate_bps).min(end);
+        for &position in &interface.in_flight.positions {
+            let mpdu = overhead + frames[position].msdu_bytes();
+            let subframe = u64::from(subframe_bytes(format, mpdu, true));
+            let from = at(16 + 8 * offset);
+            let to = at(16 + 8 * (offset + subframe));
+            offset += u64::from(subframe_bytes(format, mpdu, false));
+            let p = antenna.segment_probability(
+                frame,
+                (shape.family, shape.payload_rate_bps),
+                (from, to),
+                self.noise_mw,
+                &mut self.success_cache,
+            );
+            let arrived = draw(&mut self.rng, p);
+            if !addressed {
+                return arrived;
+            }
+            frames[position].mpdu.acked = arrived;
+            any |= arrived;
+        }
+        any
+    }
+
+    /// Radio `q` received the MPDUs of aggregated data frame `t` that arrived at `at`: its
+    /// reordering buffer hands up what is in order; the response it owes.
+    pub(super) fn take_mpdus(
+        &mut self,
+        q: u32,
+        t: &Transmission,
+        at: Instant,
+        out: &mut RadioActions,
+    ) -> Owed {
+        let (i, _, _) = self.carried_at(t);
+        let part = &mut self.wlans[t.wlan as usize];
+        let window = part
+            .aggregation
+            .as_ref()
+            .expect("aggregating")
+            .limits
+            .window;
+        let interface = &self.interfaces[i as usize];
+        let frames = &interface.queues[ApQueue::Data as usize];
+        let positions = &interface.in_flight.positions;
+        let first = frames[positions[0]];
+        let to = first.to;
+        let blocks = &mut self.block_acks;
+        let buffer = blocks
+            .buffers
+            .entry((i, to))
+            .or_insert_with(|| Reordering::new(window));
+        blocks.released.clear();
+        for &position in positions {
+            let frame = &frames[position];
+            if !frame.mpdu.acked {
+                continue;
+            }
+            if buffer.is_behind(frame.sequence) {
+                // received before, its BlockAck lost
+                part.radio_counters.duplicates += 1;
+                continue;
+            }
+            let held = buffer.receive(frame.sequence, frame.packet, &mut blocks.released);
+            part.counters.reordered_mpdus += u64::from(held);
+        }
+        for &packet in &blocks.released {
+            out.deliveries.push((at, part.bss, to, packet));
+        }
+        if self.capture && positions.len() > 1 {
+            let mut bitmap = [0u8; 32];
+            for &position in positions {
+                if frames[position].mpdu.acked {
+                    let bit =
+                        usize::from(modular_distance(first.sequence, frames[position].sequence));
+                    bitmap[bit / 8] |= 1 << (bit % 8);
+                }
+            }
+            blocks.bitmaps.insert(q, (first.sequence, bitmap));
+        }
+        let kind = if positions.len() > 1 {
+            Kind::BlockAck
+        } else {
+            Kind::Ack
+        };
+        Owed {
+            kind,
+            to: t.sender,
+            wlan: t.wlan,
+            rate_bps: part.phy.control_rate_bps(t.rate_bps),
+            duration_ns: 0,
+        }
+    }
+
+    /// Settles interface `i`'s A-MPDU of `exchange`, `answered` by its BlockAck (or ACK) or
+    /// not: MPDUs acknowledged leave the queue, the others count a failure and are dropped
+    /// at the limit, their recipient's window moving past them. Whether one was dropped.
+    pub(super) fn settle_mpdus(
+        &mut self,
+        exchange: &Exchange,
+        answered: bool,
+        at: Instant,
+    ) -> bool {
+        let i = exchange.interface;
+        let interface = &mut self.interfaces[i as usize];
+        let part = &mut self.wlans[interface.wlan as usize];
+        let limits = (part.params.short_retry_limit, part.params.long_retry_limit);
+        let counter = if exchange.rts && exchange.cts_received {
+            RetryCounter::Long
+        } else {
+            RetryCounter::Short
+        };
+        let counters = &mut part.counters;
+        let frames = &mut interface.queues[ApQueue::Data as usize];
+        let mut positions = std::mem::take(&mut interface.in_flight.positions);
+        let to = frames[positions[0]].to;
+        let (mut acked, mut dropped) = (0, false);
+        // Removed from the back, so that the positions ahead stay valid.
+        for k in (0..positions.len()).rev() {
+            let frame = &mut frames[positions[k]];
+            frame.mpdu.in_flight = false;
+            if answered && frame.mpdu.acked {
+                acked += 1;
+                counters.delivered_msdus += 1;
+                counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
+            } else {
+                frame.mpdu.acked = false;
+                if !frame.mpdu.count_failure(counter, limits) {
+                    positions.swap_remove(k);
+                    continue;
+                }
+                counters.retry_drops += 1;
+                dropped = true;
+            }
+        }
+        positions.sort_unstable();
+        let prefix = positions.iter().enumerate().all(|(k, &p)| k == p);
+        if prefix {
+            frames.drain(..positions.len());
+        } else {
+            for &position in positions.iter().rev() {
+                frames.remove(position);
+            }
+        }
+        let sent = !exchange.rts || exchange.cts_received;
+        if sent {
+            let count = usize::from(exchange.mpdus);
+            counters.count_ampdu(count, count - acked);
+        }
+        interface.stats.delivered += acked as u64;
+        positions.clear();
+        interface.in_flight.positions = positions;
+        if dropped {
+            self.follow_window(i, to, at);
+        }
+        dropped
+    }
+
+    /// The recipient `to` of interface `i`'s MPDUs moves its window to the oldest MPDU `i`
+    /// still holds for it (or the next it will number), handing up what it held before it
+    /// (a BlockAckReq's effect).
+    fn follow_window(&mut self, i: u32, to: u32, at: Instant) {
+        let blocks = &mut self.block_acks;
+        let Some(buffer) = blocks.buffers.get_mut(&(i, to)) else {
+            return;
+        };
+        let interface = &self.interfaces[i as usize];
+        let start = interface.queues[ApQueue::Data as usize]
+            .iter()
+            .find(|f| f.to == to && f.mpdu.numbered)
+            .map_or_else(
+                || blocks.next_sequence.get(&(i, to)).copied().unwrap_or(0),
+                |f| f.sequence,
+            );
+        blocks.released.clear();
+        buffer.move_window(start, &mut blocks.released);
+        let bss = self.wlans[interface.wlan as usize].bss;
+        for &packet in &blocks.released {
+            blocks.given_up.push((at, bss, to, packet));
+        }
+    }
+
+    /// What a capture shows of aggregated data frame `t`, ended at `end`: one record per
+    /// subframe, bad where its addressee did not receive it.
+    #[cold]
+    pub(super) fn air_mpdus(
+        &self,
+        t: &Transmission,
+        end: Instant,
+        at_receiver: Option<(bool, f64)>,
+    ) -> Vec<AirFrame> {
+        let (i, _, _) = self.carried_at(t);
+        let interface = &self.interfaces[i as usize];
+        let frames = &interface.queues[ApQueue::Data as usize];
+        let positions = &interface.in_flight.positions;
+        let decoded = at_receiver.is_some_and(|(decoded, _)| decoded);
+        let whole = self.air_frame(t, end, at_receiver);
+        positions
+            .iter()
+            .enumerate()
+            .map(|(k, &position)| {
+                let frame = &frames[position];
+                let AirBody::Data {
+                    transmitter, ap, ..
+                } = whole.body
+                else {
+                    unreachable!("a data frame's record")
+                };
+                AirFrame {
+                    bad_fcs: !(decoded && frame.mpdu.acked),
+                    body: AirBody::Data {
+                        transmitter,
+                        ap,
+                        retry: frame.mpdu.resent,
+                        sequence: frame.sequence,
+                        msdus: vec![frame.packet],
+                        ampdu: (positions.len() > 1)
+                            .then_some((t.serial, k + 1 == positions.len())),
+                    },
+                    ..whole.clone()
+                }
+            })
+            .collect()
+    }
+
+    /// The BlockAck radio `responder` sent last, as a capture shows it.
+    #[cold]
+    pub(super) fn air_block_ack(&self, responder: u32, bytes: u32) -> AirBody {
+        let (start_sequence, bitmap) = self
+            .block_acks
+            .bitmaps
+            .get(&responder)
+            .copied()
+            .unwrap_or_default();
+        AirBody::BlockAck {
+            transmitter: self.radios[responder as usize].node,
+            start_sequence,
+            bitmap,
+            bitmap_bytes: (bytes - 24) as u8,
+        }
+    }
+}
+
+/// One draw deciding an event of probability `p` (none for a certain one).
+fn draw(rng: &mut Stream, p: f64) -> bool {
+    p >= 1.0 || rng.random::<f64>() < p
+}

@@ -1,0 +1,385 @@
+//! HT-immediate Block Ack, the parts both 802.11 MACs share (the central DCF's
+//! `dcf/ampdu.rs` and the shared channel's `radio/aggregation.rs`): IEEE 802.11-2020 §10.12
+//! (A-MPDU contents and limits), §10.25.6 (the originator's scoreboard and the recipient's
+//! reordering buffer), §10.23.2.2 (retry counts per MPDU), §9.2.4.4.2 (sequence numbers
+//! modulo 4096).
+//!
+//! - `AmpduLimits`: the Block Ack window, the longest A-MPDU and the longest PPDU;
+//!   `longest_psdu` finds the longest PSDU a rate sends within them.
+//! - `select_mpdus` picks an A-MPDU's MPDUs from a queue, `number_mpdus` numbers those sent
+//!   for the first time (mac80211 numbers a frame when it leaves the TXQ).
+//! - `MpduState`: an MPDU's Block Ack state; `count_failure` its retry counts.
+//! - `Reordering`: the recipient's buffer, which hands MPDUs up in sequence order.
+
+use std::collections::VecDeque;
+
+use airtcp_proto::wifi::mcs::{subframe_bytes, Format};
+use airtcp_proto::wifi::Phy;
+
+use super::Frame;
+use crate::packet::Packet;
+
+/// Sequence numbers run modulo 4096 (§9.2.4.4.2).
+pub(crate) const SEQUENCE_MODULO: u16 = 4096;
+/// The longest PPDU (aPPDUMaxTime, 5.484 ms, the longest an L-SIG can announce).
+pub const MAX_PPDU_NS: u64 = 5_484_000;
+
+/// Which retry counter a failed transmission counts against (IEEE 802.11-2020 §10.3.4.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RetryCounter {
+    Short,
+    Long,
+}
+
+/// The limits of an A-MPDU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AmpduLimits {
+    /// The Block Ack window: MPDUs in flight from the oldest unacknowledged one.
+    pub window: u16,
+    /// The longest A-MPDU (PSDU) in bytes.
+    pub max_bytes: u32,
+    /// The longest PPDU.
+    pub max_ppdu_ns: u64,
+}
+
+impl AmpduLimits {
+    /// The format's own: a window of 64 (256 for HE) and the longest A-MPDU its
+    /// capabilities allow (HT 65 535 bytes, VHT 1 048 575, HE 6 500 631), within 5.484 ms.
+    pub fn of(format: Format) -> AmpduLimits {
+        let (window, max_bytes) = match format {
+            Format::Ht => (64, 65_535),
+            Format::Vht => (64, 1_048_575),
+            Format::He => (256, 6_500_631),
+        };
+        AmpduLimits {
+            window,
+            max_bytes,
+            max_ppdu_ns: MAX_PPDU_NS,
+        }
+    }
+}
+
+/// The longest PSDU up to `max_bytes` whose PPDU at `rate_bps` lasts at most `max_ns`, by
+/// bisection on the airtime (it grows with length).
+pub(crate) fn longest_psdu(phy: &Phy, rate_bps: u64, max_bytes: u32, max_ns: u64) -> u32 {
+    let fits = |bytes: u32| phy.psdu_airtime_ns(bytes, rate_bps) <= max_ns;
+    if fits(max_bytes) {
+        return max_bytes;
+    }
+    let (mut fitting, mut too_long) = (0, max_bytes);
+    while too_long - fitting > 1 {
+        let mid = fitting + (too_long - fitting) / 2;
+        if fits(mid) {
+            fitting = mid;
+        } else {
+            too_long = mid;
+        }
+    }
+    fitting
+}
+
+/// How an A-MPDU is formed: its format (for the subframes' padding), the MPDU's MAC
+/// overhead, the Block Ack window and the longest PSDU.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Forming {
+    pub format: Format,
+    pub mac_overhead_bytes: u32,
+    pub window: u16,
+    pub max_psdu: u32,
+}
+
+/// Picks the MPDUs of an A-MPDU to MAC `to` from `frames`, in queue order: while the
+/// A-MPDU stays within the window that starts at `start` (the oldest unacknowledged MPDU),
+/// MPDUs not yet numbered taking numbers from `next` on, and within the longest PSDU (a
+/// first MPDU always goes). Their positions go in `positions`; the PSDU length in bytes.
+/// Each subframe is a 4-byte delimiter and the MPDU, padded to 4 bytes (all of them in VHT
+/// and HE, all but the last in HT).
+pub(crate) fn select_mpdus(
+    frames: &VecDeque<Frame>,
+    to: u32,
+    (start, next): (u16, u16),
+    forming: Forming,
+    positions: &mut Vec<usize>,
+) -> u32 {
+    positions.clear();
+    let (mut fresh, mut padded, mut psdu) = (next, 0, 0);
+    for (position, frame) in frames.iter().enumerate() {
+        if frame.to != to {
+            continue;
+        }
+        let sequence = if frame.mpdu.numbered {
+            frame.sequence
+        } else {
+            fresh
+        };
+        if modular_distance(start, sequence) >= forming.window {
+            break;
+        }
+        let mpdu = forming.mac_overhead_bytes + frame.msdu_bytes();
+        let length = padded + subframe_bytes(forming.format, mpdu, true);
+        if !positions.is_empty() && length > forming.max_psdu {
+            break;
+        }
+        positions.push(position);
+        padded += subframe_bytes(forming.format, mpdu, false);
+        psdu = length;
+        if !frame.mpdu.numbered {
+            fresh = (fresh + 1) % SEQUENCE_MODULO;
+        }
+    }
+    psdu
+}
+
+/// Numbers the MPDUs at `positions` sent for the first time from `next` on and marks them
+/// in flight; the next number.
+pub(crate) fn number_mpdus(
+    frames: &mut VecDeque<Frame>,
+    positions: &[usize],
+    mut next: u16,
+) -> u16 {
+    for &position in positions {
+        let frame = &mut frames[position];
+        if !frame.mpdu.numbered {
+            frame.sequence = next;
+            frame.mpdu.numbered = true;
+            next = (next + 1) % SEQUENCE_MODULO;
+        }
+        frame.mpdu.in_flight = true;
+    }
+    next
+}
+
+/// How an MPDU of an aggregating MAC stands: numbered, in the A-MPDU on the air,
+/// acknowledged in its BlockAck, and its failed attempts.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct MpduState {
+    /// It has a sequence number (given when it is first put in an A-MPDU).
+    pub numbered: bool,
+    /// Its present sending is a retry (for captures).
+    pub resent: bool,
+    pub in_flight: bool,
+    /// Its recipient received it: what the BlockAck will tell (the originator acts on it
+    /// only once the BlockAck arrives).
+    pub acked: bool,
+    /// Failed attempts by retry counter (§10.23.2.2: a short and a long count per MSDU; a
+    /// CTS resets the short one). A byte each, as the limits are (dot11ShortRetryLimit and
+    /// dot11LongRetryLimit are 1..255, `limits::MAX_RETRY_LIMIT`): every queued frame
+    /// carries this state.
+    pub short_retries: u8,
+    pub long_retries: u8,
+}
+
+impl MpduState {
+    /// Whether the MPDU has a sequence number, so that its recipient may be waiting for it.
+    pub(crate) fn numbered(&self) -> bool {
+        self.numbered
+    }
+
+    /// The state of an MPDU that was given a sequence number.
+    #[cfg(test)]
+    pub(crate) fn numbered_mpdu() -> MpduState {
+        MpduState {
+            numbered: true,
+            ..MpduState::default()
+        }
+    }
+
+    /// A failed attempt against `counter` (a long failure, after a CTS, clears the short
+    /// count); whether the MPDU reached that counter's limit.
+    pub(crate) fn count_failure(
+        &mut self,
+        counter: RetryCounter,
+        (short_limit, long_limit): (u32, u32),
+    ) -> bool {
+        match counter {
+            RetryCounter::Short => {
+                self.short_retries = self.short_retries.saturating_add(1);
+                u32::from(self.short_retries) >= short_limit
+            }
+            RetryCounter::Long => {
+                self.short_retries = 0;
+                self.long_retries = self.long_retries.saturating_add(1);
+                u32::from(self.long_retries) >= long_limit
+            }
+        }
+    }
+}
+
+/// A recipient's reordering buffer (§10.25.6.6): `held[i]` is the MPDU with sequence number
+/// `expected + i`, if it arrived; `held[0]` is always empty. `window` MPDUs from `expected`
+/// make its window.
+#[derive(Debug)]
+pub(crate) struct Reordering {
+    expected: u16,
+    window: u16,
+    held: VecDeque<Option<Packet>>,
+}
+
+impl Reordering {
+    pub(crate) fn new(window: u16) -> Self {
+        Reordering {
+            expected: 0,
+            window,
+            held: VecDeque::new(),
+        }
+    }
+
+    /// The MPDU `sequence` arrived: handed up with the ones it frees, or held after a gap;
+    /// whether it was held.
+    pub(crate) fn receive(&mut self, sequence: u16, packet: Packet, out: &mut Vec<Packet>) -> bool {
+        if sequence == self.expected && self.held.is_empty() {
+            // in order with nothing held: straight up (the usual case)
+            out.push(packet);
+            self.expected = (self.expected + 1) % SEQUENCE_MODULO;
+            return false;
+        }
+        let mut offset = modular_distance(self.expected, sequence);
+        if offset >= SEQUENCE_MODULO / 2 {
+            return false; // before the window: a duplicate
+        }
+        if offset >= self.window {
+            // past the window's end: the window moves so that it ends there (§10.25.6.6.2),
+            // handing up what it held before its new start
+            let start = (sequence + SEQUENCE_MODULO + 1 - self.window) % SEQUENCE_MODULO;
+            self.move_window(start, out);
+            offset = modular_distance(self.expected, sequence);
+        }
+        let offset = usize::from(offset);
+        if self.held.len() <= offset {
+            self.held.resize(offset + 1, None);
+        }
+        self.held[offset] = Some(packet);
+        self.release(out);
+        offset > 0
+    }
+
+    /// Whether MPDU `sequence` lies before the window: handed up (or given up) already.
+    pub(crate) fn is_behind(&self, sequence: u16) -> bool {
+        modular_distance(self.expected, sequence) >= SEQUENCE_MODULO / 2
+    }
+
+    /// The originator gave up every MPDU before `start` (a BlockAckReq's starting sequence
+    /// number): the window moves there, handing up what it held before it.
+    pub(crate) fn move_window(&mut self, start: u16, out: &mut Vec<Packet>) {
+        let offset = modular_distance(self.expected, start);
+        if offset >= SEQUENCE_MODULO / 2 {
+            return;
+        }
+        for _ in 0..offset {
+            if let Some(Some(packet)) = self.held.pop_front() {
+                out.push(packet);
+            }
+            self.expected = (self.expected + 1) % SEQUENCE_MODULO;
+        }
+        self.release(out);
+    }
+
+    /// Hands up the MPDUs in order from the window's start.
+    fn release(&mut self, out: &mut Vec<Packet>) {
+        while let Some(Some(_)) = self.held.front() {
+            out.extend(self.held.pop_front().flatten());
+            self.expected = (self.expected + 1) % SEQUENCE_MODULO;
+        }
+    }
+}
+
+/// How far `to` is after `from`, modulo 4096.
+pub(crate) fn modular_distance(from: u16, to: u16) -> u16 {
+    to.wrapping_sub(from) % SEQUENCE_MODULO
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::tests::udp_packet;
+
+    fn uids(out: &[Packet]) -> Vec<u64> {
+        out.iter().map(|p| p.uid).collect()
+    }
+
+    fn packet(uid: u64) -> Packet {
+        Packet {
+            uid,
+            ..udp_packet(100)
+        }
+    }
+
+    #[test]
+    fn reordering_holds_after_a_gap_and_releases_in_order() {
+        let mut buffer = Reordering::new(64);
+        let mut out = Vec::new();
+        buffer.receive(0, packet(0), &mut out);
+        buffer.receive(2, packet(2), &mut out);
+        buffer.receive(3, packet(3), &mut out);
+        assert_eq!(uids(&out), [0]);
+        assert!(!buffer.is_behind(2), "held, not handed up");
+        buffer.receive(1, packet(1), &mut out);
+        assert_eq!(uids(&out), [0, 1, 2, 3]);
+        // a duplicate before the window is dropped
+        assert!(buffer.is_behind(2));
+        buffer.receive(2, packet(9), &mut out);
+        assert_eq!(out.len(), 4);
+        assert_eq!(buffer.expected, 4);
+    }
+
+    #[test]
+    fn a_block_ack_request_moves_the_window_past_a_given_up_mpdu() {
+        let mut buffer = Reordering::new(64);
+        let mut out = Vec::new();
+        buffer.receive(1, packet(1), &mut out);
+        buffer.receive(3, packet(3), &mut out);
+        assert!(out.is_empty());
+        // the originator gave up 0: 1 goes up, 3 waits for 2
+        buffer.move_window(1, &mut out);
+        assert_eq!(uids(&out), [1]);
+        buffer.move_window(3, &mut out);
+        assert_eq!(uids(&out), [1, 3]);
+        assert_eq!(buffer.expected, 4);
+        // a window start already passed changes nothing
+        buffer.move_window(2, &mut out);
+        assert_eq!(buffer.expected, 4);
+    }
+
+    #[test]
+    fn an_mpdu_past_the_window_moves_it() {
+        let mut buffer = Reordering::new(4);
+        let mut out = Vec::new();
+        buffer.receive(1, packet(1), &mut out);
+        buffer.receive(2, packet(2), &mut out);
+        assert!(out.is_empty());
+        // 5 lies past the window 0-3: the window becomes 2-5, 0 is given up, 1 and 2 go up
+        buffer.receive(5, packet(5), &mut out);
+        assert_eq!(uids(&out), [1, 2]);
+        assert_eq!(buffer.expected, 3);
+        buffer.receive(3, packet(3), &mut out);
+        buffer.receive(4, packet(4), &mut out);
+        assert_eq!(uids(&out), [1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn sequence_numbers_wrap_at_4096() {
+        let mut buffer = Reordering {
+            expected: 4094,
+            ..Reordering::new(64)
+        };
+        let mut out = Vec::new();
+        buffer.receive(0, packet(0), &mut out);
+        buffer.receive(4095, packet(4095), &mut out);
+        assert!(out.is_empty());
+        buffer.receive(4094, packet(4094), &mut out);
+        assert_eq!(uids(&out), [4094, 4095, 0]);
+        assert_eq!(buffer.expected, 1);
+    }
+
+    #[test]
+    fn a_failure_counts_against_its_counter_and_a_long_one_clears_the_short_count() {
+        let mut mpdu = MpduState::default();
+        assert!(!mpdu.count_failure(RetryCounter::Short, (2, 3)));
+        assert!(!mpdu.count_failure(RetryCounter::Long, (2, 3)));
+        assert_eq!((mpdu.short_retries, mpdu.long_retries), (0, 1));
+        assert!(!mpdu.count_failure(RetryCounter::Short, (2, 3)));
+        assert!(mpdu.count_failure(RetryCounter::Short, (2, 3)), "2 short");
+        assert!(!mpdu.count_failure(RetryCounter::Long, (2, 3)));
+        assert!(mpdu.count_failure(RetryCounter::Long, (2, 3)), "3 long");
+    }
+}

@@ -1,0 +1,171 @@
+//! A-MPDU with Block Ack on a channel with geometry (`airtcp_sim::radio`, its `aggregation`):
+//! a station near its AP gets what the central DCF gives it; each MPDU meets its own part of
+//! the PPDU's SINR, so that far from the AP a long A-MPDU loses some of its MPDUs, which go
+//! again and reach the recipient in order; no datagram is lost or duplicated by a lost
+//! BlockAck; hidden stations' A-MPDUs collide.
+
+mod common;
+
+use airtcp_sim::wlan::MacCounters;
+use common::S;
+use serde_json::{json, Value};
+
+/// One station `x` metres from its AP sending UDP at `rate_bps` to it (1472-byte payloads:
+/// 1538-byte QoS data MPDUs) for `seconds` (measured from 2 s), 802.11ac 80 MHz at `mcs`;
+/// `wlan` adds to the WLAN. EDCA off: the shared channel runs the DCF.
+fn station_at(x: f64, mcs: u32, rate_bps: u64, wlan: Value, seconds: u64) -> Value {
+    let mut scenario = json!({
+        "name": "radio-ampdu", "seed": 1, "duration_ns": seconds * S, "measure_from_ns": 2 * S,
+        "nodes": ["ap", "sta"],
+        "wlans": [{"ap": 0, "stations": [1], "queue_packets": 300, "edca": false,
+                   "phy": {"standard": "802.11ac", "mcs": mcs, "channel_width_mhz": 80}}],
+        "positions": [{"node": 0, "x": 0.0, "y": 0.0}, {"node": 1, "x": x, "y": 0.0}],
+        "flows": [{"name": "up", "src": 1, "dst": 0,
+                   "app": {"kind": "udp_cbr", "rate_bps": rate_bps, "payload_bytes": 1472}}],
+    });
+    common::extend_wlan(&mut scenario, &wlan);
+    scenario
+}
+
+/// MPDUs per A-MPDU and the fraction of MPDUs not acknowledged.
+fn per_ampdu_and_lost(c: &MacCounters) -> (f64, f64) {
+    (
+        c.ampdu_mpdus as f64 / c.ampdus as f64,
+        c.ampdu_failed_mpdus as f64 / c.ampdu_mpdus as f64,
+    )
+}
+
+#[test]
+fn a_station_near_its_ap_gets_the_exchange_computed_by_hand() {
+    // 5 m from the AP (52 dB SNR at 80 MHz): nothing fails. 64 subframes of 4 + 1540 bytes,
+    // 2068 µs at MCS 9 (tests/ampdu.rs), after DIFS (34 µs) and the mean backoff (7.5 slots
+    // of 9 µs), then SIFS and the 32 µs BlockAck (the two 17 ns propagation delays do not
+    // show): 2217.5 µs for 64·1472 bytes of UDP payload, 339.9 Mbit/s. The central DCF's
+    // test gets the same exchange with EDCA's AIFS and 1 µs delays.
+    let near = common::run(&station_at(5.0, 9, 780_000_000, json!({}), 6)).summary;
+    let c = &near.wlans[0].counters;
+    let (per_ampdu, lost) = per_ampdu_and_lost(c);
+    assert!(per_ampdu > 63.9, "{per_ampdu}");
+    assert_eq!((lost, c.failed_attempts), (0.0, 0));
+    let expected = 64.0 * 1472.0 * 8.0 / 2217.5e-6;
+    let goodput = near.aggregate_goodput_bps;
+    assert!(
+        (goodput / expected - 1.0).abs() < 0.003,
+        "{goodput} vs {expected}"
+    );
+    // The central DCF (no positions) gives the same, with and without aggregation, but for
+    // its 1 µs propagation delays against 17 ns here: 2 µs of an exchange, 0.1 % of an
+    // A-MPDU's (2.2 ms), 0.9 % of a lone MPDU's (0.22 ms).
+    for (wlan, off) in [(json!({}), 0.001), (json!({"ampdu": false}), 0.009)] {
+        let mut central = station_at(5.0, 9, 780_000_000, wlan.clone(), 6);
+        central.as_object_mut().unwrap().remove("positions");
+        let central = common::run(&central).summary.aggregate_goodput_bps;
+        let placed = common::run(&station_at(5.0, 9, 780_000_000, wlan, 6)).summary;
+        let placed = placed.aggregate_goodput_bps;
+        eprintln!("{placed} bit/s with geometry, {central} without");
+        let error = placed / central - 1.0 - off;
+        assert!(error.abs() < 0.001, "{placed} vs {central}");
+    }
+}
+
+#[test]
+fn each_mpdu_fails_as_a_lone_frame_would_at_its_snr() {
+    // 8.5 m from the AP (about 33 dB SNR) a lone 1538-byte MPDU at MCS 9 fails one time in
+    // four or five. In an A-MPDU each MPDU is decoded over its own bytes: about as many of
+    // them fail, while the PPDU, whose header is sent at 6 Mbit/s, nearly always gets its
+    // BlockAck (the whole A-MPDU of 28 MPDUs would get through one time in a thousand).
+    let aggregated = common::run(&station_at(8.5, 9, 780_000_000, json!({}), 6)).summary;
+    let c = &aggregated.wlans[0].counters;
+    let (per_ampdu, lost) = per_ampdu_and_lost(c);
+    let single = common::run(&station_at(8.5, 9, 780_000_000, json!({"ampdu": false}), 6));
+    let s = &single.summary.wlans[0].counters;
+    let lone = s.channel_errors as f64 / s.attempts as f64;
+    eprintln!("{lost:.4} of MPDUs lost in A-MPDUs of {per_ampdu:.1}, {lone:.4} of lone ones");
+    assert!(lone > 0.1 && lone < 0.4, "{lone}");
+    assert!((lost - lone).abs() < 0.015, "{lost} vs {lone}");
+    assert!((c.failed_attempts as f64) < 0.02 * c.ampdus as f64, "{c:?}");
+    // the lost ones went again and filled the recipient's gaps
+    assert!(c.reordered_mpdus > c.ampdus, "{c:?}");
+    assert!(
+        per_ampdu > 10.0 && per_ampdu < 60.0,
+        "{per_ampdu}: the window holds them back"
+    );
+}
+
+/// A station `x` metres from its AP uploading over TCP to a server 10 ms behind it, with
+/// Rayleigh fading drawn per frame, MPDU retries enough that none is dropped.
+fn tcp_upload_with_fading(x: f64, seed: u64) -> Value {
+    let wired = json!({"rate_bps": 1_000_000_000u64, "delay_ns": 10_000_000u64});
+    json!({
+        "name": "radio-ampdu-tcp", "seed": seed, "duration_ns": 8 * S, "measure_from_ns": 2 * S,
+        "nodes": ["ap", "server", "sta"],
+        "links": [{"a": 0, "b": 1, "a_to_b": wired, "b_to_a": wired}],
+        "wlans": [{"ap": 0, "stations": [2], "queue_packets": 1000, "edca": false,
+                   "short_retry_limit": 255, "long_retry_limit": 255,
+                   "phy": {"standard": "802.11ac", "mcs": 9, "channel_width_mhz": 80}}],
+        "positions": [{"node": 0, "x": 0.0, "y": 0.0}, {"node": 1, "x": 0.0, "y": 0.0},
+                      {"node": 2, "x": x, "y": 0.0}],
+        "radio": {"fading": {"model": "rayleigh"}},
+        "flows": [{"name": "up", "src": 2, "dst": 1,
+                   "app": {"kind": "tcp_bulk", "tcp": {"window_scaling": true,
+                           "send_buffer": 1_000_000, "receive_buffer": 1_000_000}}}],
+    })
+}
+
+#[test]
+fn tcp_sees_neither_loss_nor_reordering_when_mpdus_and_block_acks_are_lost() {
+    // With fading some A-MPDUs lose MPDUs (they go again; the AP holds what follows a gap)
+    // and some BlockAcks are lost (the station sends MPDUs the AP had, which it discards):
+    // the server gets every segment once, in order, so TCP sees no duplicate ACK.
+    let summary = common::run(&tcp_upload_with_fading(5.0, 4)).summary;
+    let wlan = &summary.wlans[0];
+    let (c, radio) = (&wlan.counters, wlan.radio.as_ref().expect("geometry"));
+    let flow = &summary.flows[0];
+    eprintln!("{c:?}\n{radio:?}\n{flow:?}");
+    assert!(
+        c.ampdu_failed_mpdus > 1000 && c.reordered_mpdus > 1000,
+        "{c:?}"
+    );
+    assert!(radio.duplicates > 50, "{radio:?}: BlockAcks lost");
+    assert_eq!((c.retry_drops, c.queue_drops), (0, 0));
+    assert_eq!((flow.duplicate_acks, flow.retransmissions), (0, 0));
+    assert!(flow.goodput_bps > 100e6, "{}", flow.goodput_bps);
+}
+
+#[test]
+fn every_datagram_is_delivered_once_or_counted_dropped() {
+    // Both ends send A-MPDUs of UDP at once (their A-MPDUs collide at times), with fading
+    // losing MPDUs and BlockAcks, the queues overflowing: what is sent is delivered once or
+    // dropped from a queue (retries enough that no MPDU reaches its limit).
+    for seed in 1..4 {
+        let mut scenario = station_at(
+            5.0,
+            9,
+            400_000_000,
+            json!({
+            "short_retry_limit": 255, "long_retry_limit": 255, "queue_packets": 100}),
+            3,
+        );
+        scenario["seed"] = json!(seed);
+        scenario["radio"] = json!({"fading": {"model": "rayleigh"}});
+        let mut down = scenario["flows"][0].clone();
+        down["name"] = json!("down");
+        down["src"] = json!(0);
+        down["dst"] = json!(1);
+        scenario["flows"].as_array_mut().unwrap().push(down);
+        for flow in scenario["flows"].as_array_mut().unwrap() {
+            flow["stop_ns"] = json!(S); // the queues drain by the end
+        }
+        scenario["measure_from_ns"] = json!(0);
+        let summary = common::run(&scenario).summary;
+        let wlan = &summary.wlans[0];
+        let (c, radio) = (&wlan.counters, wlan.radio.as_ref().expect("geometry"));
+        let sent: u64 = summary.flows.iter().map(|f| f.packets_sent).sum();
+        let delivered: u64 = summary.flows.iter().map(|f| f.bytes_delivered / 1472).sum();
+        eprintln!("seed {seed}: sent {sent} delivered {delivered} {c:?} {radio:?}");
+        assert!(c.collisions > 0 && radio.duplicates > 0 && c.queue_drops > 0);
+        assert_eq!(c.retry_drops, 0);
+        assert_eq!(sent, delivered + c.queue_drops, "seed {seed}");
+        assert_eq!(c.delivered_msdus, delivered);
+    }
+}
