@@ -27,7 +27,8 @@
 //! - **Reordering** (`wlan::block_ack::Reordering`): the recipient hands MPDUs up in
 //!   sequence order; an MPDU the originator gives up moves the recipient's window past it,
 //!   as a BlockAckReq would (its airtime is not modelled).
-//! - **Rate control** sees each A-MPDU as one frame: a success if its BlockAck came back.
+//! - **Rates**: the link's (a station's own MCS where it has one); rate control over MCSs is
+//!   refused when the run is built, and would see each A-MPDU as one frame.
 //!
 //! Not modelled here: BlockAckReq frames on the air, A-MSDU inside A-MPDU, several A-MPDUs in
 //! a TXOP, EDCA, an AP agent that plans access beside A-MPDU (refused when the run is built).
