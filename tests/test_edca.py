@@ -143,10 +143,27 @@ def test_bad_dscps_and_edca_with_geometry_are_one_line(tmp_path: Path):
     assert_one_line_error(airtcp("validate", str(path)), "flows[0].dscp", "unknown DSCP", "EF")
     path.write_text(path.read_text().replace('dscp = "XF"', "dscp = 64"))
     assert_one_line_error(airtcp("validate", str(path)), "flows[0].dscp", "63")
+    # A WLAN with geometry runs EDCA for one access category: its traffic's
     geometry = "channel = 6\n[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]"
+    path = classes(tmp_path, geometry)
     assert_one_line_error(
-        airtcp("validate", str(classes(tmp_path, geometry))), "wlan.edca", "edca = false"
+        airtcp("validate", str(path)),
+        "wlan.edca", "AC_BK ('background'), AC_BE ('best'), AC_VO ('voice')", "edca = false",
+    )  # fmt: skip
+    best_effort = path.read_text().replace('dscp = "EF"', "dscp = 0").replace("dscp = 8", "")
+    path.write_text(best_effort)
+    assert airtcp("validate", str(path)).returncode == 0
+    # AC_VI's TXOP limit would make bursts, which it does not run yet
+    path.write_text(best_effort.replace("dscp = 0", "dscp = 34").replace(
+        '\nname = "best"', '\nname = "best"\ndscp = 34').replace(
+        '\nname = "background"', '\nname = "background"\ndscp = 34'))  # fmt: skip
+    assert_one_line_error(
+        airtcp("validate", str(path)), "wlan.edca_params.vi.txop_limit", "AC_VI", "3008 µs"
     )
+    # and an agent cannot choose an AC there
+    agent = "\n[[agents]]\nnode = \"ap\"\ninterface = \"wlan\"\nkind = \"af\"\nac = \"vo\"\n"
+    path.write_text(best_effort + agent)
+    assert_one_line_error(airtcp("validate", str(path)), "agents[0].ac", "cannot choose")
 
 
 def test_bianchi_takes_aifs_for_the_qos_phys():

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 /// One station `x` metres from its AP sending UDP at `rate_bps` to it (1472-byte payloads:
 /// 1538-byte QoS data MPDUs) for `seconds` (measured from 2 s), 802.11ac 80 MHz at `mcs`;
-/// `wlan` adds to the WLAN. EDCA off: the shared channel runs the DCF.
+/// `wlan` adds to the WLAN. EDCA off: the radios run the DCF.
 fn station_at(x: f64, mcs: u32, rate_bps: u64, wlan: Value, seconds: u64) -> Value {
     let mut scenario = json!({
         "name": "radio-ampdu", "seed": 1, "duration_ns": seconds * S, "measure_from_ns": 2 * S,
@@ -49,6 +49,15 @@ fn a_station_near_its_ap_gets_the_exchange_computed_by_hand() {
     assert_eq!((lost, c.failed_attempts), (0.0, 0));
     let expected = 64.0 * 1472.0 * 8.0 / 2217.5e-6;
     let goodput = near.aggregate_goodput_bps;
+    assert!(
+        (goodput / expected - 1.0).abs() < 0.003,
+        "{goodput} vs {expected}"
+    );
+    // With EDCA (an MCS PHY's default) the traffic is best effort: AC_BE's AIFS, 43 µs, for
+    // DIFS: 2226.5 µs, 338.5 Mbit/s.
+    let edca = common::run(&station_at(5.0, 9, 780_000_000, json!({"edca": true}), 6)).summary;
+    let expected = 64.0 * 1472.0 * 8.0 / 2226.5e-6;
+    let goodput = edca.aggregate_goodput_bps;
     assert!(
         (goodput / expected - 1.0).abs() < 0.003,
         "{goodput} vs {expected}"

@@ -14,6 +14,10 @@
 //! from when the medium falls idle after it, so a busy medium after the error (another
 //! signal still on the air) counts towards it, with one EstimatedAckTxTime for every PPDU.
 //!
+//! With EDCA (`radio::config::RadioAccess`) the radio contends as the EDCAF of its WLAN's one
+//! access category: its AIFS instead of DIFS (§10.23.2.4: EIFS − DIFS + AIFS after an error)
+//! and that AC's CWmin and CWmax.
+//!
 //! At an AP whose agent plans its accesses, the backoff may be set to no slots by the plan,
 //! and the idle and busy periods are recorded for the agent (`planning::Perception`).
 
@@ -27,6 +31,10 @@ use crate::rng::Stream;
 
 #[derive(Debug)]
 pub struct Access {
+    /// The IFS after which it counts: DIFS, or its AC's AIFS with EDCA.
+    pub ifs_ns: u64,
+    pub cw_min: u32,
+    pub cw_max: u32,
     /// Backoff slots left; `None`: no backoff pending (a frame arriving to a medium idle for
     /// DIFS goes at once).
     pub backoff: Option<u32>,
@@ -52,10 +60,15 @@ pub struct Access {
 }
 
 impl Access {
-    pub fn new(cw: u32, rng: Stream) -> Self {
+    /// An access that counts after `ifs_ns` with a contention window from `cw_min` to
+    /// `cw_max`.
+    pub fn new((ifs_ns, cw_min, cw_max): (u64, u32, u32), rng: Stream) -> Self {
         Access {
+            ifs_ns,
+            cw_min,
+            cw_max,
             backoff: None,
-            cw,
+            cw: cw_min,
             idle_since: None,
             eifs_after: None,
             error_end: Instant::ZERO,
@@ -68,17 +81,20 @@ impl Access {
         }
     }
 
-    /// When the backoff starts counting in an idle period that began at `since`: DIFS
-    /// later, or EIFS after a reception error (§10.3.2.3.7); ns-3's EIFS runs from the end
-    /// of the frame received in error, DIFS after the medium falls idle at the earliest.
+    /// When the backoff starts counting in an idle period that began at `since`: DIFS (or
+    /// AIFS) later, or EIFS after a reception error (§10.3.2.3.7; with EDCA, EIFS − DIFS +
+    /// AIFS); ns-3's EIFS runs from the end of the frame received in error, DIFS (AIFS) after
+    /// the medium falls idle at the earliest.
     pub fn counting_from(&self, since: Instant, phy: &Phy) -> Instant {
         match self.eifs_after {
-            None => since + Duration::from_nanos(phy.difs_ns()),
+            None => since + Duration::from_nanos(self.ifs_ns),
             Some(rate) => match self.ns3_eifs_ack_ns {
-                None => since + Duration::from_nanos(phy.eifs_ns(rate)),
+                None => {
+                    since + Duration::from_nanos(phy.eifs_ns(rate) - phy.difs_ns() + self.ifs_ns)
+                }
                 Some(ack_ns) => {
                     let eifs_no_difs = Duration::from_nanos(phy.sifs_ns + ack_ns);
-                    since.max(self.error_end + eifs_no_difs) + Duration::from_nanos(phy.difs_ns())
+                    since.max(self.error_end + eifs_no_difs) + Duration::from_nanos(self.ifs_ns)
                 }
             },
         }
@@ -174,7 +190,7 @@ mod tests {
     fn backoff_counts_idle_slots_after_difs_and_freezes() {
         let phy = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
         let mut access = Access::new(
-            31,
+            (phy.difs_ns(), 31, 1023),
             stream(
                 1,
                 StreamId::Radio {
@@ -227,5 +243,36 @@ mod tests {
         let generation = access.generation;
         access.freeze(us(3000), &phy);
         assert_ne!(access.generation, generation, "the pending event is stale");
+    }
+
+    #[test]
+    fn with_edca_the_radio_counts_after_its_acs_aifs() {
+        // AC_BK's AIFSN 7 on 802.11b: AIFS = 10 + 7·20 = 150 µs where DIFS is 50 µs.
+        let phy = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
+        let aifs = phy.sifs_ns + 7 * phy.slot_ns;
+        let rng = stream(
+            1,
+            StreamId::Radio {
+                channel: 0,
+                radio: 0,
+            },
+        );
+        let mut access = Access::new((aifs, 31, 1023), rng);
+        access.backoff = Some(2);
+        access.idle_since = Some(us(100));
+        assert_eq!(
+            access.access_time(us(100), false, &phy),
+            Some(us(100 + 150 + 40))
+        );
+        // Busy 10 µs into AIFS's last slot's successor: nothing but the slots past AIFS count.
+        access.freeze(us(100 + 150 + 30), &phy);
+        assert_eq!(access.backoff, Some(1));
+        // After an error: EIFS - DIFS + AIFS (§10.23.2.4): 10 + 56 + 192 + 150 µs.
+        access.eifs_after = Some(11_000_000);
+        access.idle_since = Some(us(1000));
+        assert_eq!(
+            access.access_time(us(1000), true, &phy),
+            Some(us(1000 + 408 + 20))
+        );
     }
 }

@@ -323,7 +323,7 @@ impl SharedChannel {
         radio.short_retries = 0;
         radio.long_retries = 0;
         radio.station_retries = 0;
-        radio.access.cw = self.phy.cw_min;
+        radio.access.cw = radio.access.cw_min;
         if let Some(txop) = exchange.txop {
             if self.continue_txop(r, &exchange, txop, at, out) {
                 return;
@@ -404,9 +404,9 @@ impl SharedChannel {
             radio.short_retries = 0;
             radio.long_retries = 0;
             if self.dcf_ns3 {
-                ns3_failed_cw(radio, &self.phy, short_limit);
+                ns3_failed_cw(radio, short_limit);
             } else {
-                radio.access.cw = self.phy.cw_min;
+                radio.access.cw = radio.access.cw_min;
             }
             let outcome = data_attempted.then_some(false);
             self.report_rate(r, &exchange, now, outcome, true);
@@ -415,9 +415,9 @@ impl SharedChannel {
             counters.retries += u64::from(!aggregated);
             let radio = &mut self.radios[r as usize];
             if self.dcf_ns3 {
-                ns3_failed_cw(radio, &self.phy, short_limit);
+                ns3_failed_cw(radio, short_limit);
             } else {
-                radio.access.cw = (2 * radio.access.cw + 1).min(self.phy.cw_max);
+                radio.access.cw = (2 * radio.access.cw + 1).min(radio.access.cw_max);
             }
             let outcome = data_attempted.then_some(false);
             self.report_rate(r, &exchange, now, outcome, aggregated);
@@ -530,13 +530,14 @@ fn chain_limit(rates: &[(u32, RateChoice)], to: u32) -> Option<u32> {
 /// from the frame's and not reset when a frame is dropped, sets the CW to
 /// 2^count × (CWmin + 1) − 1 (at most CWmax) until it has reached `limit`; the failure after
 /// that puts the CW back to CWmin.
-fn ns3_failed_cw(radio: &mut Radio, phy: &Phy, limit: u32) {
+fn ns3_failed_cw(radio: &mut Radio, limit: u32) {
+    let access = &mut radio.access;
     if radio.station_retries < limit {
         radio.station_retries += 1;
-        let cw = (u64::from(phy.cw_min) + 1) << radio.station_retries.min(32);
-        radio.access.cw = (cw - 1).min(u64::from(phy.cw_max)) as u32;
+        let cw = (u64::from(access.cw_min) + 1) << radio.station_retries.min(32);
+        access.cw = (cw - 1).min(u64::from(access.cw_max)) as u32;
     } else {
         radio.station_retries = 0;
-        radio.access.cw = phy.cw_min;
+        access.cw = access.cw_min;
     }
 }

@@ -33,6 +33,9 @@
 //! - **Rates**: per WLAN, per station (`station_rates`: frames to and from it) or by a rate
 //!   control algorithm per destination (`airtcp_proto::wifi::rate_control`); control frames
 //!   at the highest basic rate not above the data frame's.
+//! - **A-MPDU** (`aggregation`): on the MCS PHYs, with each MPDU decoded at its own SINR and
+//!   BlockAcks that can be lost. **EDCA** (`access`): each radio contends as the EDCAF of
+//!   its traffic's one access category.
 //! - **Access planning** (`planning`): an AP's agent that plans its channel access (paper
 //!   000) gets the AP's ACK queue and its plan is carried out by the AP's radio, as the
 //!   central DCF does it (backoff 0, TXOPs, A-MSDUs); the agent hears the idle slots and busy
@@ -42,8 +45,9 @@
 //! there when the transmission ends, each at its own arrival times (sub-microsecond
 //! propagation delays shift no event); the NAV is not reset after an unanswered RTS;
 //! adjacent-channel leakage is not modelled (two channels never interact); the MSDU
-//! lifetime, queue sojourn limits and roaming need a WLAN without geometry, and an
-//! access-planning agent an AP whose node is in no other WLAN of its channel.
+//! lifetime, queue sojourn limits, mac80211's queues, EDCA for several access categories
+//! and roaming need a WLAN without geometry, and an access-planning agent an AP whose node
+//! is in no other WLAN of its channel and neither A-MPDU nor EDCA.
 
 mod access;
 mod aggregation;
@@ -62,6 +66,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use airtcp_proto::agent::{Agent, ApQueue};
+use airtcp_proto::wifi::edca::EdcaParams;
 use airtcp_proto::wifi::error_rate::Family;
 use airtcp_proto::wifi::propagation::{dbm_to_mw, mw_to_dbm, noise_dbm};
 use airtcp_proto::wifi::rate_control::{RateControl, RateInfo};
@@ -382,6 +387,9 @@ pub struct WlanSpec {
     pub rate_control: Option<String>,
     /// A-MPDU aggregation (an MCS PHY's WLAN only), if on.
     pub ampdu: Option<AmpduLimits>,
+    /// With EDCA, the parameters of the WLAN's one access category: the stations' and the
+    /// AP's (`access`).
+    pub edca: Option<(EdcaParams, EdcaParams)>,
 }
 
 impl SharedChannel {
@@ -401,6 +409,8 @@ impl SharedChannel {
         let mut motions = Vec::new();
         let mut interfaces = Vec::new();
         let mut parts = Vec::new();
+        // Per radio: it took an AP's EDCA parameters.
+        let mut edca_ap: Vec<bool> = Vec::new();
         for (w, spec) in wlans.into_iter().enumerate() {
             let first_interface = interfaces.len() as u32;
             for (mac, &node) in spec.nodes.iter().enumerate() {
@@ -422,7 +432,7 @@ impl SharedChannel {
                             antenna: Antenna::default(),
                             sending_until: None,
                             nav_until: Instant::ZERO,
-                            access: Access::new(phy.cw_min, rng),
+                            access: Access::new((phy.difs_ns(), phy.cw_min, phy.cw_max), rng),
                             exchange: None,
                             awaiting: None,
                             owed: None,
@@ -438,6 +448,22 @@ impl SharedChannel {
                     }
                 };
                 radios[index].interfaces.push(interfaces.len() as u32);
+                if let Some((station, ap)) = spec.edca {
+                    // A radio that is the AP of one WLAN and a station of another (a relay)
+                    // contends with the AP's parameters.
+                    let params = if mac == 0 { ap } else { station };
+                    if edca_ap.len() <= index {
+                        edca_ap.resize(index + 1, false);
+                    }
+                    if mac == 0 || !edca_ap[index] {
+                        let aifs = phy.sifs_ns + u64::from(params.aifsn) * phy.slot_ns;
+                        let access = &mut radios[index].access;
+                        (access.ifs_ns, access.cw_min, access.cw_max) =
+                            (aifs, params.cw_min, params.cw_max);
+                        access.cw = params.cw_min;
+                    }
+                    edca_ap[index] |= mac == 0;
+                }
                 interfaces.push(Interface {
                     wlan: w as u32,
                     mac: mac as u32,

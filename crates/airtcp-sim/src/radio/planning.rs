@@ -344,6 +344,7 @@ mod tests {
             mac_rates: vec![phy.data_rate_bps; 2],
             rate_control: None,
             ampdu: None,
+            edca: None,
         };
         let place = |node: usize| {
             let position = [5.0 * node as f64, 0.0, 0.0];

@@ -5,10 +5,11 @@
 //! of its channel only. Errors name the resolved field.
 
 use airtcp_proto::agent;
+use airtcp_proto::wifi::edca::AccessCategory;
 use airtcp_proto::wifi::mcs::Band;
 use airtcp_proto::wifi::propagation::channel_frequency_hz;
 use airtcp_proto::wifi::rate_control::RATE_CONTROLS;
-use airtcp_proto::wifi::Modulation;
+use airtcp_proto::wifi::{Modulation, Phy};
 
 use super::config::{FadingConfig, PropagationConfig};
 use super::motion::MotionConfig;
@@ -326,6 +327,68 @@ impl Scenario {
         ))
     }
 
+    /// The one access category of the scenario's traffic, which a WLAN with geometry and
+    /// EDCA contends in (`radio::access`): its flows' DSCPs' (AC_BE without flows); `None`
+    /// when they map to several.
+    pub(crate) fn geometry_ac(&self) -> Option<AccessCategory> {
+        let mut acs = self.flows.iter().map(|f| AccessCategory::of_dscp(f.dscp));
+        let first = acs.next().unwrap_or(AccessCategory::Be);
+        acs.all(|ac| ac == first).then_some(first)
+    }
+
+    /// EDCA on a WLAN with geometry runs one access category (`geometry_ac`), without TXOP
+    /// bursts.
+    fn validate_geometry_edca(
+        &self,
+        key: &str,
+        wlan: &WlanConfig,
+        phy: &Phy,
+    ) -> Result<(), ConfigError> {
+        let Some(ac) = self.geometry_ac() else {
+            let named: Vec<String> = AccessCategory::ALL
+                .iter()
+                .filter_map(|&ac| {
+                    let mut flows = self
+                        .flows
+                        .iter()
+                        .filter(|f| AccessCategory::of_dscp(f.dscp) == ac);
+                    let first = flows.next()?;
+                    let more = match flows.count() {
+                        0 => String::new(),
+                        n => format!(" and {n} more"),
+                    };
+                    let name = ac.name().to_uppercase();
+                    Some(format!("AC_{name} ('{}'{more})", first.name))
+                })
+                .collect();
+            return fail(
+                format!("{key}.edca"),
+                format!(
+                    "a WLAN with geometry runs EDCA for one access category, but the flows' \
+                     DSCPs map to {}; give them DSCPs of one AC or set edca = false",
+                    named.join(", ")
+                ),
+            );
+        };
+        let set = wlan.edca_set(phy);
+        for (field, params) in [("edca_params", &set.station), ("ap_edca_params", &set.ap)] {
+            let txop = params[ac as usize].txop_limit_ns;
+            if txop > 0 {
+                return fail(
+                    format!("{key}.{field}.{}.txop_limit_ns", ac.name()),
+                    format!(
+                        "the flows' AC_{} has a TXOP limit ({} µs), whose bursts a WLAN with \
+                         geometry does not run yet; set it to 0, give the flows another AC's \
+                         DSCP or set edca = false",
+                        ac.name().to_uppercase(),
+                        txop / 1000
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// The WLANs `group` share a channel with geometry.
     fn validate_shared(&self, group: &[usize], placed: &[bool]) -> Result<(), ConfigError> {
         let first = &self.wlans[group[0]];
@@ -374,19 +437,38 @@ impl Scenario {
                     "queueing",
                     "mac80211's queues (set queueing = \"fifo\")",
                 ),
-                (wlan.uses_edca(), "edca", "EDCA (set edca = false)"),
             ];
             for (set, field, what) in unsupported {
                 if set {
                     return fail(format!("{key}.{field}"), format!("a WLAN with geometry does not run {what} yet; remove it or the geometry"));
                 }
             }
+            if wlan.uses_edca() {
+                self.validate_geometry_edca(&key, wlan, &phy)?;
+            }
+            let in_wlan = |place: &Interface| matches!(place, Interface::Wlan { bss, .. } if *bss as usize == w);
+            let choosing = places
+                .iter()
+                .find(|(_, place, config)| in_wlan(place) && config.ac.is_some());
+            if let Some((agent_key, _, _)) = choosing {
+                return fail(
+                    format!("{agent_key}.ac"),
+                    "a WLAN with geometry runs EDCA for its traffic's one access category: an \
+                     agent there cannot choose another; remove ac",
+                );
+            }
             let at_ap = |place: &Interface| matches!(place, Interface::Wlan { bss, mac: 0 } if *bss as usize == w);
             for (agent_key, _, config) in places.iter().filter(|(_, place, _)| at_ap(place)) {
                 if !agent::plans_access(&config.kind) {
                     continue;
                 }
-                let refused = if wlan.ampdu_limits().is_some() {
+                let refused = if wlan.uses_edca() {
+                    Some(format!(
+                        "agent '{}' plans the AP's channel access, which a WLAN with geometry \
+                         does not do beside EDCA yet; set edca = false or remove the geometry",
+                        config.kind
+                    ))
+                } else if wlan.ampdu_limits().is_some() {
                     Some(format!(
                         "agent '{}' plans the AP's channel access, which a WLAN with geometry \
                          does not do beside A-MPDU yet; set ampdu = false or remove the \

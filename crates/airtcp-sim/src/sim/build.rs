@@ -484,6 +484,11 @@ fn build_shared(
                 }
             })
             .collect::<Result<_, _>>()?;
+        let edca = wlan.uses_edca().then(|| {
+            let ac = scenario.geometry_ac().expect("validated: one AC") as usize;
+            let set = wlan.edca_set(&phy);
+            (set.station[ac], set.ap[ac])
+        });
         specs.push(WlanSpec {
             bss: b as u32,
             params: mac_params(wlan),
@@ -492,6 +497,7 @@ fn build_shared(
             mac_rates,
             rate_control: wlan.rate_control.clone(),
             ampdu: wlan.ampdu_limits(),
+            edca,
         });
     }
     let radio = &scenario.radio;
