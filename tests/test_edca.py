@@ -161,7 +161,7 @@ def test_bad_dscps_and_edca_with_geometry_are_one_line(tmp_path: Path):
         airtcp("validate", str(path)), "wlan.edca_params.vi.txop_limit", "AC_VI", "3008 µs"
     )
     # and an agent cannot choose an AC there
-    agent = "\n[[agents]]\nnode = \"ap\"\ninterface = \"wlan\"\nkind = \"af\"\nac = \"vo\"\n"
+    agent = '\n[[agents]]\nnode = "ap"\ninterface = "wlan"\nkind = "af"\nac = "vo"\n'
     path.write_text(best_effort + agent)
     assert_one_line_error(airtcp("validate", str(path)), "agents[0].ac", "cannot choose")
 

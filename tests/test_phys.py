@@ -214,8 +214,9 @@ def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Pat
             ("agents[0].kind", "A-MSDU inside an A-MPDU", "ampdu = false"),
         ),
         (
-            'phy = "802.11ac"\n[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]',
-            ("wlan.ampdu", "geometry", "ampdu = false"),
+            'phy = "802.11ac"\nqueueing = "fq_codel"\n[positions]\nap = [0, 0]\ns1 = [5, 0]\n'
+            "s2 = [-5, 0]",
+            ("wlan.queueing", "geometry", 'queueing = "fifo"'),
         ),
     ],
 )

@@ -178,3 +178,78 @@ fn every_datagram_is_delivered_once_or_counted_dropped() {
         assert_eq!(c.delivered_msdus, delivered);
     }
 }
+
+/// Paper 000's upload on 802.11ac with geometry: `n` stations on a 5 m circle around the AP
+/// upload over TCP to servers behind it; `agent` at the AP's `wlan`.
+fn uploads_around_ap(n: usize, agent: Option<&str>, seconds: u64) -> Value {
+    let mut scenario = common::upload(n, None, 1, seconds);
+    let wlan = &mut scenario["wlans"][0];
+    wlan["phy"] = json!({"standard": "802.11ac", "mcs": 9, "channel_width_mhz": 80});
+    wlan["edca"] = json!(false);
+    wlan["queue_packets"] = json!(400);
+    let mut positions = vec![json!({"node": 0, "x": 0.0, "y": 0.0})];
+    positions.extend((0..n).map(|i| {
+        let angle = 2.0 * std::f64::consts::PI * i as f64 / n as f64;
+        json!({"node": 2 + i, "x": 5.0 * angle.cos(), "y": 5.0 * angle.sin()})
+    }));
+    scenario["positions"] = json!(positions);
+    scenario["measure_from_ns"] = json!(S);
+    for link in scenario["links"].as_array_mut().unwrap() {
+        for way in ["a_to_b", "b_to_a"] {
+            link[way]["rate_bps"] = json!(1_000_000_000u64);
+            link[way]["queue"] = json!({"packets": 1000});
+        }
+    }
+    for flow in scenario["flows"].as_array_mut().unwrap() {
+        flow["app"]["tcp"] = json!({"mss": 1024, "window_scaling": true,
+            "send_buffer": 4_000_000, "receive_buffer": 4_000_000});
+    }
+    if let Some(kind) = agent {
+        scenario["agents"] = json!([{"node": 0, "interface": "wlan", "agent": {"kind": kind}}]);
+    }
+    scenario
+}
+
+#[test]
+fn an_agent_removing_frames_beside_an_ampdu_on_the_air_leaves_its_mpdus_alone() {
+    // The AP's queue holds TCP ACKs for four stations; its A-MPDU to one carries some of
+    // them while the ACK filter removes older ACKs for the others from around them. The MPDUs
+    // on the air are the ones settled: none is sent twice to a recipient that had it.
+    let summary = common::run(&uploads_around_ap(4, Some("af"), 6)).summary;
+    let wlan = &summary.wlans[0];
+    let radio = wlan.radio.as_ref().expect("geometry");
+    eprintln!("{:?} {radio:?}", wlan.counters);
+    assert!(
+        summary
+            .agents
+            .iter()
+            .any(|a| a.counters.values().any(|&v| v > 100)),
+        "{:?}",
+        summary.agents
+    );
+    assert_eq!(radio.duplicates, 0);
+}
+
+#[test]
+fn mpdus_given_up_before_the_first_arrives_do_not_hold_the_later_ones() {
+    // The station starts 12 m from the AP, where the AP's MPDUs (a datagram every 50 ms)
+    // all fail, and with a retry limit of 1 are dropped; at 0.3 s it moves to 5 m, where none
+    // fails. Its buffer must start past the MPDUs given up before any arrived: otherwise it
+    // holds every later one behind them, with no later drop to move it on.
+    let mut scenario = station_at(12.0, 9, 240_000, json!({"short_retry_limit": 1}), 3);
+    let path = json!({"model": "path", "points": [{"at_ns": 300_000_000u64, "x": 12.0, "y": 0.0},
+                                                 {"at_ns": 301_000_000u64, "x": 5.0, "y": 0.0}]});
+    scenario["positions"][1]["motion"] = path;
+    let flow = &mut scenario["flows"][0];
+    (flow["src"], flow["dst"], flow["stop_ns"]) = (json!(0), json!(1), json!(2 * S));
+    scenario["measure_from_ns"] = json!(0);
+    let summary = common::run(&scenario).summary;
+    let (c, flow) = (&summary.wlans[0].counters, &summary.flows[0]);
+    let delivered = flow.bytes_delivered / 1472;
+    eprintln!(
+        "sent {}, delivered {delivered}, dropped {}",
+        flow.packets_sent, c.retry_drops
+    );
+    assert!(c.retry_drops >= 5, "{c:?}");
+    assert_eq!(delivered + c.retry_drops, flow.packets_sent);
+}

@@ -8,32 +8,39 @@
 //!   the frames of its queue addressed to its head frame's receiver, in queue order, within
 //!   the Block Ack window (64, 256 for 802.11ax), the longest A-MPDU and aPPDUMaxTime (or
 //!   `max_ampdu_duration`) at the rate its destination's rate choice gives for this attempt;
-//!   sequence numbers per originator and recipient are given when an MPDU is first sent. A
+//!   sequence numbers per originator and recipient are given when an MPDU is first put in an
+//!   A-MPDU (before its RTS, if one goes first). The MPDUs stay queued, flagged in flight,
+//!   until settled; an agent may remove other frames around them meanwhile. A
 //!   PSDU longer than the RTS threshold goes after RTS/CTS. A lone MPDU goes as such (an
 //!   S-MPDU in VHT and HE) and is answered by an ACK, an A-MPDU by a compressed BlockAck.
 //! - **Reception**: a radio locked on the PPDU decodes its PHY header (the preamble's fields
 //!   at 6 Mbit/s) and then each MPDU over the time its bytes take at the MCS, each with its
-//!   own SINR chunks and draw, as ns-3's `PhyEntity` checks each MPDU of an A-MPDU. The
+//!   own SINR chunks and draw, as ns-3's `PhyEntity` checks each MPDU of an A-MPDU: the
+//!   first from the data field's start (the SERVICE bits), each to the next subframe's
+//!   start (delimiter and padding included), the last to the PPDU's end. The
 //!   addressee receives the MPDUs that survive and answers SIFS later if any did; if none
 //!   did, the reception failed (EIFS). A radio it is not addressed to reads the first MPDU
 //!   only: its Duration field sets that radio's NAV (ns-3 reads every MPDU; reading one keeps
 //!   a third party's cost at one MPDU, and it differs only where the first MPDU fails and a
 //!   later one survives, when this radio waits EIFS instead).
-//! - **BlockAck**: the originator acts on its bitmap; MPDUs it acknowledges leave the queue,
-//!   the others count a failure (the long counter after a CTS, the short one otherwise) and
-//!   go again in a later A-MPDU, dropped at the limit. No BlockAck (a collision, every MPDU
-//!   lost, or the BlockAck itself lost): every MPDU counts a failure, and those the recipient
-//!   had received come again, which its buffer discards as duplicates (`RadioCounters`).
+//! - **BlockAck**: its bitmap is the recipient's scoreboard (§10.25.6.3): the MPDUs of the
+//!   A-MPDU that arrived now or before (handed up or held). The originator acts on it; MPDUs
+//!   it acknowledges leave the queue, the others count a failure (the long counter after a
+//!   CTS, the short one otherwise) and go again in a later A-MPDU, dropped at the limit. No
+//!   BlockAck (a collision, every MPDU lost, or the BlockAck itself lost): every MPDU counts a
+//!   failure, and those the recipient had come again: it discards them (`duplicates`) and
+//!   acknowledges them in its next BlockAck.
 //! - **Reordering** (`wlan::block_ack::Reordering`): the recipient hands MPDUs up in
 //!   sequence order; an MPDU the originator gives up moves the recipient's window past it,
-//!   as a BlockAckReq would (its airtime is not modelled).
+//!   as a BlockAckReq would (its airtime is not modelled), also before anything of the
+//!   agreement has arrived.
 //! - **Rates**: the link's (a station's own MCS where it has one); rate control over MCSs is
 //!   refused when the run is built, and would see each A-MPDU as one frame.
 //!
 //! Not modelled here: BlockAckReq frames on the air, A-MSDU inside A-MPDU, several A-MPDUs in
 //! a TXOP, EDCA, an AP agent that plans access beside A-MPDU (refused when the run is built).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use airtcp_proto::wifi::mcs::{block_ack_bytes, subframe_bytes, Format};
 
@@ -106,15 +113,39 @@ pub(super) struct BlockAcks {
     released: Vec<Packet>,
     /// Packets a window moved by a given-up MPDU released, handed to the run after the call.
     pub(super) given_up: Vec<(Instant, u32, u32, Packet)>,
-    /// While capturing: per responder radio, the BlockAck it sent last (start, bitmap).
+    /// While capturing: per recipient radio, the bitmap of the BlockAck it owed last (the
+    /// first MPDU's sequence number, and a bit per MPDU after it that it has).
     bitmaps: HashMap<u32, (u16, [u8; 32])>,
 }
 
-/// The A-MPDU an interface has on the air: its MPDUs' queue positions and its length.
+/// The A-MPDU an interface has on the air: its MPDUs, flagged `in_flight` in the queue (an
+/// agent may remove other frames from it meanwhile, so their positions are found again at
+/// each use: `locate`), how many they are, and the PSDU's length.
 #[derive(Debug, Default)]
 pub(super) struct InFlight {
     positions: Vec<usize>,
+    count: usize,
     bytes: u32,
+}
+
+impl InFlight {
+    /// Finds the positions of the MPDUs in flight in `frames` again.
+    fn locate(&mut self, frames: &VecDeque<Frame>) {
+        self.positions.clear();
+        for (position, frame) in frames.iter().enumerate() {
+            if frame.mpdu.in_flight {
+                self.positions.push(position);
+                if self.positions.len() == self.count {
+                    break;
+                }
+            }
+        }
+        debug_assert_eq!(
+            self.positions.len(),
+            self.count,
+            "agents keep MPDUs in flight"
+        );
+    }
 }
 
 impl SharedChannel {
@@ -157,6 +188,7 @@ impl SharedChannel {
         let next = number_mpdus(frames, &in_flight.positions, next);
         self.block_acks.next_sequence.insert(key, next);
         let count = in_flight.positions.len();
+        in_flight.count = count;
         in_flight.bytes = if count == 1 {
             part.phy.mac_overhead_bytes + frames[0].msdu_bytes()
         } else {
@@ -180,10 +212,11 @@ impl SharedChannel {
         let w = interface.wlan;
         let part = &mut self.wlans[w as usize];
         let frames = &mut interface.queues[ApQueue::Data as usize];
+        interface.in_flight.locate(frames);
         for &position in &interface.in_flight.positions {
             let frame = &mut frames[position];
             frame.mpdu.resent = frame.transmitted;
-            frame.mpdu.acked = false;
+            (frame.mpdu.acked, frame.mpdu.received) = (false, false);
             part.counters.retries += u64::from(frame.transmitted);
             frame.transmitted = true;
         }
@@ -241,17 +274,26 @@ impl SharedChannel {
         let (i, _, _) = self.carried_at(t);
         let interface = &mut self.interfaces[i as usize];
         let frames = &mut interface.queues[ApQueue::Data as usize];
+        let in_flight = &mut interface.in_flight;
+        in_flight.locate(frames);
         let addressed = q == t.to;
         let mut offset = 0u64;
         let mut any = false;
-        // The data field starts with the 16 SERVICE bits (§19.3.11.2, §21.3.10.2).
+        // As ns-3 cuts a PPDU (`PhyEntity::ScheduleEndOfMpdus`): the first MPDU from the data
+        // field's start (its 16 SERVICE bits, §19.3.11.2, §21.3.10.2), each to the next
+        // subframe's start (its delimiter and padding with it), the last to the PPDU's end
+        // (the tail and pad bits with it); a lone MPDU is the whole data field.
         let at = |bits: u64| (payload_at + bits * 1_000_000_000 / t.rate_bps).min(end);
-        for &position in &interface.in_flight.positions {
+        let last = in_flight.positions.len() - 1;
+        for (k, &position) in in_flight.positions.iter().enumerate() {
             let mpdu = overhead + frames[position].msdu_bytes();
-            let subframe = u64::from(subframe_bytes(format, mpdu, true));
-            let from = at(16 + 8 * offset);
-            let to = at(16 + 8 * (offset + subframe));
+            let from = if k == 0 {
+                payload_at
+            } else {
+                at(16 + 8 * offset)
+            };
             offset += u64::from(subframe_bytes(format, mpdu, false));
+            let to = if k == last { end } else { at(16 + 8 * offset) };
             let p = antenna.segment_probability(
                 frame,
                 (shape.family, shape.payload_rate_bps),
@@ -263,7 +305,8 @@ impl SharedChannel {
             if !addressed {
                 return arrived;
             }
-            frames[position].mpdu.acked = arrived;
+            let state = &mut frames[position].mpdu;
+            (state.acked, state.received) = (arrived, arrived);
             any |= arrived;
         }
         any
@@ -286,8 +329,8 @@ impl SharedChannel {
             .expect("aggregating")
             .limits
             .window;
-        let interface = &self.interfaces[i as usize];
-        let frames = &interface.queues[ApQueue::Data as usize];
+        let interface = &mut self.interfaces[i as usize];
+        let frames = &mut interface.queues[ApQueue::Data as usize];
         let positions = &interface.in_flight.positions;
         let first = frames[positions[0]];
         let to = first.to;
@@ -298,17 +341,19 @@ impl SharedChannel {
             .or_insert_with(|| Reordering::new(window));
         blocks.released.clear();
         for &position in positions {
-            let frame = &frames[position];
-            if !frame.mpdu.acked {
+            let frame = &mut frames[position];
+            let had = buffer.is_behind(frame.sequence) || buffer.holds(frame.sequence);
+            if had {
+                // Received before (its BlockAck lost): its recipient's scoreboard acknowledges
+                // it again, whether or not this copy arrived (§10.25.6.3).
+                frame.mpdu.acked = true;
+                part.radio_counters.duplicates += u64::from(frame.mpdu.received);
                 continue;
             }
-            if buffer.is_behind(frame.sequence) {
-                // received before, its BlockAck lost
-                part.radio_counters.duplicates += 1;
-                continue;
+            if frame.mpdu.received {
+                let held = buffer.receive(frame.sequence, frame.packet, &mut blocks.released);
+                part.counters.reordered_mpdus += u64::from(held);
             }
-            let held = buffer.receive(frame.sequence, frame.packet, &mut blocks.released);
-            part.counters.reordered_mpdus += u64::from(held);
         }
         for &packet in &blocks.released {
             out.deliveries.push((at, part.bss, to, packet));
@@ -358,6 +403,7 @@ impl SharedChannel {
         };
         let counters = &mut part.counters;
         let frames = &mut interface.queues[ApQueue::Data as usize];
+        interface.in_flight.locate(frames);
         let mut positions = std::mem::take(&mut interface.in_flight.positions);
         let to = frames[positions[0]].to;
         let (mut acked, mut dropped) = (0, false);
@@ -396,6 +442,7 @@ impl SharedChannel {
         interface.stats.delivered += acked as u64;
         positions.clear();
         interface.in_flight.positions = positions;
+        interface.in_flight.count = 0;
         if dropped {
             self.follow_window(i, to, at);
         }
@@ -405,12 +452,22 @@ impl SharedChannel {
     /// The recipient `to` of interface `i`'s MPDUs moves its window to the oldest MPDU `i`
     /// still holds for it (or the next it will number), handing up what it held before it
     /// (a BlockAckReq's effect).
+    /// A recipient that has received nothing yet gets its buffer here, so that its window
+    /// starts past what was given up.
     fn follow_window(&mut self, i: u32, to: u32, at: Instant) {
-        let blocks = &mut self.block_acks;
-        let Some(buffer) = blocks.buffers.get_mut(&(i, to)) else {
-            return;
-        };
         let interface = &self.interfaces[i as usize];
+        let part = &self.wlans[interface.wlan as usize];
+        let window = part
+            .aggregation
+            .as_ref()
+            .expect("aggregating")
+            .limits
+            .window;
+        let blocks = &mut self.block_acks;
+        let buffer = blocks
+            .buffers
+            .entry((i, to))
+            .or_insert_with(|| Reordering::new(window));
         let start = interface.queues[ApQueue::Data as usize]
             .iter()
             .find(|f| f.to == to && f.mpdu.numbered)
@@ -420,9 +477,8 @@ impl SharedChannel {
             );
         blocks.released.clear();
         buffer.move_window(start, &mut blocks.released);
-        let bss = self.wlans[interface.wlan as usize].bss;
         for &packet in &blocks.released {
-            blocks.given_up.push((at, bss, to, packet));
+            blocks.given_up.push((at, part.bss, to, packet));
         }
     }
 
@@ -437,15 +493,16 @@ impl SharedChannel {
     ) -> Vec<AirFrame> {
         let (i, _, _) = self.carried_at(t);
         let interface = &self.interfaces[i as usize];
-        let frames = &interface.queues[ApQueue::Data as usize];
-        let positions = &interface.in_flight.positions;
+        let count = interface.in_flight.count;
+        let mpdus = interface.queues[ApQueue::Data as usize]
+            .iter()
+            .filter(|frame| frame.mpdu.in_flight)
+            .take(count);
         let decoded = at_receiver.is_some_and(|(decoded, _)| decoded);
         let whole = self.air_frame(t, end, at_receiver);
-        positions
-            .iter()
+        mpdus
             .enumerate()
-            .map(|(k, &position)| {
-                let frame = &frames[position];
+            .map(|(k, frame)| {
                 let AirBody::Data {
                     transmitter, ap, ..
                 } = whole.body
@@ -453,15 +510,14 @@ impl SharedChannel {
                     unreachable!("a data frame's record")
                 };
                 AirFrame {
-                    bad_fcs: !(decoded && frame.mpdu.acked),
+                    bad_fcs: !(decoded && frame.mpdu.received),
                     body: AirBody::Data {
                         transmitter,
                         ap,
                         retry: frame.mpdu.resent,
                         sequence: frame.sequence,
                         msdus: vec![frame.packet],
-                        ampdu: (positions.len() > 1)
-                            .then_some((t.serial, k + 1 == positions.len())),
+                        ampdu: (count > 1).then_some((t.serial, k + 1 == count)),
                     },
                     ..whole.clone()
                 }

@@ -3,7 +3,9 @@
 //! addressee answers with ACK or CTS (a CTS only while its NAV is clear), the sender
 //! succeeds on the response or fails at its timeout, retrying on the short or long counter;
 //! control frames at the highest mandatory rate not above the data frame's (§10.6.6.5.2). A
-//! planning AP's exchange may carry an A-MSDU or continue a TXOP (`planning`).
+//! planning AP's exchange may carry an A-MSDU or continue a TXOP (`planning`); in an
+//! aggregating WLAN the data frame is an A-MPDU answered by a BlockAck, or a lone MPDU
+//! answered by an ACK (`aggregation`).
 
 use super::aggregation::{data_airtime_ns, response_bytes};
 use super::*;

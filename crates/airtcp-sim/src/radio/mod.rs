@@ -29,7 +29,8 @@
 //!   the responder's NAV is clear; AckTimeout/CTSTimeout from the frame's end
 //!   (`Phy::response_timeout_ns`), extended while a response is being received; retries on
 //!   the short and long counters, duplicate detection by sequence number at the receiver
-//!   (a lost ACK makes the sender retry a frame delivered already).
+//!   (a lost ACK makes the sender retry a frame delivered already); in an aggregating WLAN,
+//!   A-MPDU-BlockAck with the recipient's reordering buffer (`aggregation`).
 //! - **Rates**: per WLAN, per station (`station_rates`: frames to and from it) or by a rate
 //!   control algorithm per destination (`airtcp_proto::wifi::rate_control`); control frames
 //!   at the highest basic rate not above the data frame's.

@@ -158,9 +158,12 @@ pub(crate) struct MpduState {
     /// Its present sending is a retry (for captures).
     pub resent: bool,
     pub in_flight: bool,
-    /// Its recipient received it: what the BlockAck will tell (the originator acts on it
-    /// only once the BlockAck arrives).
+    /// Its recipient has it: what the BlockAck will tell (the originator acts on it only
+    /// once the BlockAck arrives).
     pub acked: bool,
+    /// On a channel with geometry: this sending of it reached its recipient (for captures;
+    /// `acked` may also say that an earlier one did).
+    pub received: bool,
     /// Failed attempts by retry counter (§10.23.2.2: a short and a long count per MSDU; a
     /// CTS resets the short one). A byte each, as the limits are (dot11ShortRetryLimit and
     /// dot11LongRetryLimit are 1..255, `limits::MAX_RETRY_LIMIT`): every queued frame
@@ -258,6 +261,12 @@ impl Reordering {
         modular_distance(self.expected, sequence) >= SEQUENCE_MODULO / 2
     }
 
+    /// Whether MPDU `sequence` is held, waiting for a gap before it to fill.
+    pub(crate) fn holds(&self, sequence: u16) -> bool {
+        let offset = usize::from(modular_distance(self.expected, sequence));
+        self.held.get(offset).is_some_and(Option::is_some)
+    }
+
     /// The originator gave up every MPDU before `start` (a BlockAckReq's starting sequence
     /// number): the window moves there, handing up what it held before it.
     pub(crate) fn move_window(&mut self, start: u16, out: &mut Vec<Packet>) {
@@ -312,7 +321,11 @@ mod tests {
         buffer.receive(2, packet(2), &mut out);
         buffer.receive(3, packet(3), &mut out);
         assert_eq!(uids(&out), [0]);
-        assert!(!buffer.is_behind(2), "held, not handed up");
+        assert!(
+            !buffer.is_behind(2) && buffer.holds(2),
+            "held, not handed up"
+        );
+        assert!(!buffer.holds(1) && !buffer.holds(9));
         buffer.receive(1, packet(1), &mut out);
         assert_eq!(uids(&out), [0, 1, 2, 3]);
         // a duplicate before the window is dropped
