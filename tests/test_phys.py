@@ -213,11 +213,6 @@ def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Pat
             'kind = "ack_aggregation"',
             ("agents[0].kind", "A-MSDU inside an A-MPDU", "ampdu = false"),
         ),
-        (
-            'phy = "802.11ac"\nqueueing = "fq_codel"\n[positions]\nap = [0, 0]\ns1 = [5, 0]\n'
-            "s2 = [-5, 0]",
-            ("wlan.queueing", "geometry", 'queueing = "fifo"'),
-        ),
     ],
 )
 def test_bad_phy_settings_are_one_line_naming_the_key(

@@ -50,6 +50,7 @@ use crate::wlan::block_ack::{
     longest_psdu, modular_distance, number_mpdus, select_mpdus, AmpduLimits, Forming, Reordering,
     RetryCounter,
 };
+use crate::wlan::dcf::Budget;
 
 /// How a WLAN of the channel aggregates: its limits and format, and the longest PSDU at each
 /// rate met so far (the airtime grows with length: found once by bisection).
@@ -61,16 +62,38 @@ pub(super) struct Aggregating {
 }
 
 impl Aggregating {
-    /// A WLAN's, if it aggregates: `limits` set and an MCS PHY.
-    pub(super) fn of(phy: &Phy, limits: Option<AmpduLimits>) -> Option<Aggregating> {
+    /// A WLAN's, if it aggregates: `limits` set and an MCS PHY; the longest PSDUs at its
+    /// links' `rates` found already.
+    pub(super) fn of(phy: &Phy, limits: Option<AmpduLimits>, rates: &[u64]) -> Option<Aggregating> {
         let Modulation::Mcs(setting) = phy.modulation else {
             return None;
         };
-        Some(Aggregating {
+        let mut aggregating = Aggregating {
             limits: limits?,
             format: setting.format,
             longest: Vec::new(),
-        })
+        };
+        for &rate in rates {
+            aggregating.max_psdu(phy, rate);
+        }
+        Some(aggregating)
+    }
+
+    pub(super) fn format(&self) -> Format {
+        self.format
+    }
+
+    /// What one transmission at `rate_bps`, a rate of its links, may carry (`wlan::dcf::txq`).
+    pub(super) fn budget(&self, rate_bps: u64) -> Budget {
+        let (_, psdu_bytes) = *self
+            .longest
+            .iter()
+            .find(|(rate, _)| *rate == rate_bps)
+            .expect("a link's rate");
+        Budget {
+            frames: usize::from(self.limits.window),
+            psdu_bytes,
+        }
     }
 
     fn max_psdu(&mut self, phy: &Phy, rate_bps: u64) -> u32 {

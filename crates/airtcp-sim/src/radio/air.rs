@@ -25,6 +25,9 @@ impl SharedChannel {
         let mpdus = data.map_or(0, |data| data.mpdus);
         let airtime = data_airtime_ns(phy, bytes, rate_bps, mpdus);
         let end = now + Duration::from_nanos(airtime);
+        if kind == Kind::Data {
+            self.charge_airtime(r, wlan, airtime);
+        }
         let serial = self.next_serial;
         self.next_serial = serial.wrapping_add(1);
         let tx = self.transmissions.insert(Transmission {

@@ -16,6 +16,7 @@ impl SharedChannel {
     /// says), or the RTS for it.
     pub(super) fn start_exchange(&mut self, r: u32, now: Instant, out: &mut RadioActions) {
         let i = self.head_interface(r).expect("a frame is queued");
+        self.refill(i, now); // at each channel access (`queueing`)
         let (queue, msdus, txop) = self.access_selection(i, now);
         let (exchange, bytes) = if self.aggregates(i) {
             self.open_ampdu_exchange(r, i, now)
@@ -320,6 +321,7 @@ impl SharedChannel {
             }
             counters.count_aggregate(exchange.msdus);
         }
+        self.refill(exchange.interface, at); // the transmission completed (`queueing`)
         self.report_rate(r, &exchange, at, Some(true), true);
         let radio = &mut self.radios[r as usize];
         radio.short_retries = 0;
@@ -424,6 +426,7 @@ impl SharedChannel {
             let outcome = data_attempted.then_some(false);
             self.report_rate(r, &exchange, now, outcome, aggregated);
         }
+        self.refill(exchange.interface, now); // the transmission completed (`queueing`)
         self.back_off(r, now);
         self.refresh(r, now, now);
     }

@@ -36,7 +36,8 @@
 //!   at the highest basic rate not above the data frame's.
 //! - **A-MPDU** (`aggregation`): on the MCS PHYs, with each MPDU decoded at its own SINR and
 //!   BlockAcks that can be lost. **EDCA** (`access`): each radio contends as the EDCAF of
-//!   its traffic's one access category.
+//!   its traffic's one access category. **mac80211's queues** (`queueing`): the central
+//!   DCF's, feeding each MAC's queue on the channel.
 //! - **Access planning** (`planning`): an AP's agent that plans its channel access (paper
 //!   000) gets the AP's ACK queue and its plan is carried out by the AP's radio, as the
 //!   central DCF does it (backoff 0, TXOPs, A-MSDUs); the agent hears the idle slots and busy
@@ -46,7 +47,7 @@
 //! there when the transmission ends, each at its own arrival times (sub-microsecond
 //! propagation delays shift no event); the NAV is not reset after an unanswered RTS;
 //! adjacent-channel leakage is not modelled (two channels never interact); the MSDU
-//! lifetime, queue sojourn limits, mac80211's queues, EDCA for several access categories
+//! lifetime, queue sojourn limits, EDCA for several access categories
 //! and roaming need a WLAN without geometry, and an access-planning agent an AP whose node
 //! is in no other WLAN of its channel and neither A-MPDU nor EDCA.
 
@@ -59,6 +60,7 @@ mod exchange;
 mod geometry;
 pub mod motion;
 mod planning;
+mod queueing;
 mod reception;
 pub mod series;
 pub mod validate;
@@ -84,7 +86,10 @@ use crate::packet::Packet;
 use crate::rng::{stream, Stream, StreamId};
 use crate::slab::Slab;
 use crate::wlan::ap_plan::queue_full;
-use crate::wlan::{AirBody, AirFrame, AmpduLimits, Frame, MacCounters, MacParams, MacQueue};
+use crate::wlan::dcf::Txqs;
+use crate::wlan::{
+    AirBody, AirFrame, AmpduLimits, Frame, MacCounters, MacParams, MacQueue, Queueing,
+};
 use access::Access;
 use aggregation::{Aggregating, BlockAcks, InFlight};
 use carrier::BackoffEnds;
@@ -189,6 +194,8 @@ struct Interface {
     planning: Option<Planning>,
     /// The A-MPDU it has on the air, in an aggregating WLAN.
     in_flight: InFlight,
+    /// mac80211's intermediate queues, if its WLAN keeps them (`queueing`).
+    txqs: Option<Txqs>,
     stats: StationStats,
     /// `stats` at the last sampling instant.
     sampled: StationStats,
@@ -391,6 +398,10 @@ pub struct WlanSpec {
     /// With EDCA, the parameters of the WLAN's one access category: the stations' and the
     /// AP's (`access`).
     pub edca: Option<(EdcaParams, EdcaParams)>,
+    /// The queues between the stack and the channel (`queueing`), and the key of their
+    /// flow hash.
+    pub queueing: Queueing,
+    pub flow_hash_key: u64,
 }
 
 impl SharedChannel {
@@ -474,18 +485,21 @@ impl SharedChannel {
                     agent: None,
                     planning: None,
                     in_flight: InFlight::default(),
+                    txqs: queueing::txqs_of(&spec),
                     stats: StationStats::default(),
                     sampled: StationStats::default(),
                 });
             }
             let stations = spec.nodes.len() - 1;
-            let aggregation = Aggregating::of(&spec.phy, spec.ampdu);
+            let aggregation = Aggregating::of(&spec.phy, spec.ampdu, &spec.mac_rates);
             parts.push(WlanPart {
                 bss: spec.bss,
                 counters: MacCounters {
                     contenders: vec![0; spec.nodes.len() + 1],
                     station_lifetime_drops: vec![0; stations],
                     station_queue_delay_drops: vec![0; stations],
+                    station_uplink_airtime_ns: vec![0; stations],
+                    station_downlink_airtime_ns: vec![0; stations],
                     ..MacCounters::default()
                 },
                 phy: spec.phy,
@@ -745,12 +759,21 @@ impl SharedChannel {
         let i = self.interface_of(bss, mac);
         let queue = self.classify(i, &packet);
         let interface = &mut self.interfaces[i as usize];
+        let r = interface.radio;
+        if interface.txqs.is_some() {
+            let radio = &mut self.radios[r as usize];
+            let sequence = radio.next_sequence;
+            radio.next_sequence = sequence.wrapping_add(1);
+            if self.enqueue_txq(i, Frame::new(packet, to, now, sequence), now) {
+                self.frame_waiting(r, now);
+            }
+            return;
+        }
         let part = &mut self.wlans[interface.wlan as usize];
         if queue_full(&interface.queues, &part.params, queue) {
             part.counters.queue_drops += 1;
             return;
         }
-        let r = interface.radio;
         let radio = &mut self.radios[r as usize];
         // One sequence-number space per transmitter (§10.3.2.14).
         let sequence = radio.next_sequence;
@@ -761,6 +784,11 @@ impl SharedChannel {
         if head_changed && interface.planning.is_some() && self.planned_arrival(i, now) {
             return;
         }
+        self.frame_waiting(r, now);
+    }
+
+    /// Radio `r` has a frame waiting to be sent: its access starts, unless it is under way.
+    fn frame_waiting(&mut self, r: u32, now: Instant) {
         let radio = &mut self.radios[r as usize];
         if radio.exchange.is_some() || radio.access.backoff.is_some() {
             return; // contending already, or a post-backoff will find it

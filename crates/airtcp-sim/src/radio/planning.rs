@@ -345,6 +345,8 @@ mod tests {
             rate_control: None,
             ampdu: None,
             edca: None,
+            queueing: crate::wlan::Queueing::Fifo,
+            flow_hash_key: 0,
         };
         let place = |node: usize| {
             let position = [5.0 * node as f64, 0.0, 0.0];

@@ -15,7 +15,6 @@ use super::config::{FadingConfig, PropagationConfig};
 use super::motion::MotionConfig;
 use crate::config::{ConfigError, PhyStandard, Scenario, WlanConfig};
 use crate::interface::Interface;
-use crate::wlan::Queueing;
 
 fn fail<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, ConfigError> {
     Err(ConfigError {
@@ -432,11 +431,6 @@ impl Scenario {
                 ),
                 (wlan.errors.loss > 0.0, "errors.loss", STAND_IN),
                 (wlan.errors.ber > 0.0, "errors.ber", STAND_IN),
-                (
-                    wlan.queueing != Queueing::Fifo,
-                    "queueing",
-                    "mac80211's queues (set queueing = \"fifo\")",
-                ),
             ];
             for (set, field, what) in unsupported {
                 if set {

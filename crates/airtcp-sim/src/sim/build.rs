@@ -498,6 +498,8 @@ fn build_shared(
             rate_control: wlan.rate_control.clone(),
             ampdu: wlan.ampdu_limits(),
             edca,
+            queueing: wlan.queueing,
+            flow_hash_key: stream(scenario.seed, StreamId::FlowHash { bss: b as u32 }).random(),
         });
     }
     let radio = &scenario.radio;

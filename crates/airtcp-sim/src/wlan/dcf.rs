@@ -63,6 +63,7 @@ pub use ampdu::AmpduLimits;
 pub use capture::{AirBody, AirFrame};
 pub use edca::EdcaSet;
 pub use txq::Queueing;
+pub(crate) use txq::{Budget, Sizing, Txqs};
 
 #[cfg(test)]
 use super::ap_plan::{a_msdu_bytes, QOS_CONTROL_BYTES};

@@ -1,6 +1,7 @@
 //! The intermediate queues of Linux's mac80211 between the stack and the MAC (net/mac80211/
 //! tx.c, `ieee80211_txq_*`; Høiland-Jørgensen et al., "Ending the Anomaly", USENIX ATC 2017),
-//! on each MAC of a BSS that sets `queueing` to `fq_codel` or `fq_codel_airtime`.
+//! on each MAC of a BSS that sets `queueing` to `fq_codel` or `fq_codel_airtime` (and, fed
+//! by the same `Txqs::refill`, of a WLAN with geometry: `radio::queueing`).
 //!
 //! - **Queues**: per receiver and AC (mac80211's per-station, per-TID queue; one TID an AC), a tin
 //!   of flow queues with CoDel (`airtcp_proto::aqm::fq`, mac80211's 4096 flows, 300-byte
@@ -39,6 +40,11 @@ use airtcp_proto::aqm::fq::{flow_hash, Fq, FqItem, FqParams};
 use airtcp_proto::wifi::mcs::subframe_bytes;
 use airtcp_proto::Instant;
 
+use std::collections::VecDeque;
+
+use airtcp_proto::wifi::mcs::Format;
+
+use super::ampdu::Aggregation;
 use super::{Bss, Frame};
 
 /// Which queues a MAC keeps between the stack and the channel.
@@ -89,7 +95,7 @@ impl FqItem for Frame {
 /// One EDCAF's intermediate queues (mac80211's per-AC scheduling): a tin per receiver and
 /// the scheduler of receivers.
 #[derive(Debug)]
-pub(super) struct EdcafTxqs {
+pub(crate) struct EdcafTxqs {
     fq: Fq<Frame>,
     /// Per receiver, a frame taken from its tin that did not fit the transmission it was
     /// taken for: it leads the next one (ath9k keeps such a frame in the TID's queue).
@@ -106,7 +112,7 @@ impl EdcafTxqs {
 
 /// The intermediate queues of every EDCAF of a BSS (of each MAC's DCF without EDCA).
 #[derive(Debug)]
-pub(super) struct Txqs {
+pub(crate) struct Txqs {
     edcafs: Vec<EdcafTxqs>,
     /// CoDel's parameters towards each MAC (by its data rate).
     codel: Vec<CodelParams>,
@@ -117,7 +123,7 @@ pub(super) struct Txqs {
 impl Txqs {
     /// Queues for `edcafs` EDCAFs of `rates_bps.len()` MACs, `rates_bps[i]` the data rate to
     /// and from MAC i.
-    pub(super) fn new(
+    pub(crate) fn new(
         queueing: Queueing,
         rates_bps: &[u64],
         hash_key: u64,
@@ -155,14 +161,14 @@ impl Txqs {
     }
 
     /// Frames waiting in `edcaf`'s intermediate queues.
-    pub(super) fn backlog(&self, edcaf: u32) -> usize {
+    pub(crate) fn backlog(&self, edcaf: u32) -> usize {
         let queues = &self.edcafs[edcaf as usize];
         let held = queues.held.iter().filter(|h| h.is_some()).count();
         queues.fq.backlog() as usize + held
     }
 
     /// Queues a frame of `edcaf` for its receiver; the frames dropped over the limit.
-    pub(super) fn enqueue(&mut self, edcaf: u32, frame: Frame) -> u64 {
+    pub(crate) fn enqueue(&mut self, edcaf: u32, frame: Frame) -> u64 {
         let hash = flow_hash(&frame.packet.repr, self.hash_key);
         let queues = &mut self.edcafs[edcaf as usize];
         let mut overlimit = 0;
@@ -182,20 +188,31 @@ impl Txqs {
         (receiving, sender_mac): (u32, u32),
         airtime_ns: u64,
     ) {
-        self.edcafs[sender as usize]
+        self.charge_station(sender, receiver, airtime_ns);
+        self.charge_station(receiving, sender_mac, airtime_ns);
+    }
+
+    /// Charges `airtime_ns` to `station` at the scheduler of `edcaf`.
+    pub(crate) fn charge_station(&mut self, edcaf: u32, station: u32, airtime_ns: u64) {
+        self.edcafs[edcaf as usize]
             .scheduler
-            .charge(receiver, airtime_ns);
-        self.edcafs[receiving as usize]
-            .scheduler
-            .charge(sender_mac, airtime_ns);
+            .charge(station, airtime_ns);
     }
 }
 
 /// How much one transmission may carry: frames and bytes of MPDU subframes.
 #[derive(Clone, Copy, Debug)]
-struct Budget {
-    frames: usize,
-    psdu_bytes: u32,
+pub(crate) struct Budget {
+    pub frames: usize,
+    pub psdu_bytes: u32,
+}
+
+impl Budget {
+    /// One frame a transmission, without aggregation.
+    pub(crate) const SINGLE: Budget = Budget {
+        frames: 1,
+        psdu_bytes: u32::MAX,
+    };
 }
 
 /// Transmissions the driver keeps in the MAC's FIFO: ath9k's hardware queue depth, two
@@ -203,41 +220,25 @@ struct Budget {
 const AGGREGATE_DEPTH: usize = 2;
 const SINGLE_FRAME_DEPTH: usize = 8;
 
-impl Bss {
-    /// One transmission's limits for `edcaf` to `to`, and the subframe bytes of a frame in
-    /// it.
-    fn budget(&self, edcaf: u32, to: u32) -> Budget {
-        match &self.ampdu {
-            Some(ampdu) => {
-                let mac = self.edcafs[edcaf as usize].mac;
-                let link = super::link_of(mac, to);
-                Budget {
-                    frames: usize::from(ampdu.limits.window),
-                    psdu_bytes: ampdu.max_psdu_for(link, self.txop_ns(edcaf)),
-                }
-            }
-            None => Budget {
-                frames: 1,
-                psdu_bytes: u32::MAX,
-            },
-        }
-    }
+/// How a MAC's driver sizes its transmissions: with A-MPDU, the format and MAC overhead of
+/// its subframes, and per receiver a transmission's budget.
+pub(crate) struct Sizing<'a> {
+    pub aggregation: Option<(Format, u32)>,
+    pub budget: &'a dyn Fn(u32) -> Budget,
+}
 
+impl Sizing<'_> {
     fn subframe_bytes(&self, frame: &Frame) -> u32 {
-        self.ampdu.as_ref().map_or(0, |ampdu| {
-            subframe_bytes(
-                ampdu.format,
-                self.phy.mac_overhead_bytes + frame.msdu_bytes(),
-                true,
-            )
+        self.aggregation.map_or(0, |(format, overhead)| {
+            subframe_bytes(format, overhead + frame.msdu_bytes(), true)
         })
     }
 
-    /// Transmissions' worth of frames in `edcaf`'s FIFO, by frame count and by bytes.
-    /// Each receiver's frames are transmissions of their own (an A-MPDU goes to one).
-    fn transmissions_queued(&self, edcaf: u32) -> usize {
+    /// Transmissions' worth of frames in `fifo`, by frame count and by bytes. Each
+    /// receiver's frames are transmissions of their own (an A-MPDU goes to one).
+    fn transmissions_queued(&self, fifo: &VecDeque<Frame>) -> usize {
         let mut receivers: Vec<(u32, usize, u64)> = Vec::new();
-        for frame in &self.edcafs[edcaf as usize].queues[0] {
+        for frame in fifo {
             let bytes = u64::from(self.subframe_bytes(frame));
             match receivers.iter_mut().find(|(to, _, _)| *to == frame.to) {
                 Some((_, frames, total)) => (*frames, *total) = (*frames + 1, *total + bytes),
@@ -247,70 +248,72 @@ impl Bss {
         receivers
             .iter()
             .map(|&(to, frames, bytes)| {
-                let budget = self.budget(edcaf, to);
+                let budget = (self.budget)(to);
                 let by_bytes = bytes.div_ceil(u64::from(budget.psdu_bytes)) as usize;
                 frames.div_ceil(budget.frames).max(by_bytes)
             })
             .sum()
     }
+}
 
-    /// Moves frames from `edcaf`'s intermediate queues into its FIFO at `now`, as the driver
-    /// does when a transmission completes and at a channel access (module doc): the
+impl Txqs {
+    /// Moves frames from `edcaf`'s intermediate queues into its `fifo` at `now`, as the
+    /// driver does when a transmission completes and at a channel access (module doc): the
     /// retries at the FIFO's head topped up from their receiver's tin, then a transmission's
     /// worth from each station the scheduler picks until the FIFO holds the driver's depth.
-    pub(super) fn refill(&mut self, now: Instant, edcaf: u32) {
-        if self
-            .txqs
-            .as_ref()
-            .is_none_or(|txqs| txqs.backlog(edcaf) == 0)
-        {
-            return;
+    /// The frames CoDel dropped.
+    pub(crate) fn refill(
+        &mut self,
+        now: Instant,
+        edcaf: u32,
+        fifo: &mut VecDeque<Frame>,
+        sizing: &Sizing,
+    ) -> u64 {
+        if self.backlog(edcaf) == 0 {
+            return 0;
         }
-        if let Some(head) = self.edcafs[edcaf as usize].queues[0].front() {
+        let mut dropped = 0;
+        if let Some(head) = fifo.front() {
             let to = head.to;
-            let budget = self.budget(edcaf, to);
-            if self.ampdu.is_some() && head.transmitted {
-                let fifo = &self.edcafs[edcaf as usize].queues[0];
+            let budget = (sizing.budget)(to);
+            if sizing.aggregation.is_some() && head.transmitted {
                 let queued = fifo.iter().filter(|f| f.to == to);
                 let (frames, bytes) =
-                    queued.fold((0, 0), |(n, b), f| (n + 1, b + self.subframe_bytes(f)));
+                    queued.fold((0, 0), |(n, b), f| (n + 1, b + sizing.subframe_bytes(f)));
                 if frames < budget.frames && bytes < budget.psdu_bytes {
-                    self.pull(now, edcaf, to, budget, (frames, bytes));
+                    dropped += self.pull(now, (edcaf, to), fifo, sizing, (budget, frames, bytes));
                 }
             }
         }
-        let depth = if self.ampdu.is_some() {
+        let depth = if sizing.aggregation.is_some() {
             AGGREGATE_DEPTH
         } else {
             SINGLE_FRAME_DEPTH
         };
-        while self.transmissions_queued(edcaf) < depth {
-            let txqs = self.txqs.as_mut().expect("intermediate queues");
-            let Some(to) = txqs.edcafs[edcaf as usize].scheduler.next_station() else {
+        while sizing.transmissions_queued(fifo) < depth {
+            let Some(to) = self.edcafs[edcaf as usize].scheduler.next_station() else {
                 break;
             };
-            let budget = self.budget(edcaf, to);
-            self.pull(now, edcaf, to, budget, (0, 0));
+            let budget = (sizing.budget)(to);
+            dropped += self.pull(now, (edcaf, to), fifo, sizing, (budget, 0, 0));
         }
-        if self.holds_nothing(edcaf) {
-            // CoDel dropped everything that was left
-            self.holding -= 1;
-        }
+        dropped
     }
 
-    /// Moves frames of `edcaf` for `to` from their tin into the FIFO until a transmission's
-    /// worth (`budget`), `already` (frames, bytes) being there; a frame that would not fit
-    /// is held for the next (`MacTxqs::held`). Tells the scheduler.
-    fn pull(&mut self, now: Instant, edcaf: u32, to: u32, budget: Budget, already: (usize, u32)) {
-        let (mut frames, mut bytes) = already;
+    /// Moves frames of `edcaf` for `to` from their tin into `fifo` until a transmission's
+    /// worth (`budget`), (frames, bytes) being there already; a frame that would not fit is
+    /// held for the next (`EdcafTxqs::held`). Tells the scheduler; the frames CoDel dropped.
+    fn pull(
+        &mut self,
+        now: Instant,
+        (edcaf, to): (u32, u32),
+        fifo: &mut VecDeque<Frame>,
+        sizing: &Sizing,
+        (budget, mut frames, mut bytes): (Budget, usize, u32),
+    ) -> u64 {
         let mut dropped = 0u64;
-        let aggregation = self
-            .ampdu
-            .as_ref()
-            .map(|ampdu| (ampdu.format, self.phy.mac_overhead_bytes));
-        let txqs = self.txqs.as_mut().expect("intermediate queues");
-        let queues = &mut txqs.edcafs[edcaf as usize];
-        let codel = &txqs.codel[to as usize];
+        let queues = &mut self.edcafs[edcaf as usize];
+        let codel = &self.codel[to as usize];
         while frames < budget.frames {
             let frame = match queues.held[to as usize].take() {
                 Some(frame) => frame,
@@ -319,20 +322,58 @@ impl Bss {
                     None => break,
                 },
             };
-            let length = aggregation.map_or(0, |(format, overhead)| {
-                subframe_bytes(format, overhead + frame.msdu_bytes(), true)
-            });
+            let length = sizing.subframe_bytes(&frame);
             if frames > 0 && bytes.saturating_add(length) > budget.psdu_bytes {
                 queues.held[to as usize] = Some(frame);
                 break;
             }
             frames += 1;
             bytes = bytes.saturating_add(length);
-            self.edcafs[edcaf as usize].queues[0].push_back(frame);
+            fifo.push_back(frame);
         }
         let backlogged = queues.waiting(to) > 0;
         queues.scheduler.served(to, backlogged);
-        self.counters.codel_drops += dropped;
+        dropped
+    }
+}
+
+/// One transmission's limits from the MAC `mac` to `to`, for an EDCAF of TXOP limit `txop_ns`.
+fn budget_of(ampdu: Option<&Aggregation>, mac: u32, to: u32, txop_ns: Option<u64>) -> Budget {
+    match ampdu {
+        Some(ampdu) => Budget {
+            frames: usize::from(ampdu.limits.window),
+            psdu_bytes: ampdu.max_psdu_for(super::link_of(mac, to), txop_ns),
+        },
+        None => Budget::SINGLE,
+    }
+}
+
+impl Bss {
+    /// `Txqs::refill` of `edcaf`'s FIFO.
+    pub(super) fn refill(&mut self, now: Instant, edcaf: u32) {
+        if self
+            .txqs
+            .as_ref()
+            .is_none_or(|txqs| txqs.backlog(edcaf) == 0)
+        {
+            return;
+        }
+        let mac = self.edcafs[edcaf as usize].mac;
+        let txop_ns = self.txop_ns(edcaf);
+        let overhead = self.phy.mac_overhead_bytes;
+        let ampdu = self.ampdu.as_ref();
+        let budget = |to: u32| budget_of(ampdu, mac, to, txop_ns);
+        let sizing = Sizing {
+            aggregation: ampdu.map(|ampdu| (ampdu.format, overhead)),
+            budget: &budget,
+        };
+        let txqs = self.txqs.as_mut().expect("intermediate queues");
+        let fifo = &mut self.edcafs[edcaf as usize].queues[0];
+        self.counters.codel_drops += txqs.refill(now, edcaf, fifo, &sizing);
+        if self.holds_nothing(edcaf) {
+            // CoDel dropped everything that was left
+            self.holding -= 1;
+        }
     }
 
     /// Whether `edcaf` holds no frame, in its FIFO or its intermediate queues.

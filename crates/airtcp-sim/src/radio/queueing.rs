@@ -1,0 +1,93 @@
+//! Linux mac80211's intermediate queues on a channel with geometry: each MAC of a WLAN that
+//! sets `queueing` to `fq_codel` or `fq_codel_airtime` keeps the per-receiver FQ-CoDel tins
+//! and the station scheduler of `wlan::dcf::txq` (whose module doc cites Linux), and its
+//! queue on the channel plays the driver's hardware queue, refilled as the central DCF
+//! refills it: when a frame arrives to an empty one, at each channel access and when a
+//! transmission completes (acknowledged or given up), a transmission's worth (an A-MPDU's,
+//! or one frame) from each receiver the scheduler picks, until it holds ath9k's depth.
+//!
+//! - **Airtime**: every data PPDU's airtime is charged to the station at the other end, at
+//!   the sender's scheduler and at the receiver's (the AP's, for an upload), collisions and
+//!   losses included, as on the central DCF; `station_uplink_airtime_ns` and
+//!   `station_downlink_airtime_ns` count it per station.
+//! - **With EDCA** (one access category on a channel with geometry) the tins are that AC's.
+
+use super::*;
+use crate::wlan::dcf::{Budget, Sizing, Txqs};
+
+impl SharedChannel {
+    /// Interface `i`'s driver moves frames from its intermediate queues into its queue on
+    /// the channel, if it has them.
+    pub(super) fn refill(&mut self, i: u32, now: Instant) {
+        let interface = &mut self.interfaces[i as usize];
+        let Some(txqs) = &mut interface.txqs else {
+            return;
+        };
+        let part = &mut self.wlans[interface.wlan as usize];
+        let mac = interface.mac;
+        let (rates, phy) = (&part.mac_rates, &part.phy);
+        let aggregation = part.aggregation.as_ref();
+        // Frames to and from a station go at its rate (the AP's MAC is 0).
+        let budget = |to: u32| match aggregation {
+            Some(aggregating) => {
+                let station = if mac == 0 { to } else { mac };
+                aggregating.budget(rates[station as usize])
+            }
+            None => Budget::SINGLE,
+        };
+        let sizing = Sizing {
+            aggregation: aggregation.map(|a| (a.format(), phy.mac_overhead_bytes)),
+            budget: &budget,
+        };
+        let fifo = &mut interface.queues[ApQueue::Data as usize];
+        part.counters.codel_drops += txqs.refill(now, 0, fifo, &sizing);
+    }
+
+    /// Puts a frame of interface `i` into its intermediate queues, those over their limit
+    /// dropped; whether it then has a frame on the channel's queue to contend for.
+    pub(super) fn enqueue_txq(&mut self, i: u32, frame: Frame, now: Instant) -> bool {
+        let interface = &mut self.interfaces[i as usize];
+        let txqs = interface.txqs.as_mut().expect("intermediate queues");
+        let part = &mut self.wlans[interface.wlan as usize];
+        part.counters.queue_drops += txqs.enqueue(0, frame);
+        if interface.queues[ApQueue::Data as usize].is_empty() {
+            self.refill(i, now);
+        }
+        !self.interfaces[i as usize].queues[ApQueue::Data as usize].is_empty()
+    }
+
+    /// Radio `r` put a data PPDU of `airtime_ns` on the air in its exchange, in WLAN `w`: its
+    /// airtime is the station's at the other end, at both ends' schedulers.
+    pub(super) fn charge_airtime(&mut self, r: u32, w: u32, airtime_ns: u64) {
+        let Some(exchange) = self.radios[r as usize].exchange else {
+            return;
+        };
+        let sender = &mut self.interfaces[exchange.interface as usize];
+        let mac = sender.mac;
+        let Some(to) = sender.queues[exchange.queue].front().map(|frame| frame.to) else {
+            return;
+        };
+        if let Some(txqs) = &mut sender.txqs {
+            txqs.charge_station(0, to, airtime_ns);
+        }
+        let part = &mut self.wlans[w as usize];
+        let counters = &mut part.counters;
+        if mac == 0 {
+            if let Some(station) = (to as usize).checked_sub(1) {
+                counters.station_downlink_airtime_ns[station] += airtime_ns;
+            }
+        } else {
+            counters.station_uplink_airtime_ns[mac as usize - 1] += airtime_ns;
+        }
+        let receiver = part.first_interface + to;
+        if let Some(txqs) = &mut self.interfaces[receiver as usize].txqs {
+            txqs.charge_station(0, mac, airtime_ns);
+        }
+    }
+}
+
+/// The intermediate queues of a MAC of WLAN `spec` on a channel with geometry, if it keeps
+/// them.
+pub(super) fn txqs_of(spec: &WlanSpec) -> Option<Txqs> {
+    Txqs::new(spec.queueing, &spec.mac_rates, spec.flow_hash_key, 1)
+}
