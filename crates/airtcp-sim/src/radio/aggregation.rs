@@ -107,6 +107,14 @@ impl Aggregating {
     }
 }
 
+impl WlanPart {
+    /// The Block Ack window of this aggregating WLAN.
+    pub(super) fn block_ack_window(&self) -> u16 {
+        let aggregating = self.aggregation.as_ref().expect("an aggregating WLAN");
+        aggregating.limits.window
+    }
+}
+
 /// The response to a data frame of `mpdus` MPDUs (0: not aggregated) in WLAN `part`: a
 /// BlockAck for an A-MPDU, an ACK otherwise.
 pub(super) fn response_bytes(part: &WlanPart, mpdus: u16) -> u32 {
@@ -254,17 +262,7 @@ impl SharedChannel {
         };
         let bytes = interface.in_flight.bytes;
         let duration = phy.sifs_ns + response_ns;
-        self.transmit(
-            r,
-            Kind::Data,
-            exchange.to,
-            w,
-            (bytes, exchange.rate_bps),
-            duration,
-            Some(header),
-            now,
-            out,
-        );
+        self.transmit_data(r, &exchange, (w, bytes), duration, header, now, out);
     }
 
     /// Whether radio `q`, locked on `frame`, the arrival of aggregated data frame `t`,
@@ -346,12 +344,7 @@ impl SharedChannel {
     ) -> Owed {
         let (i, _, _) = self.carried_at(t);
         let part = &mut self.wlans[t.wlan as usize];
-        let window = part
-            .aggregation
-            .as_ref()
-            .expect("aggregating")
-            .limits
-            .window;
+        let window = part.block_ack_window();
         let interface = &mut self.interfaces[i as usize];
         let frames = &mut interface.queues[ApQueue::Data as usize];
         let positions = &interface.in_flight.positions;
@@ -480,12 +473,7 @@ impl SharedChannel {
     fn follow_window(&mut self, i: u32, to: u32, at: Instant) {
         let interface = &self.interfaces[i as usize];
         let part = &self.wlans[interface.wlan as usize];
-        let window = part
-            .aggregation
-            .as_ref()
-            .expect("aggregating")
-            .limits
-            .window;
+        let window = part.block_ack_window();
         let blocks = &mut self.block_acks;
         let buffer = blocks
             .buffers

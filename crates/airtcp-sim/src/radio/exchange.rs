@@ -126,13 +126,31 @@ impl SharedChannel {
             retry,
             mpdus: 0,
         };
+        self.transmit_data(r, &exchange, (w, bytes), duration, header, now, out);
+    }
+
+    /// Puts radio `r`'s data frame of `exchange` on the air: `bytes` long in WLAN `w`, its
+    /// Duration and header.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn transmit_data(
+        &mut self,
+        r: u32,
+        exchange: &Exchange,
+        (w, bytes): (u32, u32),
+        duration_ns: u64,
+        header: DataHeader,
+        now: Instant,
+        out: &mut RadioActions,
+    ) {
+        let frame = (bytes, exchange.rate_bps);
+        let to = exchange.to;
         self.transmit(
             r,
             Kind::Data,
-            exchange.to,
+            to,
             w,
-            (bytes, exchange.rate_bps),
-            duration,
+            frame,
+            duration_ns,
             Some(header),
             now,
             out,

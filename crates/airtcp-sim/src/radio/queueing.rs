@@ -71,14 +71,7 @@ impl SharedChannel {
             txqs.charge_station(0, to, airtime_ns);
         }
         let part = &mut self.wlans[w as usize];
-        let counters = &mut part.counters;
-        if mac == 0 {
-            if let Some(station) = (to as usize).checked_sub(1) {
-                counters.station_downlink_airtime_ns[station] += airtime_ns;
-            }
-        } else {
-            counters.station_uplink_airtime_ns[mac as usize - 1] += airtime_ns;
-        }
+        part.counters.count_airtime(mac, to, airtime_ns);
         let receiver = part.first_interface + to;
         if let Some(txqs) = &mut self.interfaces[receiver as usize].txqs {
             txqs.charge_station(0, mac, airtime_ns);

@@ -115,6 +115,18 @@ impl MacCounters {
         self.ampdu_failed_mpdus += failed as u64;
     }
 
+    /// A data PPDU of `airtime_ns` from MAC `sender` to MAC `receiver` (0: the AP): the
+    /// station's at the other end of the AP's, the sender's own otherwise.
+    pub(crate) fn count_airtime(&mut self, sender: u32, receiver: u32, airtime_ns: u64) {
+        if sender == 0 {
+            if let Some(station) = (receiver as usize).checked_sub(1) {
+                self.station_downlink_airtime_ns[station] += airtime_ns;
+            }
+        } else {
+            self.station_uplink_airtime_ns[sender as usize - 1] += airtime_ns;
+        }
+    }
+
     /// A TXOP delivered `frames` frames in `busy_ns` (a burst if more than one).
     pub(crate) fn count_txop(&mut self, frames: usize, busy_ns: u64) {
         if frames > 1 {

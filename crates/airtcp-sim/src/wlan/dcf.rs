@@ -1196,14 +1196,7 @@ impl Bss {
     /// schedulers of the intermediate queues of the AC (`txq`).
     fn charge_airtime(&mut self, sender: u32, receiver: u32, airtime_ns: u64) {
         let Edcaf { mac, ac, .. } = self.edcafs[sender as usize];
-        let counters = &mut self.counters;
-        if mac == 0 {
-            if let Some(station) = (receiver as usize).checked_sub(1) {
-                counters.station_downlink_airtime_ns[station] += airtime_ns;
-            }
-        } else {
-            counters.station_uplink_airtime_ns[mac as usize - 1] += airtime_ns;
-        }
+        self.counters.count_airtime(mac, receiver, airtime_ns);
         if self.txqs.is_some() {
             let receiving = self.edcaf_of(receiver, ac);
             if let Some(txqs) = &mut self.txqs {
