@@ -32,10 +32,6 @@ def test_the_fifo_is_the_default_and_resolves_as_before(tmp_path: Path):
             'queueing = "fq_codel"\n[[agents]]\nnode = "ap"\ninterface = "wlan"\nkind = "af"',
             ("agents[0].interface", "mac80211", "fifo"),
         ),
-        (
-            'queueing = "fq_codel"\n[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]',
-            ("wlan.queueing", "geometry"),
-        ),
         ("short_retry_limit = 300", ("wlan.short_retry_limit", "255")),
     ],
 )
@@ -43,6 +39,23 @@ def test_bad_queueing_settings_are_one_line_naming_the_key(
     tmp_path: Path, wlan: str, fragments: tuple[str, ...]
 ):
     assert_one_line_error(airtcp("validate", str(scenario(tmp_path, wlan))), *fragments)
+
+
+def test_a_wlan_with_geometry_keeps_the_queues_and_counts_each_stations_airtime(
+    tmp_path: Path,
+):
+    # two stations 5 m from the AP, sending to it: each MAC's tins feed its queue on the
+    # channel (crates/airtcp-sim/tests/radio_queueing.rs checks the shares by hand)
+    wlan = 'phy = "802.11ac"\nqueueing = "fq_codel_airtime"'
+    path = scenario(tmp_path, wlan)
+    positions = "[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]\n\n[[flows]]"
+    path.write_text(path.read_text().replace("[[flows]]", positions, 1))
+    summary = api.run(path).summary
+    wlan = summary["wlans"][0]
+    assert wlan["radio"] is not None, "geometry"
+    uplink = wlan["station_uplink_airtime_ns"]
+    assert len(uplink) == 2 and min(uplink) > 0.45 * sum(uplink)
+    assert summary["aggregate_goodput_bps"] > 300e6
 
 
 def run_ac_bss(queueing: str, **overrides) -> dict:
