@@ -53,7 +53,7 @@ use crate::wlan::block_ack::{
 use crate::wlan::dcf::Budget;
 
 /// How a WLAN of the channel aggregates: its limits and format, and the longest PSDU at each
-/// rate met so far (the airtime grows with length: found once by bisection).
+/// rate of its links (the airtime grows with length: found once, by bisection, when built).
 #[derive(Debug)]
 pub(super) struct Aggregating {
     limits: AmpduLimits,
@@ -68,15 +68,19 @@ impl Aggregating {
         let Modulation::Mcs(setting) = phy.modulation else {
             return None;
         };
-        let mut aggregating = Aggregating {
-            limits: limits?,
-            format: setting.format,
-            longest: Vec::new(),
-        };
+        let limits = limits?;
+        let mut longest: Vec<(u64, u32)> = Vec::new();
         for &rate in rates {
-            aggregating.max_psdu(phy, rate);
+            if !longest.iter().any(|&(known, _)| known == rate) {
+                let bytes = longest_psdu(phy, rate, limits.max_bytes, limits.max_ppdu_ns);
+                longest.push((rate, bytes));
+            }
         }
-        Some(aggregating)
+        Some(Aggregating {
+            limits,
+            format: setting.format,
+            longest,
+        })
     }
 
     pub(super) fn format(&self) -> Format {
@@ -85,25 +89,17 @@ impl Aggregating {
 
     /// What one transmission at `rate_bps`, a rate of its links, may carry (`wlan::dcf::txq`).
     pub(super) fn budget(&self, rate_bps: u64) -> Budget {
-        let (_, psdu_bytes) = *self
-            .longest
-            .iter()
-            .find(|(rate, _)| *rate == rate_bps)
-            .expect("a link's rate");
         Budget {
             frames: usize::from(self.limits.window),
-            psdu_bytes,
+            psdu_bytes: self.max_psdu(rate_bps),
         }
     }
 
-    fn max_psdu(&mut self, phy: &Phy, rate_bps: u64) -> u32 {
-        if let Some(&(_, bytes)) = self.longest.iter().find(|(rate, _)| *rate == rate_bps) {
-            return bytes;
-        }
-        let limits = self.limits;
-        let bytes = longest_psdu(phy, rate_bps, limits.max_bytes, limits.max_ppdu_ns);
-        self.longest.push((rate_bps, bytes));
-        bytes
+    /// The longest PSDU at `rate_bps`, a rate of its links (rate control over MCSs is
+    /// refused, so no other is met).
+    fn max_psdu(&self, rate_bps: u64) -> u32 {
+        let found = self.longest.iter().find(|(rate, _)| *rate == rate_bps);
+        found.expect("a rate of its links").1
     }
 }
 
@@ -192,7 +188,7 @@ impl SharedChannel {
         let (mut exchange, _) = self.open_exchange(r, i, (ApQueue::Data as usize, 1), now);
         let interface = &mut self.interfaces[i as usize];
         let part = &mut self.wlans[interface.wlan as usize];
-        let aggregating = part.aggregation.as_mut().expect("an aggregating WLAN");
+        let aggregating = part.aggregation.as_ref().expect("an aggregating WLAN");
         let frames = &mut interface.queues[ApQueue::Data as usize];
         let to = frames[0].to;
         let key = (i, to);
@@ -212,7 +208,7 @@ impl SharedChannel {
             format: aggregating.format,
             mac_overhead_bytes: part.phy.mac_overhead_bytes,
             window: aggregating.limits.window,
-            max_psdu: aggregating.max_psdu(&part.phy, exchange.rate_bps),
+            max_psdu: aggregating.max_psdu(exchange.rate_bps),
         };
         let in_flight = &mut interface.in_flight;
         let psdu = select_mpdus(frames, to, (start, next), forming, &mut in_flight.positions);
