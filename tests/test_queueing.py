@@ -33,6 +33,24 @@ def test_the_fifo_is_the_default_and_resolves_as_before(tmp_path: Path):
             ("agents[0].interface", "mac80211", "fifo"),
         ),
         ("short_retry_limit = 300", ("wlan.short_retry_limit", "255")),
+        ('driver_queue = "firmware"', ("wlan.driver_queue", "fifo", "fq_codel")),
+        ('driver_queue = "deep"', ("wlan.driver_queue", "firmware_aql")),
+        (
+            'queueing = "fq_codel"\nfirmware_queue = 512',
+            ("wlan.firmware_queue", 'driver_queue = "firmware"'),
+        ),
+        (
+            'queueing = "fq_codel"\ndriver_queue = "firmware"\nfirmware_queue = 100000',
+            ("wlan.firmware_queue", "65536"),
+        ),
+        (
+            'queueing = "fq_codel"\ndriver_queue = "firmware"\naql_limit_high = "6ms"',
+            ("wlan.aql_limit_high", "firmware_aql"),
+        ),
+        (
+            'queueing = "fq_codel"\ndriver_queue = "firmware_aql"\naql_limit_low = "20ms"',
+            ("wlan.aql_limit_low", "20000 us", "12000 us"),
+        ),
     ],
 )
 def test_bad_queueing_settings_are_one_line_naming_the_key(
@@ -68,6 +86,16 @@ def test_effective_settings_state_the_queueing():
     resolved = api.prepare(SCENARIOS / "ac-bss.toml", overrides={"wlan.queueing": "fq_codel"})
     wlan = json.loads(_core.effective_settings(json.dumps(resolved)))["wlans"][0]
     assert wlan["queueing"] == "fq_codel"
+    assert wlan["driver_queue"] == "ath9k" and "firmware_queue_frames" not in wlan
+    sets = {"wlan.queueing": "fq_codel", "wlan.driver_queue": "firmware_aql"}
+    resolved = api.prepare(
+        SCENARIOS / "ac-bss.toml", overrides=sets | {"wlan.aql_limit_high": "6ms"}
+    )
+    wlan = json.loads(_core.effective_settings(json.dumps(resolved)))["wlans"][0]
+    assert wlan["firmware_queue_frames"] == 1424
+    assert (wlan["aql_limit_low_ns"], wlan["aql_limit_high_ns"]) == (5_000_000, 6_000_000)
+    assert wlan["aql_threshold_ns"] == 24_000_000
+    assert _core.wlan_driver_queues() == ["ath9k", "firmware", "firmware_aql"]
 
 
 def test_codel_drops_only_with_mac80211_queues_and_airtime_is_counted_per_station():
@@ -147,3 +175,25 @@ def test_run_lists_each_stations_airtime_or_with_many_their_spread():
     many = airtime_line(40)
     assert "(down and up, 40 stations): least " in many and "median" in many
     assert len(many) < 120
+
+
+def test_a_firmware_queue_adds_latency_under_load_and_aql_takes_most_of_it_back(tmp_path: Path):
+    # the downloads of `ac-bss` and its ping, above ath9k's queue, a firmware queue of 1424
+    # frames, and the same with AQL (crates/airtcp-sim/tests/aql.rs checks the bounds by hand)
+    def median_rtt_ms(driver_queue: str) -> float:
+        sets = {"wlan.queueing": "fq_codel", "wlan.driver_queue": driver_queue}
+        sets |= {"simulation.duration": "6s"}
+        summary = api.run(downloads_only(tmp_path), overrides=sets).summary
+        probes = next(f for f in summary["flows"] if f["name"] == "ping")["probes"]
+        rtts = sorted(
+            back - sent
+            for sent, back in zip(probes["sent_ns"], probes["returned_ns"], strict=True)
+            if back is not None
+        )
+        return rtts[len(rtts) // 2] / 1e6
+
+    # the firmware's 1424 frames add about 45 ms; with AQL the four stations stop near 6 ms
+    # of estimated airtime each, where together they pass the interface's 24 ms threshold,
+    # and the ping waits behind about 20 ms
+    ath9k, firmware, aql = (median_rtt_ms(q) for q in ("ath9k", "firmware", "firmware_aql"))
+    assert firmware - ath9k > 40 and aql - ath9k < 0.5 * (firmware - ath9k), (ath9k, firmware, aql)

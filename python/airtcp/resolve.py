@@ -20,6 +20,7 @@ from . import _core
 from .geometry import positions_json, radio_json, user_radio_key
 from .overrides import Overrides
 from .scenario import (
+    WLAN_DRIVER_QUEUES,
     WLAN_QUEUEINGS,
     Agent,
     Direction,
@@ -38,6 +39,7 @@ _TCP_DURATIONS = ("initial_rto", "min_rto", "max_rto", "delayed_ack_timeout", "t
 # Resolved leaf names that differ from the user's, after unit suffixes are dropped.
 _RENAMES = {
     "max_ampdu_bytes": "max_ampdu",
+    "firmware_queue_frames": "firmware_queue",
     "queue_packets": "queue",
     "ack_queue_packets": "ack_queue",
     "payload_bytes": "payload",
@@ -393,6 +395,14 @@ def _wlan_json(w: Wlan, index: dict[str, int], key: str, origins: Origins) -> di
             optional[name] = value
     if w.queueing != WLAN_QUEUEINGS[0]:
         optional["queueing"] = w.queueing
+    if w.driver_queue != WLAN_DRIVER_QUEUES[0]:
+        optional["driver_queue"] = w.driver_queue
+    for name, value in (("firmware_queue_frames", w.firmware_queue),
+                        ("aql_limit_low_ns", w.aql_limit_low),
+                        ("aql_limit_high_ns", w.aql_limit_high),
+                        ("aql_threshold_ns", w.aql_threshold)):  # fmt: skip
+        if value is not None:
+            optional[name] = value
     if w.edca is not None:
         optional["edca"] = w.edca
     for name in ("edca_params", "ap_edca_params"):

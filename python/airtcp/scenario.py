@@ -318,6 +318,9 @@ WlanPhy = Literal[tuple(_WLAN_PHYS)]  # type: ignore[valid-type]
 
 WLAN_QUEUEINGS: tuple[str, ...] = tuple(_core.wlan_queueings())
 WlanQueueing = Literal[WLAN_QUEUEINGS]  # type: ignore[valid-type]
+WLAN_DRIVER_QUEUES: tuple[str, ...] = tuple(_core.wlan_driver_queues())
+WlanDriverQueue = Literal[WLAN_DRIVER_QUEUES]  # type: ignore[valid-type]
+FirmwareQueueFrames = Annotated[int, Field(gt=0, le=LIMITS["max_firmware_queue_frames"])]
 
 
 def uses_mcs(phy: str) -> bool:
@@ -395,6 +398,13 @@ class Wlan(McsSettings):
     max_ampdu_duration: PositiveDuration | None = None
     # The queues between the stack and each MAC: a FIFO, or Linux mac80211's (docs/scenarios.md)
     queueing: WlanQueueing = WLAN_QUEUEINGS[0]
+    # The driver's queue below mac80211's: ath9k's (the default), or a firmware queue of
+    # `firmware_queue` frames, with or without airtime queue limits (docs/scenarios.md).
+    driver_queue: WlanDriverQueue = WLAN_DRIVER_QUEUES[0]
+    firmware_queue: FirmwareQueueFrames | None = None
+    aql_limit_low: PositiveDuration | None = None
+    aql_limit_high: PositiveDuration | None = None
+    aql_threshold: PositiveDuration | None = None
     # EDCA's four access categories (None: on for 802.11n, ac and ax, the simulator's
     # default); the stations' parameters (what the AP announces) and the AP's own, per AC,
     # where they differ from the standard's.

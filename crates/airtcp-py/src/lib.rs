@@ -131,6 +131,12 @@ fn wlan_queueings() -> Vec<&'static str> {
     airtcp_sim::wlan::Queueing::NAMES.to_vec()
 }
 
+/// The driver queues a WLAN can name (`airtcp_sim::wlan::DriverQueue`), the default first.
+#[pyfunction]
+fn wlan_driver_queues() -> Vec<&'static str> {
+    airtcp_sim::wlan::DriverQueue::NAMES.to_vec()
+}
+
 /// The access categories of EDCA (`airtcp_proto::wifi::edca`), lowest priority first.
 #[pyfunction]
 fn access_categories() -> Vec<&'static str> {
@@ -182,6 +188,10 @@ fn limits(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     out.set_item("max_nodes", bounds::MAX_NODES)?;
     out.set_item("max_stations", bounds::MAX_STATIONS)?;
     out.set_item("max_retry_limit", bounds::MAX_RETRY_LIMIT)?;
+    out.set_item(
+        "max_firmware_queue_frames",
+        bounds::MAX_FIRMWARE_QUEUE_FRAMES,
+    )?;
     out.set_item("max_series_samples", bounds::MAX_SERIES_SAMPLES)?;
     out.set_item("series_sample_bytes", bounds::SERIES_SAMPLE_BYTES)?;
     out.set_item("min_sample_interval_ns", bounds::MIN_SAMPLE_INTERVAL_NS)?;
@@ -470,6 +480,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tcp_records, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;
     m.add_function(wrap_pyfunction!(wlan_queueings, m)?)?;
+    m.add_function(wrap_pyfunction!(wlan_driver_queues, m)?)?;
     m.add_function(wrap_pyfunction!(access_categories, m)?)?;
     m.add_function(wrap_pyfunction!(dscp_names, m)?)?;
     m.add_class::<emu::Emulation>()?;

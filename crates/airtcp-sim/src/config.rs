@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
+use airtcp_proto::aqm::aql::AqlLimits;
 use airtcp_proto::tcp::cc::CongestionParams;
 use airtcp_proto::tcp::{RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow};
 use airtcp_proto::wifi::edca::{AccessCategory, EdcaParams};
@@ -18,7 +19,7 @@ use crate::error_model::ErrorModel;
 pub use crate::mobility::MobileConfig;
 use crate::queue::QueueLimit;
 pub use crate::radio::{NodePosition, RadioConfig};
-use crate::wlan::{AmpduLimits, EdcaSet, Queueing};
+use crate::wlan::{AmpduLimits, Driver, DriverQueue, EdcaSet, Queueing};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -414,6 +415,20 @@ pub struct WlanConfig {
     /// The queues between the stack and each MAC (`wlan::dcf::txq`).
     #[serde(default)]
     pub queueing: Queueing,
+    /// The driver's queue below mac80211's (`wlan::dcf::txq::firmware`): ath9k's, or a
+    /// firmware queue, with or without airtime queue limits.
+    #[serde(default)]
+    pub driver_queue: DriverQueue,
+    /// The firmware queue's depth in frames; `None`: 1424 (ath10k's).
+    #[serde(default)]
+    pub firmware_queue_frames: Option<u32>,
+    /// AQL's limits; `None`: Linux's 5 ms, 12 ms and 24 ms (`airtcp_proto::aqm::aql`).
+    #[serde(default)]
+    pub aql_limit_low_ns: Option<u64>,
+    #[serde(default)]
+    pub aql_limit_high_ns: Option<u64>,
+    #[serde(default)]
+    pub aql_threshold_ns: Option<u64>,
     /// EDCA's four access categories (`wlan::dcf::edca`); `None`: on for the MCS PHYs
     /// (802.11n, ac and ax stations are QoS stations), off for the rest.
     #[serde(default)]
@@ -533,6 +548,22 @@ impl WlanConfig {
             max_bytes: self.max_ampdu_bytes.unwrap_or(own.max_bytes),
             max_ppdu_ns: self.max_ampdu_duration_ns.unwrap_or(own.max_ppdu_ns),
         })
+    }
+
+    /// How each MAC's driver takes frames from mac80211's queues (`queueing`).
+    pub fn driver(&self) -> Driver {
+        let linux = AqlLimits::LINUX;
+        Driver {
+            queue: self.driver_queue,
+            firmware_frames: self
+                .firmware_queue_frames
+                .unwrap_or(Driver::FIRMWARE_FRAMES),
+            aql: AqlLimits {
+                low_ns: self.aql_limit_low_ns.unwrap_or(linux.low_ns),
+                high_ns: self.aql_limit_high_ns.unwrap_or(linux.high_ns),
+                threshold_ns: self.aql_threshold_ns.unwrap_or(linux.threshold_ns),
+            },
+        }
     }
 
     pub fn build_phy(&self, key: &str) -> Result<Phy, ConfigError> {

@@ -13,6 +13,7 @@ use crate::config::{
 };
 use crate::mobility::{CellPath, MobileConfig};
 use crate::radio::validate::ChannelPlan;
+use crate::wlan::DriverQueue;
 
 /// The effective settings of a validated scenario, as JSON.
 pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
@@ -42,7 +43,19 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
             "queue_max_delay_ns": wlan.queue_max_delay_ns,
             "agent": wlan.agent.as_ref().map(|agent| agent.kind.clone()),
             "queueing": wlan.queueing.name(),
+            "driver_queue": wlan.driver_queue.name(),
         }));
+        if wlan.driver_queue != DriverQueue::Ath9k {
+            // the firmware's depth and, with AQL, its limits as the run used them
+            let driver = wlan.driver();
+            let entry = wlans.last_mut().expect("just pushed");
+            entry["firmware_queue_frames"] = json!(driver.firmware_frames);
+            if wlan.driver_queue == DriverQueue::FirmwareAql {
+                entry["aql_limit_low_ns"] = json!(driver.aql.low_ns);
+                entry["aql_limit_high_ns"] = json!(driver.aql.high_ns);
+                entry["aql_threshold_ns"] = json!(driver.aql.threshold_ns);
+            }
+        }
         if !wlan.station_rates.is_empty() || !wlan.station_mcs.is_empty() {
             // each station's own data rate (and MCS), by name
             let entry = wlans.last_mut().expect("just pushed");

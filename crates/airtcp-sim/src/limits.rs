@@ -23,6 +23,10 @@ pub const SERIES_SAMPLE_BYTES: u64 = 69;
 /// (1..255) in the standard's MIB (IEEE 802.11-2020 Annex C).
 pub const MAX_RETRY_LIMIT: u32 = 255;
 
+/// The most frames a WLAN's firmware queue may hold (`firmware_queue_frames`): a MAC queue
+/// of frames, 136 bytes each beside their packets.
+pub const MAX_FIRMWARE_QUEUE_FRAMES: u32 = 65_536;
+
 /// The shortest sampling interval: 1 µs.
 pub const MIN_SAMPLE_INTERVAL_NS: u64 = 1_000;
 

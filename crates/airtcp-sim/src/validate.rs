@@ -14,10 +14,10 @@ use crate::delivery_trace;
 use crate::error_model::ErrorModel;
 use crate::interface::Interface;
 use crate::limits::{
-    is_safe_name, MAX_FLOWS, MAX_NODES, MAX_NODE_NAME_LEN, MAX_RETRY_LIMIT, MAX_SERIES_SAMPLES,
-    MAX_STATIONS, MIN_SAMPLE_INTERVAL_NS, SERIES_SAMPLE_BYTES,
+    is_safe_name, MAX_FIRMWARE_QUEUE_FRAMES, MAX_FLOWS, MAX_NODES, MAX_NODE_NAME_LEN,
+    MAX_RETRY_LIMIT, MAX_SERIES_SAMPLES, MAX_STATIONS, MIN_SAMPLE_INTERVAL_NS, SERIES_SAMPLE_BYTES,
 };
-use crate::wlan::{AmpduLimits, Queueing};
+use crate::wlan::{AmpduLimits, DriverQueue, Queueing};
 
 /// The shortest A-MPDU duration a scenario may set (an A-MPDU carries at least one MPDU
 /// whatever its limit).
@@ -287,6 +287,7 @@ impl Scenario {
     /// mac80211's queues run in the central DCF only, without the mechanisms that take
     /// frames out of the MAC queue.
     fn validate_queueing(&self, key: &str, wlan: &WlanConfig) -> Result<(), ConfigError> {
+        validate_driver_queue(key, wlan)?;
         if wlan.queueing == Queueing::Fifo {
             return Ok(());
         }
@@ -741,6 +742,65 @@ impl Components {
         let (a, b) = (self.root(a), self.root(b));
         self.0[a] = b;
     }
+}
+
+/// The driver's queue below mac80211's: only beneath mac80211's queues, its settings only
+/// where they apply, AQL's limits in order.
+fn validate_driver_queue(key: &str, wlan: &WlanConfig) -> Result<(), ConfigError> {
+    let queue = wlan.driver_queue;
+    if queue != DriverQueue::Ath9k && wlan.queueing == Queueing::Fifo {
+        return fail(
+            format!("{key}.driver_queue"),
+            format!(
+                "driver_queue = \"{}\" sits below mac80211's queues, which queueing = \"fifo\" \
+                 does not keep; set queueing to \"fq_codel\" or \"fq_codel_airtime\"",
+                queue.name()
+            ),
+        );
+    }
+    if let Some(frames) = wlan.firmware_queue_frames {
+        if queue == DriverQueue::Ath9k {
+            return fail(
+                format!("{key}.firmware_queue_frames"),
+                "a firmware queue's depth needs driver_queue = \"firmware\" or \"firmware_aql\"",
+            );
+        }
+        if !(1..=MAX_FIRMWARE_QUEUE_FRAMES).contains(&frames) {
+            return fail(
+                format!("{key}.firmware_queue_frames"),
+                format!("expected 1 to {MAX_FIRMWARE_QUEUE_FRAMES} frames, got {frames}"),
+            );
+        }
+    }
+    let limits = [
+        ("aql_limit_low_ns", wlan.aql_limit_low_ns),
+        ("aql_limit_high_ns", wlan.aql_limit_high_ns),
+        ("aql_threshold_ns", wlan.aql_threshold_ns),
+    ];
+    for (field, value) in limits {
+        let Some(ns) = value else { continue };
+        if queue != DriverQueue::FirmwareAql {
+            return fail(
+                format!("{key}.{field}"),
+                "AQL's limits need driver_queue = \"firmware_aql\"",
+            );
+        }
+        if ns == 0 {
+            return fail(format!("{key}.{field}"), "expected a duration above 0");
+        }
+    }
+    let aql = wlan.driver().aql;
+    if aql.low_ns > aql.high_ns {
+        return fail(
+            format!("{key}.aql_limit_low_ns"),
+            format!(
+                "AQL's low limit ({} us) is above its high limit ({} us)",
+                aql.low_ns / 1_000,
+                aql.high_ns / 1_000
+            ),
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -13,6 +13,9 @@
 //! its deficit is spent. Deficits start at one quantum (`sta_info_alloc`) and persist while
 //! a station is idle, as in Linux.
 //!
+//! With airtime queue limits (`super::aql`), a station that may not be scheduled is passed
+//! over as one with a negative deficit is (`next_station_where`).
+//!
 //! Not modelled: the per-round guard (`schedule_round`), the virtual-time scheduler of
 //! kernels 5.14-5.19 and the pending AQL airtime later kernels count in the deficit;
 //! airtime weights other than the default.
@@ -59,11 +62,36 @@ impl StationScheduler {
 
     /// The station to serve next, if any is backlogged.
     pub fn next_station(&mut self) -> Option<u32> {
+        self.next_station_where(|_| true)
+    }
+
+    /// The station to serve next among those `eligible` lets be scheduled (airtime queue
+    /// limits, `super::aql`; Linux 5.5-5.13's `ieee80211_next_txq`): a head it refuses goes
+    /// to the tail, as one whose deficit is negative does (after its quantum); none once a
+    /// whole pass of the list found no station eligible.
+    pub fn next_station_where(&mut self, mut eligible: impl FnMut(u32) -> bool) -> Option<u32> {
+        let mut pass_head = None;
+        let mut found_eligible = false;
         loop {
             let &head = self.active.front()?;
+            match pass_head {
+                None => pass_head = Some(head),
+                Some(start) if start == head => {
+                    if !found_eligible {
+                        return None;
+                    }
+                    found_eligible = false;
+                }
+                Some(_) => {}
+            }
+            let may = eligible(head);
+            found_eligible |= may;
             let deficit = &mut self.deficit[head as usize];
-            if self.airtime_fair && *deficit < 0 {
+            let spent = self.airtime_fair && *deficit < 0;
+            if spent {
                 *deficit += AIRTIME_QUANTUM_NS;
+            }
+            if spent || !may {
                 self.active.rotate_left(1);
                 continue;
             }

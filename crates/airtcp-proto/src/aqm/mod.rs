@@ -4,5 +4,6 @@
 //! (`airtcp-sim`'s `wlan::dcf::txq`).
 
 pub mod airtime;
+pub mod aql;
 pub mod codel;
 pub mod fq;

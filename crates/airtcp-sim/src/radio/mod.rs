@@ -88,7 +88,7 @@ use crate::slab::Slab;
 use crate::wlan::ap_plan::queue_full;
 use crate::wlan::dcf::Txqs;
 use crate::wlan::{
-    AirBody, AirFrame, AmpduLimits, Frame, MacCounters, MacParams, MacQueue, Queueing,
+    AirBody, AirFrame, AmpduLimits, Driver, Frame, MacCounters, MacParams, MacQueue, Queueing,
 };
 use access::Access;
 use aggregation::{Aggregating, BlockAcks, InFlight};
@@ -398,9 +398,10 @@ pub struct WlanSpec {
     /// With EDCA, the parameters of the WLAN's one access category: the stations' and the
     /// AP's (`access`).
     pub edca: Option<(EdcaParams, EdcaParams)>,
-    /// The queues between the stack and the channel (`queueing`), and the key of their
-    /// flow hash.
+    /// The queues between the stack and the channel (`queueing`), the driver's below them,
+    /// and the key of their flow hash.
     pub queueing: Queueing,
+    pub driver: Driver,
     pub flow_hash_key: u64,
 }
 

@@ -346,6 +346,7 @@ mod tests {
             ampdu: None,
             edca: None,
             queueing: crate::wlan::Queueing::Fifo,
+            driver: crate::wlan::Driver::ATH9K,
             flow_hash_key: 0,
         };
         let place = |node: usize| {

@@ -13,7 +13,7 @@
 //! - **With EDCA** (one access category on a channel with geometry) the tins are that AC's.
 
 use super::*;
-use crate::wlan::dcf::{Budget, Sizing, Txqs};
+use crate::wlan::dcf::{expected_airtime_ns, Budget, Sizing, Txqs};
 
 impl SharedChannel {
     /// Interface `i`'s driver moves frames from its intermediate queues into its queue on
@@ -35,9 +35,15 @@ impl SharedChannel {
             }
             None => Budget::SINGLE,
         };
+        let estimate = |frame: &Frame| {
+            let station = if mac == 0 { frame.to } else { mac };
+            expected_airtime_ns(phy, rates[station as usize], aggregation.is_some(), frame)
+        };
         let sizing = Sizing {
             aggregation: aggregation.map(|a| (a.format(), phy.mac_overhead_bytes)),
             budget: &budget,
+            estimate: &estimate,
+            siblings: 0..1,
         };
         let fifo = &mut interface.queues[ApQueue::Data as usize];
         part.counters.codel_drops += txqs.refill(now, 0, fifo, &sizing);
@@ -82,5 +88,11 @@ impl SharedChannel {
 /// The intermediate queues of a MAC of WLAN `spec` on a channel with geometry, if it keeps
 /// them.
 pub(super) fn txqs_of(spec: &WlanSpec) -> Option<Txqs> {
-    Txqs::new(spec.queueing, &spec.mac_rates, spec.flow_hash_key, 1)
+    Txqs::new(
+        spec.queueing,
+        spec.driver,
+        &spec.mac_rates,
+        spec.flow_hash_key,
+        1,
+    )
 }

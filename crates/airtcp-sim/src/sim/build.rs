@@ -118,7 +118,7 @@ impl Simulation {
             }
             if wlan.queueing != Queueing::Fifo {
                 let key = stream(seed, StreamId::FlowHash { bss: b as u32 }).random();
-                bss.queue_through(wlan.queueing, &rates, key);
+                bss.queue_through((wlan.queueing, wlan.driver()), &rates, key);
             }
             wlans.push(Wlan::Alone(bss));
         }
@@ -499,6 +499,7 @@ fn build_shared(
             ampdu: wlan.ampdu_limits(),
             edca,
             queueing: wlan.queueing,
+            driver: wlan.driver(),
             flow_hash_key: stream(scenario.seed, StreamId::FlowHash { bss: b as u32 }).random(),
         });
     }

@@ -62,8 +62,8 @@ pub use agent_view::MacQueue;
 pub use ampdu::AmpduLimits;
 pub use capture::{AirBody, AirFrame};
 pub use edca::EdcaSet;
-pub use txq::Queueing;
-pub(crate) use txq::{Budget, Sizing, Txqs};
+pub(crate) use txq::{expected_airtime_ns, Budget, Sizing, Txqs};
+pub use txq::{Driver, DriverQueue, Queueing};
 
 #[cfg(test)]
 use super::ap_plan::{a_msdu_bytes, QOS_CONTROL_BYTES};
@@ -513,8 +513,13 @@ impl Bss {
 
     /// Queues frames as `queueing` says (before any traffic; `txq`): `rates_bps[i]` is the
     /// data rate to and from MAC i, `hash_key` the key of the flow hash.
-    pub fn queue_through(&mut self, queueing: Queueing, rates_bps: &[u64], hash_key: u64) {
-        self.txqs = txq::Txqs::new(queueing, rates_bps, hash_key, self.edcafs.len());
+    pub fn queue_through(
+        &mut self,
+        (queueing, driver): (Queueing, Driver),
+        rates_bps: &[u64],
+        hash_key: u64,
+    ) {
+        self.txqs = txq::Txqs::new(queueing, driver, rates_bps, hash_key, self.edcafs.len());
     }
 
     /// Sends the frames to and from MAC m with `phys[m]` (a station's own rate or MCS;

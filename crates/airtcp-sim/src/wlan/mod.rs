@@ -5,6 +5,6 @@ pub(crate) mod block_ack;
 pub mod dcf;
 
 pub use dcf::{
-    Actions, AirBody, AirFrame, AmpduLimits, Bss, EdcaSet, Frame, MacCounters, MacParams, MacQueue,
-    Queueing,
+    Actions, AirBody, AirFrame, AmpduLimits, Bss, Driver, DriverQueue, EdcaSet, Frame, MacCounters,
+    MacParams, MacQueue, Queueing,
 };

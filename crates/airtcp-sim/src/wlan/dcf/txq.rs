@@ -22,9 +22,9 @@
 //!   A-MPDU's (the Block Ack window and the longest PSDU) in a BSS that aggregates, one
 //!   frame otherwise. MPDUs to retry stay at the FIFO's head and their receiver's tin tops
 //!   their A-MPDU up, as ath9k's retry queue does. CoDel measures the sojourn up to this
-//!   dequeue, as in Linux, so the wait in the driver's queue is not part of it. Airtime
-//!   queue limits (AQL), which bound the deeper firmware queues of other drivers, are not
-//!   modelled.
+//!   dequeue, as in Linux, so the wait in the driver's queue is not part of it. A driver
+//!   with a deep firmware queue instead, with or without airtime queue limits (AQL), is
+//!   `firmware` (`driver_queue`).
 //! - **Airtime**: every data PPDU's airtime is charged to the station it was for or from, at
 //!   the AP's scheduler (both directions, as the paper's scheduler does).
 //! - **Where this departs from ath9k**: MPDUs to retry go again from the FIFO's head without
@@ -45,7 +45,10 @@ use std::collections::VecDeque;
 use airtcp_proto::wifi::mcs::Format;
 
 use super::ampdu::Aggregation;
-use super::{Bss, Frame};
+use super::{Bss, Edcaf, Frame};
+use airtcp_proto::wifi::edca::AccessCategory;
+
+pub use firmware::{expected_airtime_ns, Driver, DriverQueue};
 
 /// Which queues a MAC keeps between the stack and the channel.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -118,13 +121,19 @@ pub(crate) struct Txqs {
     codel: Vec<CodelParams>,
     /// The flow hash's key (Linux seeds it at random).
     hash_key: u64,
+    driver: Driver,
+    /// With AQL: each EDCAF's pending airtime when it last counted it, and room to count
+    /// one's per receiver (`firmware`).
+    ac_pending_ns: Vec<u64>,
+    aql_pending: Vec<u64>,
 }
 
 impl Txqs {
     /// Queues for `edcafs` EDCAFs of `rates_bps.len()` MACs, `rates_bps[i]` the data rate to
-    /// and from MAC i.
+    /// and from MAC i, above `driver`'s queue.
     pub(crate) fn new(
         queueing: Queueing,
+        driver: Driver,
         rates_bps: &[u64],
         hash_key: u64,
         edcafs: usize,
@@ -157,7 +166,16 @@ impl Txqs {
                 })
                 .collect(),
             hash_key,
+            driver,
+            ac_pending_ns: vec![0; edcafs],
+            aql_pending: vec![0; macs],
         })
+    }
+
+    /// Whether the driver has anything to do at `edcaf`'s refill: frames to move, or AQL's
+    /// pending airtime to count.
+    pub(crate) fn wants_refill(&self, edcaf: u32) -> bool {
+        self.driver.queue == DriverQueue::FirmwareAql || self.backlog(edcaf) > 0
     }
 
     /// Frames waiting in `edcaf`'s intermediate queues.
@@ -221,10 +239,13 @@ const AGGREGATE_DEPTH: usize = 2;
 const SINGLE_FRAME_DEPTH: usize = 8;
 
 /// How a MAC's driver sizes its transmissions: with A-MPDU, the format and MAC overhead of
-/// its subframes, and per receiver a transmission's budget.
+/// its subframes, and per receiver a transmission's budget; for AQL (`firmware`), a frame's
+/// expected airtime and the EDCAFs of the MAC (whose pending airtime AQL sums).
 pub(crate) struct Sizing<'a> {
     pub aggregation: Option<(Format, u32)>,
     pub budget: &'a dyn Fn(u32) -> Budget,
+    pub estimate: &'a dyn Fn(&Frame) -> u64,
+    pub siblings: std::ops::Range<u32>,
 }
 
 impl Sizing<'_> {
@@ -269,6 +290,9 @@ impl Txqs {
         fifo: &mut VecDeque<Frame>,
         sizing: &Sizing,
     ) -> u64 {
+        if self.driver.queue != DriverQueue::Ath9k {
+            return self.refill_firmware(now, edcaf, fifo, sizing);
+        }
         if self.backlog(edcaf) == 0 {
             return 0;
         }
@@ -354,23 +378,36 @@ impl Bss {
         if self
             .txqs
             .as_ref()
-            .is_none_or(|txqs| txqs.backlog(edcaf) == 0)
+            .is_none_or(|txqs| !txqs.wants_refill(edcaf))
         {
             return;
         }
-        let mac = self.edcafs[edcaf as usize].mac;
+        let Edcaf { mac, ac, .. } = self.edcafs[edcaf as usize];
         let txop_ns = self.txop_ns(edcaf);
         let overhead = self.phy.mac_overhead_bytes;
         let ampdu = self.ampdu.as_ref();
         let budget = |to: u32| budget_of(ampdu, mac, to, txop_ns);
+        let (phy, link_phys) = (&self.phy, &self.link_phys);
+        let aggregated = ampdu.is_some() && ac != AccessCategory::Vo;
+        let estimate = |frame: &Frame| {
+            let link = super::link_phy(phy, link_phys, mac, frame.to);
+            expected_airtime_ns(link, link.data_rate_bps, aggregated, frame)
+        };
         let sizing = Sizing {
             aggregation: ampdu.map(|ampdu| (ampdu.format, overhead)),
             budget: &budget,
+            estimate: &estimate,
+            siblings: if self.edca {
+                self.edcafs_of(mac)
+            } else {
+                edcaf..edcaf + 1
+            },
         };
+        let was_holding = !self.holds_nothing(edcaf);
         let txqs = self.txqs.as_mut().expect("intermediate queues");
         let fifo = &mut self.edcafs[edcaf as usize].queues[0];
         self.counters.codel_drops += txqs.refill(now, edcaf, fifo, &sizing);
-        if self.holds_nothing(edcaf) {
+        if was_holding && self.holds_nothing(edcaf) {
             // CoDel dropped everything that was left
             self.holding -= 1;
         }
@@ -389,5 +426,6 @@ impl Bss {
     }
 }
 
+mod firmware;
 #[cfg(test)]
 mod tests;
