@@ -147,6 +147,35 @@ def test_captures_show_each_subframe_and_the_block_acks(tmp_path: Path, geometry
     assert {f["wlan.ba.control.ba_type"] for f in block_acks} == {"0x0002"}  # compressed
 
 
+def test_captures_show_a_msdus_inside_a_mpdus(tmp_path: Path):
+    if shutil.which("tshark") is None:
+        pytest.skip("tshark is not installed (make test installs it)")
+    path = scenario(tmp_path, 'phy = "802.11ac"\nmcs = 9\nmax_amsdu = 7935\nloss = 0.1')
+    text = path.read_text().replace('duration = "3s"', 'duration = "0.5s"')
+    path.write_text(text.replace('measure_from = "1s"', 'measure_from = "0.2s"'))
+    result = airtcp("run", str(path), "--pcap-80211", "--out", str(tmp_path / "o"), "--json")
+    assert result.returncode == 0, result.stderr
+    wlan = json.loads(result.stdout)["wlans"][0]
+    fields = ["wlan.fc.type_subtype", "radiotap.flags.badfcs", "wlan.qos.amsdupresent", "ip.id"]
+    out = subprocess.run(
+        ["tshark", "-r", str(tmp_path / "o" / "pcap-80211" / "wlan0-ap.pcap"),
+         "-o", "wlan.check_checksum:TRUE", "-T", "fields", "-E", "aggregator=;",
+         *(a for f in fields for a in ("-e", f))],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout  # fmt: skip
+    frames = [dict(zip(fields, line.split("\t"), strict=True)) for line in out.splitlines()]
+    data = [f for f in frames if f["wlan.fc.type_subtype"] == "0x0028"]
+    # a record per MPDU, an A-MSDU where it carries several datagrams, every one dissected;
+    # those received carry every MSDU delivered (and those of the A-MPDU whose BlockAck
+    # the run's end cut off, not yet counted: at most 64 MPDUs of 5)
+    assert len(data) == wlan["ampdu_mpdus"]
+    good = [f for f in data if f["radiotap.flags.badfcs"] == "0"]
+    msdus = [len(f["ip.id"].split(";")) for f in good]
+    assert all((f["wlan.qos.amsdupresent"] == "1") == (n > 1) for f, n in zip(good, msdus))
+    assert 0 <= sum(msdus) - wlan["delivered_msdus"] <= 64 * 5
+    assert len(good) < len(data) and wlan["delivered_msdus"] > 3 * len(good)
+
+
 def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Path):
     if shutil.which("tshark") is None:
         pytest.skip("tshark is not installed (make test installs it)")
@@ -211,7 +240,28 @@ def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Pat
         (
             'phy = "802.11ac"\n[[agents]]\nnode = "ap"\ninterface = "wlan"\n'
             'kind = "ack_aggregation"',
-            ("agents[0].kind", "A-MSDU inside an A-MPDU", "ampdu = false"),
+            ("agents[0].kind", "A-MSDUs of its own", "ampdu = false"),
+        ),
+        ('phy = "802.11n"\nmax_amsdu = 8000', ("wlan.max_amsdu", "1 to 7935", "A-MSDU")),
+        ('phy = "802.11ac"\nmax_amsdu = 12000', ("wlan.max_amsdu", "1 to 11424", "MPDU")),
+        ('phy = "802.11ac"\nampdu = false\nmax_amsdu = 7935', ("wlan.max_amsdu", "off")),
+        (
+            'phy = "802.11ac"\nmax_amsdu = 7935\nmsdu_lifetime = "100ms"',
+            ("wlan.msdu_lifetime", "max_amsdu", "MSDU lifetime"),
+        ),
+        (
+            'phy = "802.11ac"\nmax_amsdu = 7935\nagent = "ack_priority"',
+            ("wlan.agent", "max_amsdu", "agent on its AP"),
+        ),
+        (
+            'phy = "802.11ac"\nmax_amsdu = 7935\n[[agents]]\nnode = "ap"\ninterface = "wlan"\n'
+            'kind = "af"',
+            ("agents[0].interface", "A-MSDUs inside A-MPDUs", "max_amsdu"),
+        ),
+        (
+            'phy = "802.11ac"\nmax_amsdu = 7935\n'
+            "[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]",
+            ("wlan.max_amsdu", "geometry"),
         ),
     ],
 )
@@ -248,7 +298,9 @@ def test_effective_settings_state_the_mcs_phy_and_its_a_mpdu_limits():
     wlan = json.loads(_core.effective_settings(json.dumps(resolved)))["wlans"][0]
     assert (wlan["phy"], wlan["mcs"], wlan["channel_width_mhz"]) == ("802.11ax", 11, 80)
     assert (wlan["spatial_streams"], wlan["guard_interval_ns"], wlan["band"]) == (1, 800, "5 GHz")
-    assert wlan["ampdu"] == {"ba_window": 256, "max_ampdu_bytes": 6500631, "max_ppdu_ns": 5484000}
+    assert wlan["ampdu"] == {
+        "ba_window": 256, "max_ampdu_bytes": 6500631, "max_ppdu_ns": 5484000, "max_amsdu_bytes": 0,
+    }  # fmt: skip
     assert wlan["rate_bps"] == 600_441_176 and wlan["basic_rate_bps"] == 24_000_000
 
 

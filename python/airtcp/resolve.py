@@ -39,6 +39,7 @@ _TCP_DURATIONS = ("initial_rto", "min_rto", "max_rto", "delayed_ack_timeout", "t
 # Resolved leaf names that differ from the user's, after unit suffixes are dropped.
 _RENAMES = {
     "max_ampdu_bytes": "max_ampdu",
+    "max_amsdu_bytes": "max_amsdu",
     "firmware_queue_frames": "firmware_queue",
     "queue_packets": "queue",
     "ack_queue_packets": "ack_queue",
@@ -390,7 +391,8 @@ def _wlan_json(w: Wlan, index: dict[str, int], key: str, origins: Origins) -> di
         optional["rate_control"] = w.rate_control
     for name, value in (("ampdu", w.ampdu), ("max_ampdu_bytes", w.max_ampdu),
                         ("ba_window", w.ba_window),
-                        ("max_ampdu_duration_ns", w.max_ampdu_duration)):  # fmt: skip
+                        ("max_ampdu_duration_ns", w.max_ampdu_duration),
+                        ("max_amsdu_bytes", w.max_amsdu)):  # fmt: skip
         if value is not None:
             optional[name] = value
     if w.queueing != WLAN_QUEUEINGS[0]:

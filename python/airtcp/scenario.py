@@ -396,6 +396,8 @@ class Wlan(McsSettings):
     max_ampdu: Size | None = None
     ba_window: int | None = None
     max_ampdu_duration: PositiveDuration | None = None
+    # A-MSDUs inside A-MPDUs: the longest an MPDU carries (None: one MSDU an MPDU)
+    max_amsdu: Size | None = None
     # The queues between the stack and each MAC: a FIFO, or Linux mac80211's (docs/scenarios.md)
     queueing: WlanQueueing = WLAN_QUEUEINGS[0]
     # The driver's queue below mac80211's: ath9k's (the default), or a firmware queue of

@@ -406,6 +406,9 @@ pub struct WlanConfig {
     /// The longest A-MPDU in bytes; `None`: the format's own (`AmpduLimits::of`).
     #[serde(default)]
     pub max_ampdu_bytes: Option<u32>,
+    /// The longest A-MSDU an MPDU of an A-MPDU carries; `None`: one MSDU an MPDU.
+    #[serde(default)]
+    pub max_amsdu_bytes: Option<u32>,
     /// The Block Ack window in MPDUs; `None`: 64, 256 for 802.11ax.
     #[serde(default)]
     pub ba_window: Option<u16>,
@@ -547,6 +550,7 @@ impl WlanConfig {
             window: self.ba_window.unwrap_or(own.window),
             max_bytes: self.max_ampdu_bytes.unwrap_or(own.max_bytes),
             max_ppdu_ns: self.max_ampdu_duration_ns.unwrap_or(own.max_ppdu_ns),
+            max_amsdu_bytes: self.max_amsdu_bytes.unwrap_or(own.max_amsdu_bytes),
         })
     }
 

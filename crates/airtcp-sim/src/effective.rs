@@ -95,6 +95,8 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
                     "ba_window": limits.window,
                     "max_ampdu_bytes": limits.max_bytes,
                     "max_ppdu_ns": limits.max_ppdu_ns,
+                    // 0: one MSDU an MPDU
+                    "max_amsdu_bytes": limits.max_amsdu_bytes,
                 }),
                 None => Value::Null,
             };

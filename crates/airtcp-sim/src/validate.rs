@@ -28,6 +28,7 @@ use airtcp_proto::wifi::edca::{
     AccessCategory, MAX_AIFSN, MAX_CW, MAX_TXOP_LIMIT_NS, MIN_AIFSN, MIN_STATION_AIFSN,
     TXOP_UNIT_NS,
 };
+use airtcp_proto::wifi::mcs::Format;
 
 fn fail<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, ConfigError> {
     Err(ConfigError {
@@ -99,6 +100,13 @@ impl Scenario {
                 }
                 if self.wlans[bss as usize].ampdu_limits().is_some() {
                     refuse_beside_ampdu(&format!("{key}.kind"), &config.kind)?;
+                }
+                if self.wlans[bss as usize].max_amsdu_bytes.is_some() {
+                    return fail(
+                        format!("{key}.interface"),
+                        "an agent on an interface of a WLAN with A-MSDUs inside A-MPDUs is not \
+                         supported yet (it would split them); remove max_amsdu on that WLAN",
+                    );
                 }
             }
         }
@@ -325,6 +333,7 @@ impl Scenario {
                     wlan.max_ampdu_duration_ns.is_some(),
                     "max_ampdu_duration_ns",
                 ),
+                (wlan.max_amsdu_bytes.is_some(), "max_amsdu_bytes"),
             ] {
                 if set {
                     return fail(
@@ -367,6 +376,9 @@ impl Scenario {
         }
         if let Some(agent) = &wlan.agent {
             refuse_beside_ampdu(&format!("{key}.agent"), &agent.kind)?;
+        }
+        if wlan.max_amsdu_bytes.is_some() {
+            validate_amsdu(key, wlan, format)?;
         }
         self.refuse_beside_roaming(key, wlan, "A-MPDU", "ampdu = false")
     }
@@ -630,7 +642,7 @@ fn validate_direction(key: &str, d: &DirectionConfig) -> Result<(), ConfigError>
 fn refuse_beside_ampdu(key: &str, kind: &str) -> Result<(), ConfigError> {
     let why = match kind {
         "txop_burst" => "a TXOP of several A-MPDUs",
-        "ack_aggregation" => "an A-MSDU inside an A-MPDU",
+        "ack_aggregation" => "A-MSDUs of its own inside A-MPDUs",
         _ => return Ok(()),
     };
     fail(
@@ -640,6 +652,56 @@ fn refuse_beside_ampdu(key: &str, kind: &str) -> Result<(), ConfigError> {
              on that WLAN"
         ),
     )
+}
+
+/// The longest A-MSDU an HT MPDU may carry (HT Capabilities' Maximum A-MSDU Length, §9.4.2.55.2).
+const HT_MAX_AMSDU_BYTES: u32 = 7935;
+/// The longest VHT or HE MPDU (VHT Capabilities' Maximum MPDU Length, §9.4.2.157.2).
+const VHT_MAX_MPDU_BYTES: u32 = 11_454;
+
+/// A-MSDUs inside A-MPDUs (`max_amsdu_bytes`): within the format's longest A-MSDU (HT) or
+/// MPDU (VHT, HE), and not beside what would take one MSDU out of an A-MSDU.
+fn validate_amsdu(key: &str, wlan: &WlanConfig, format: Format) -> Result<(), ConfigError> {
+    let bytes = wlan.max_amsdu_bytes.unwrap_or(0);
+    let overhead = wlan.build_phy(key)?.mac_overhead_bytes;
+    let (most, why) = match format {
+        Format::Ht => (HT_MAX_AMSDU_BYTES, "HT's longest A-MSDU"),
+        Format::Vht | Format::He => (
+            VHT_MAX_MPDU_BYTES - overhead,
+            "the longest MPDU, 11454 bytes, less its MAC header and FCS",
+        ),
+    };
+    if !(1..=most).contains(&bytes) {
+        return fail(
+            format!("{key}.max_amsdu_bytes"),
+            format!("{bytes}: expected 1 to {most} bytes ({why})"),
+        );
+    }
+    let beside = [
+        (wlan.agent.is_some(), "agent", "an agent on its AP"),
+        (
+            wlan.msdu_lifetime_ns.is_some(),
+            "msdu_lifetime_ns",
+            "an MSDU lifetime",
+        ),
+        (
+            wlan.queue_max_delay_ns.is_some(),
+            "queue_max_delay_ns",
+            "a queue sojourn limit",
+        ),
+    ];
+    for (set, field, what) in beside {
+        if set {
+            return fail(
+                format!("{key}.{field}"),
+                format!(
+                    "A-MSDUs inside A-MPDUs (max_amsdu) do not run beside {what} yet (it would \
+                     take MSDUs out of an A-MSDU); remove one of them"
+                ),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// An agent's kind and settings (where it sits is checked when the network is built).

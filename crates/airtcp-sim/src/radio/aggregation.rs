@@ -151,6 +151,8 @@ pub(super) struct BlockAcks {
 #[derive(Debug, Default)]
 pub(super) struct InFlight {
     positions: Vec<usize>,
+    /// Where each MPDU starts among `positions`: each, as A-MSDU is not formed here.
+    starts: Vec<usize>,
     count: usize,
     bytes: u32,
 }
@@ -209,10 +211,12 @@ impl SharedChannel {
             mac_overhead_bytes: part.phy.mac_overhead_bytes,
             window: aggregating.limits.window,
             max_psdu: aggregating.max_psdu(exchange.rate_bps),
+            max_amsdu: 0,
         };
         let in_flight = &mut interface.in_flight;
-        let psdu = select_mpdus(frames, to, (start, next), forming, &mut in_flight.positions);
-        let next = number_mpdus(frames, &in_flight.positions, next);
+        let (positions, starts) = (&mut in_flight.positions, &mut in_flight.starts);
+        let psdu = select_mpdus(frames, to, (start, next), forming, positions, starts);
+        let next = number_mpdus(frames, (positions, starts), next);
         self.block_acks.next_sequence.insert(key, next);
         let count = in_flight.positions.len();
         in_flight.count = count;
@@ -363,7 +367,7 @@ impl SharedChannel {
                 continue;
             }
             if frame.mpdu.received {
-                let held = buffer.receive(frame.sequence, frame.packet, &mut blocks.released);
+                let held = buffer.receive(frame.sequence, [frame.packet], &mut blocks.released);
                 part.counters.reordered_mpdus += u64::from(held);
             }
         }

@@ -6,8 +6,10 @@
 //!
 //! - `AmpduLimits`: the Block Ack window, the longest A-MPDU and the longest PPDU;
 //!   `longest_psdu` finds the longest PSDU a rate sends within them.
-//! - `select_mpdus` picks an A-MPDU's MPDUs from a queue, `number_mpdus` numbers those sent
-//!   for the first time (mac80211 numbers a frame when it leaves the TXQ).
+//! - `select_mpdus` picks an A-MPDU's MPDUs from a queue, gathering MSDUs into A-MSDUs where
+//!   asked (§9.3.2.2.2: a 14-byte subframe header each, padded to 4 bytes but the last),
+//!   `number_mpdus` numbers those sent for the first time (mac80211 numbers a frame when it
+//!   leaves the TXQ), every MSDU of an A-MSDU the same.
 //! - `MpduState`: an MPDU's Block Ack state; `count_failure` its retry counts.
 //! - `Reordering`: the recipient's buffer, which hands MPDUs up in sequence order.
 
@@ -40,6 +42,9 @@ pub struct AmpduLimits {
     pub max_bytes: u32,
     /// The longest PPDU.
     pub max_ppdu_ns: u64,
+    /// The longest A-MSDU an MPDU carries; 0: one MSDU an MPDU (the default, as ath9k and
+    /// ns-3 send).
+    pub max_amsdu_bytes: u32,
 }
 
 impl AmpduLimits {
@@ -55,6 +60,7 @@ impl AmpduLimits {
             window,
             max_bytes,
             max_ppdu_ns: MAX_PPDU_NS,
+            max_amsdu_bytes: 0,
         }
     }
 }
@@ -79,34 +85,131 @@ pub(crate) fn longest_psdu(phy: &Phy, rate_bps: u64, max_bytes: u32, max_ns: u64
 }
 
 /// How an A-MPDU is formed: its format (for the subframes' padding), the MPDU's MAC
-/// overhead, the Block Ack window and the longest PSDU.
+/// overhead, the Block Ack window, the longest PSDU and the longest A-MSDU an MPDU may carry
+/// (0: one MSDU an MPDU).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Forming {
     pub format: Format,
     pub mac_overhead_bytes: u32,
     pub window: u16,
     pub max_psdu: u32,
+    pub max_amsdu: u32,
+}
+
+/// The MPDU being gathered while an A-MPDU is formed: its sequence number (`numbered`: the
+/// frames it was given to, which go together again), its MSDUs, where it starts in
+/// `positions`, and the PSDU's length before it (`closed`, its subframes padded), with the
+/// MPDU before it as the last (`prior_psdu`) and with it as the last (`psdu`).
+#[derive(Clone, Copy)]
+struct Gathering {
+    sequence: u16,
+    numbered: bool,
+    msdus: Msdus,
+    start: usize,
+    closed: u32,
+    prior_psdu: u32,
+    psdu: u32,
+}
+
+/// The MSDUs of an MPDU: one, or several as an A-MSDU (a 14-byte subframe header each,
+/// padded to 4 bytes but the last).
+#[derive(Clone, Copy)]
+struct Msdus {
+    count: u32,
+    first: u32,
+    padded: u32,
+    last_subframe: u32,
+}
+
+impl Msdus {
+    fn one(msdu_bytes: u32) -> Msdus {
+        Msdus {
+            count: 1,
+            first: msdu_bytes,
+            padded: 0,
+            last_subframe: 14 + msdu_bytes,
+        }
+    }
+
+    fn with(self, msdu_bytes: u32) -> Msdus {
+        Msdus {
+            count: self.count + 1,
+            padded: self.padded + self.last_subframe.next_multiple_of(4),
+            last_subframe: 14 + msdu_bytes,
+            ..self
+        }
+    }
+
+    /// The A-MSDU's length (several MSDUs).
+    fn amsdu_bytes(&self) -> u32 {
+        self.padded + self.last_subframe
+    }
+
+    /// The MPDU's length with `overhead` bytes of MAC header and FCS.
+    fn mpdu_bytes(&self, overhead: u32) -> u32 {
+        overhead
+            + if self.count == 1 {
+                self.first
+            } else {
+                self.amsdu_bytes()
+            }
+    }
 }
 
 /// Picks the MPDUs of an A-MPDU to MAC `to` from `frames`, in queue order: while the
 /// A-MPDU stays within the window that starts at `start` (the oldest unacknowledged MPDU),
 /// MPDUs not yet numbered taking numbers from `next` on, and within the longest PSDU (a
-/// first MPDU always goes). Their positions go in `positions`; the PSDU length in bytes.
-/// Each subframe is a 4-byte delimiter and the MPDU, padded to 4 bytes (all of them in VHT
-/// and HE, all but the last in HT).
+/// first MPDU always goes). With A-MSDU (`Forming::max_amsdu`), an MSDU not yet sent joins
+/// the MPDU before it, if that one was not sent either, while its A-MSDU stays within the
+/// limit (ns-3's `MsduAggregator`; mac80211 builds them in its queues); frames numbered
+/// together go together again. The frames' positions go in `positions`, where each MPDU
+/// starts among them in `starts`; the PSDU length in bytes. Each subframe is a 4-byte
+/// delimiter and the MPDU, padded to 4 bytes (all of them in VHT and HE, all but the last
+/// in HT).
 pub(crate) fn select_mpdus(
     frames: &VecDeque<Frame>,
     to: u32,
     (start, next): (u16, u16),
     forming: Forming,
     positions: &mut Vec<usize>,
+    starts: &mut Vec<usize>,
 ) -> u32 {
     positions.clear();
-    let (mut fresh, mut padded, mut psdu) = (next, 0, 0);
+    starts.clear();
+    let overhead = forming.mac_overhead_bytes;
+    let subframe =
+        |msdus: Msdus, last| subframe_bytes(forming.format, msdus.mpdu_bytes(overhead), last);
+    let mut fresh = next;
+    let mut open: Option<Gathering> = None;
     for (position, frame) in frames.iter().enumerate() {
         if frame.to != to {
             continue;
         }
+        let msdu = frame.msdu_bytes();
+        if let Some(mpdu) = &mut open {
+            let grown = mpdu.msdus.with(msdu);
+            let joins = if frame.mpdu.numbered {
+                mpdu.numbered && frame.sequence == mpdu.sequence
+            } else {
+                !mpdu.numbered && forming.max_amsdu > 0 && grown.amsdu_bytes() <= forming.max_amsdu
+            };
+            if joins {
+                let psdu = mpdu.closed + subframe(grown, true);
+                if psdu <= forming.max_psdu || (mpdu.numbered && starts.len() == 1) {
+                    (mpdu.msdus, mpdu.psdu) = (grown, psdu);
+                    positions.push(position);
+                    continue;
+                }
+                if mpdu.numbered {
+                    // an MPDU sent before goes whole or not at all
+                    positions.truncate(mpdu.start);
+                    starts.pop();
+                    return mpdu.prior_psdu;
+                }
+                break;
+            }
+        }
+        // a new MPDU
         let sequence = if frame.mpdu.numbered {
             frame.sequence
         } else {
@@ -115,36 +218,52 @@ pub(crate) fn select_mpdus(
         if modular_distance(start, sequence) >= forming.window {
             break;
         }
-        let mpdu = forming.mac_overhead_bytes + frame.msdu_bytes();
-        let length = padded + subframe_bytes(forming.format, mpdu, true);
-        if !positions.is_empty() && length > forming.max_psdu {
+        let (closed, prior_psdu) = open.map_or((0, 0), |mpdu| {
+            (mpdu.closed + subframe(mpdu.msdus, false), mpdu.psdu)
+        });
+        let psdu = closed + subframe(Msdus::one(msdu), true);
+        if !starts.is_empty() && psdu > forming.max_psdu {
             break;
         }
-        positions.push(position);
-        padded += subframe_bytes(forming.format, mpdu, false);
-        psdu = length;
         if !frame.mpdu.numbered {
             fresh = (fresh + 1) % SEQUENCE_MODULO;
         }
+        starts.push(positions.len());
+        positions.push(position);
+        open = Some(Gathering {
+            sequence,
+            numbered: frame.mpdu.numbered,
+            msdus: Msdus::one(msdu),
+            start: positions.len() - 1,
+            closed,
+            prior_psdu,
+            psdu,
+        });
     }
-    psdu
+    open.map_or(0, |mpdu| mpdu.psdu)
 }
 
-/// Numbers the MPDUs at `positions` sent for the first time from `next` on and marks them
-/// in flight; the next number.
+/// Numbers the MPDUs of `selection` sent for the first time from `next` on (every frame of
+/// an MPDU the same number) and marks their frames in flight; the next number.
 pub(crate) fn number_mpdus(
     frames: &mut VecDeque<Frame>,
-    positions: &[usize],
+    (positions, starts): (&[usize], &[usize]),
     mut next: u16,
 ) -> u16 {
-    for &position in positions {
-        let frame = &mut frames[position];
-        if !frame.mpdu.numbered {
-            frame.sequence = next;
-            frame.mpdu.numbered = true;
+    for (k, &first) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(positions.len());
+        let fresh = !frames[positions[first]].mpdu.numbered;
+        for &position in &positions[first..end] {
+            let frame = &mut frames[position];
+            if fresh {
+                frame.sequence = next;
+                frame.mpdu.numbered = true;
+            }
+            frame.mpdu.in_flight = true;
+        }
+        if fresh {
             next = (next + 1) % SEQUENCE_MODULO;
         }
-        frame.mpdu.in_flight = true;
     }
     next
 }
@@ -209,13 +328,15 @@ impl MpduState {
 }
 
 /// A recipient's reordering buffer (§10.25.6.6): `held[i]` is the MPDU with sequence number
-/// `expected + i`, if it arrived; `held[0]` is always empty. `window` MPDUs from `expected`
-/// make its window.
+/// `expected + i`, if it arrived (its first MSDU; an A-MSDU's others wait in `further`);
+/// `held[0]` is always empty. `window` MPDUs from `expected` make its window.
 #[derive(Debug)]
 pub(crate) struct Reordering {
     expected: u16,
     window: u16,
     held: VecDeque<Option<Packet>>,
+    /// The further MSDUs of held A-MSDUs, by sequence number, in order.
+    further: Vec<(u16, Packet)>,
 }
 
 impl Reordering {
@@ -224,15 +345,21 @@ impl Reordering {
             expected: 0,
             window,
             held: VecDeque::new(),
+            further: Vec::new(),
         }
     }
 
-    /// The MPDU `sequence` arrived: handed up with the ones it frees, or held after a gap;
-    /// whether it was held.
-    pub(crate) fn receive(&mut self, sequence: u16, packet: Packet, out: &mut Vec<Packet>) -> bool {
+    /// The MPDU `sequence` arrived with `msdus` (one, or an A-MSDU's): handed up with the
+    /// ones it frees, or held after a gap; whether it was held.
+    pub(crate) fn receive(
+        &mut self,
+        sequence: u16,
+        msdus: impl IntoIterator<Item = Packet>,
+        out: &mut Vec<Packet>,
+    ) -> bool {
         if sequence == self.expected && self.held.is_empty() {
             // in order with nothing held: straight up (the usual case)
-            out.push(packet);
+            out.extend(msdus);
             self.expected = (self.expected + 1) % SEQUENCE_MODULO;
             return false;
         }
@@ -251,7 +378,11 @@ impl Reordering {
         if self.held.len() <= offset {
             self.held.resize(offset + 1, None);
         }
-        self.held[offset] = Some(packet);
+        if self.held[offset].is_none() {
+            let mut msdus = msdus.into_iter();
+            self.held[offset] = msdus.next();
+            self.further.extend(msdus.map(|packet| (sequence, packet)));
+        }
         self.release(out);
         offset > 0
     }
@@ -276,7 +407,7 @@ impl Reordering {
         }
         for _ in 0..offset {
             if let Some(Some(packet)) = self.held.pop_front() {
-                out.push(packet);
+                self.hand_up(packet, out);
             }
             self.expected = (self.expected + 1) % SEQUENCE_MODULO;
         }
@@ -286,9 +417,26 @@ impl Reordering {
     /// Hands up the MPDUs in order from the window's start.
     fn release(&mut self, out: &mut Vec<Packet>) {
         while let Some(Some(_)) = self.held.front() {
-            out.extend(self.held.pop_front().flatten());
+            let packet = self.held.pop_front().flatten().expect("held");
+            self.hand_up(packet, out);
             self.expected = (self.expected + 1) % SEQUENCE_MODULO;
         }
+    }
+
+    /// Hands up MPDU `expected`, its first MSDU `packet` and the further ones of its A-MSDU.
+    fn hand_up(&mut self, packet: Packet, out: &mut Vec<Packet>) {
+        out.push(packet);
+        if self.further.is_empty() {
+            return;
+        }
+        let expected = self.expected;
+        out.extend(
+            self.further
+                .iter()
+                .filter(|(s, _)| *s == expected)
+                .map(|&(_, p)| p),
+        );
+        self.further.retain(|(s, _)| *s != expected);
     }
 }
 
@@ -317,20 +465,20 @@ mod tests {
     fn reordering_holds_after_a_gap_and_releases_in_order() {
         let mut buffer = Reordering::new(64);
         let mut out = Vec::new();
-        buffer.receive(0, packet(0), &mut out);
-        buffer.receive(2, packet(2), &mut out);
-        buffer.receive(3, packet(3), &mut out);
+        buffer.receive(0, [packet(0)], &mut out);
+        buffer.receive(2, [packet(2)], &mut out);
+        buffer.receive(3, [packet(3)], &mut out);
         assert_eq!(uids(&out), [0]);
         assert!(
             !buffer.is_behind(2) && buffer.holds(2),
             "held, not handed up"
         );
         assert!(!buffer.holds(1) && !buffer.holds(9));
-        buffer.receive(1, packet(1), &mut out);
+        buffer.receive(1, [packet(1)], &mut out);
         assert_eq!(uids(&out), [0, 1, 2, 3]);
         // a duplicate before the window is dropped
         assert!(buffer.is_behind(2));
-        buffer.receive(2, packet(9), &mut out);
+        buffer.receive(2, [packet(9)], &mut out);
         assert_eq!(out.len(), 4);
         assert_eq!(buffer.expected, 4);
     }
@@ -339,8 +487,8 @@ mod tests {
     fn a_block_ack_request_moves_the_window_past_a_given_up_mpdu() {
         let mut buffer = Reordering::new(64);
         let mut out = Vec::new();
-        buffer.receive(1, packet(1), &mut out);
-        buffer.receive(3, packet(3), &mut out);
+        buffer.receive(1, [packet(1)], &mut out);
+        buffer.receive(3, [packet(3)], &mut out);
         assert!(out.is_empty());
         // the originator gave up 0: 1 goes up, 3 waits for 2
         buffer.move_window(1, &mut out);
@@ -357,15 +505,15 @@ mod tests {
     fn an_mpdu_past_the_window_moves_it() {
         let mut buffer = Reordering::new(4);
         let mut out = Vec::new();
-        buffer.receive(1, packet(1), &mut out);
-        buffer.receive(2, packet(2), &mut out);
+        buffer.receive(1, [packet(1)], &mut out);
+        buffer.receive(2, [packet(2)], &mut out);
         assert!(out.is_empty());
         // 5 lies past the window 0-3: the window becomes 2-5, 0 is given up, 1 and 2 go up
-        buffer.receive(5, packet(5), &mut out);
+        buffer.receive(5, [packet(5)], &mut out);
         assert_eq!(uids(&out), [1, 2]);
         assert_eq!(buffer.expected, 3);
-        buffer.receive(3, packet(3), &mut out);
-        buffer.receive(4, packet(4), &mut out);
+        buffer.receive(3, [packet(3)], &mut out);
+        buffer.receive(4, [packet(4)], &mut out);
         assert_eq!(uids(&out), [1, 2, 3, 4, 5]);
     }
 
@@ -376,10 +524,10 @@ mod tests {
             ..Reordering::new(64)
         };
         let mut out = Vec::new();
-        buffer.receive(0, packet(0), &mut out);
-        buffer.receive(4095, packet(4095), &mut out);
+        buffer.receive(0, [packet(0)], &mut out);
+        buffer.receive(4095, [packet(4095)], &mut out);
         assert!(out.is_empty());
-        buffer.receive(4094, packet(4094), &mut out);
+        buffer.receive(4094, [packet(4094)], &mut out);
         assert_eq!(uids(&out), [4094, 4095, 0]);
         assert_eq!(buffer.expected, 1);
     }
@@ -394,5 +542,119 @@ mod tests {
         assert!(mpdu.count_failure(RetryCounter::Short, (2, 3)), "2 short");
         assert!(!mpdu.count_failure(RetryCounter::Long, (2, 3)));
         assert!(mpdu.count_failure(RetryCounter::Long, (2, 3)), "3 long");
+    }
+
+    /// `count` frames to MAC 1 of 1472-byte UDP payloads (1508-byte MSDUs), uids from 0.
+    fn queue(count: u64) -> VecDeque<Frame> {
+        (0..count)
+            .map(|uid| {
+                let packet = Packet {
+                    uid,
+                    ..udp_packet(1472)
+                };
+                Frame::new(packet, 1, airtcp_proto::Instant::ZERO, 0)
+            })
+            .collect()
+    }
+
+    /// 802.11ac MPDUs (30 bytes of MAC header and FCS) within `max_psdu` and `max_amsdu`.
+    fn vht(max_psdu: u32, max_amsdu: u32) -> Forming {
+        Forming {
+            format: Format::Vht,
+            mac_overhead_bytes: 30,
+            window: 64,
+            max_psdu,
+            max_amsdu,
+        }
+    }
+
+    #[test]
+    fn msdus_gather_into_a_msdus_within_their_limit() {
+        // A-MSDU subframes of 14 + 1508 bytes, padded to 1524 but the last: 5 make 7618
+        // bytes (6, 9142 > 7935); MPDUs of 30 + 7618 and, for the 12th-13th, 30 + 3046,
+        // each an A-MPDU subframe of 4 + MPDU padded to 4 (VHT)
+        let mut frames = queue(12);
+        let (mut positions, mut starts) = (Vec::new(), Vec::new());
+        let forming = vht(1_000_000, 7935);
+        let psdu = select_mpdus(&frames, 1, (0, 0), forming, &mut positions, &mut starts);
+        assert_eq!(positions, (0..12).collect::<Vec<_>>());
+        assert_eq!(starts, [0, 5, 10]);
+        assert_eq!(psdu, 2 * 7652 + 3080);
+        let next = number_mpdus(&mut frames, (&positions, &starts), 7);
+        assert_eq!(next, 10);
+        let sequences: Vec<u16> = frames.iter().map(|f| f.sequence).collect();
+        assert_eq!(sequences, [7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 9, 9]);
+        // the first A-MSDU arrived: the rest go again as they were, new MSDUs in MPDUs of
+        // their own, never inside an MPDU sent before
+        for frame in frames.iter_mut() {
+            frame.mpdu.in_flight = false;
+        }
+        frames.drain(..5);
+        frames.extend(queue(3));
+        select_mpdus(&frames, 1, (8, 10), forming, &mut positions, &mut starts);
+        assert_eq!(starts, [0, 5, 7]);
+        assert_eq!(positions.len(), 10);
+        // without A-MSDUs each MSDU is an MPDU
+        let fresh = queue(12);
+        select_mpdus(
+            &fresh,
+            1,
+            (0, 0),
+            vht(1_000_000, 0),
+            &mut positions,
+            &mut starts,
+        );
+        assert_eq!(starts, (0..12).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_psdu_limit_ends_an_a_msdu_and_keeps_a_sent_one_whole() {
+        // 10 000 bytes: the first MPDU (7652), then one MSDU alone (4 + 1538, padded to 1544);
+        // a second MSDU in that MPDU would make 7652 + 3080 = 10 732
+        let mut frames = queue(12);
+        let (mut positions, mut starts) = (Vec::new(), Vec::new());
+        let psdu = select_mpdus(
+            &frames,
+            1,
+            (0, 0),
+            vht(10_000, 7935),
+            &mut positions,
+            &mut starts,
+        );
+        assert_eq!(
+            (positions.len(), starts.clone(), psdu),
+            (6, vec![0, 5], 7652 + 1544)
+        );
+        // numbered as 5 + 1; then with room for 7652 + 1544 + 1544 only, the 5-MSDU MPDU
+        // still goes whole, and a sent MPDU that no longer fits waits whole
+        number_mpdus(&mut frames, (&positions, &starts), 0);
+        let psdu = select_mpdus(
+            &frames,
+            1,
+            (0, 2),
+            vht(7000, 7935),
+            &mut positions,
+            &mut starts,
+        );
+        assert_eq!((positions.len(), starts.clone(), psdu), (5, vec![0], 7652));
+    }
+
+    #[test]
+    fn a_held_a_msdu_goes_up_whole_and_in_order() {
+        let mut buffer = Reordering::new(64);
+        let mut out = Vec::new();
+        buffer.receive(1, [packet(10), packet(11), packet(12)], &mut out);
+        buffer.receive(2, [packet(20)], &mut out);
+        assert!(out.is_empty() && buffer.holds(1));
+        // a copy of a held MPDU adds nothing
+        buffer.receive(1, [packet(10), packet(11), packet(12)], &mut out);
+        buffer.receive(0, [packet(0), packet(1)], &mut out);
+        assert_eq!(uids(&out), [0, 1, 10, 11, 12, 20]);
+        // held behind a gap the originator gives up: the window moves, the A-MSDU goes up
+        out.clear();
+        buffer.receive(4, [packet(40), packet(41)], &mut out);
+        buffer.move_window(4, &mut out);
+        assert_eq!(uids(&out), [40, 41]);
+        assert!(buffer.further.is_empty());
     }
 }

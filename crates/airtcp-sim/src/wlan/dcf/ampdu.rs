@@ -16,6 +16,10 @@
 //!   more than one by a compressed BlockAck (32 bytes with its 64-bit bitmap, 56 with 256
 //!   bits) at the control response rate. With an RTS threshold, a PSDU longer than it is
 //!   protected by RTS/CTS.
+//! - **A-MSDU** (`max_amsdu_bytes`, off by default): an MSDU not yet sent joins the MPDU
+//!   before it while its A-MSDU stays within the limit (§9.3.2.2.2; `block_ack::select_mpdus`);
+//!   the MPDU is then one sequence number, one error draw on its whole length, one bit of the
+//!   BlockAck, retried and handed up whole.
 //! - **Sequence numbers** per originator EDCAF and recipient, given when an MPDU is first
 //!   put in an A-MPDU (mac80211 numbers a frame when it leaves the TXQ).
 //! - **Errors**: each MPDU is corrupted or not by the WLAN's error model on its own bytes; the
@@ -42,7 +46,7 @@
 //! What both MACs share (the limits, forming, retry counts per MPDU, the reordering buffer)
 //! is `wlan::block_ack`; a channel with geometry aggregates in `radio::aggregation`.
 //!
-//! Not modelled here: A-MSDU inside A-MPDU, BlockAckReq frames on the air, lost BlockAcks,
+//! Not modelled here: BlockAckReq frames on the air, lost BlockAcks,
 //! the recipient's reorder timeout (needed only when a BlockAckReq is lost), more than one
 //! TID per AC, and several A-MPDUs in a TXOP.
 
@@ -53,12 +57,14 @@ use airtcp_proto::wifi::mcs::{block_ack_bytes, Format};
 use airtcp_proto::wifi::{Modulation, Phy};
 use airtcp_proto::Instant;
 
-use super::{Actions, AirBody, AirFrame, Bss, FailedFrame, Outcome};
+use super::{Actions, AirBody, AirFrame, Bss, FailedFrame, Frame, Outcome};
 use crate::packet::Packet;
+use crate::wlan::ap_plan::a_msdu_bytes;
 pub use crate::wlan::block_ack::AmpduLimits;
 use crate::wlan::block_ack::{
     longest_psdu, modular_distance, number_mpdus, select_mpdus, Forming, Reordering, RetryCounter,
 };
+use std::collections::VecDeque;
 
 /// A-MPDU state of a BSS: the limits, sequence numbers and the recipients' buffers.
 #[derive(Debug)]
@@ -74,8 +80,10 @@ pub struct Aggregation {
     psdu_limits: Vec<PsduLimits>,
     /// The MAC at the station's end of the A-MPDU formed last (`Bss::use_station_phys`).
     pub(super) formed_link: u32,
-    /// The queue positions of the A-MPDU being formed (kept to reuse its allocation).
+    /// The queue positions of the A-MPDU being formed, and where each MPDU starts among them
+    /// (kept to reuse their allocations).
     positions: Vec<usize>,
+    starts: Vec<usize>,
     /// Per MAC: the queue positions its MPDUs in flight lie before (no frame ahead of them
     /// leaves its queue while they fly, so settling scans only that far).
     in_flight_end: Vec<usize>,
@@ -113,6 +121,7 @@ impl Aggregation {
             psdu_limits,
             formed_link: 0,
             positions: Vec::new(),
+            starts: Vec::new(),
             in_flight_end: Vec::new(),
             removals: Vec::new(),
             released: Vec::new(),
@@ -144,7 +153,22 @@ impl Aggregation {
 
     /// Whether the A-MPDU formed last is a lone MPDU.
     fn lone(&self) -> bool {
-        self.positions.len() == 1
+        self.starts.len() == 1
+    }
+
+    /// The MPDUs of the A-MPDU formed last.
+    fn mpdus(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The queue positions of the frames (MSDUs) of its MPDU `k`.
+    fn mpdu(&self, k: usize) -> &[usize] {
+        let end = self
+            .starts
+            .get(k + 1)
+            .copied()
+            .unwrap_or(self.positions.len());
+        &self.positions[self.starts[k]..end]
     }
 }
 
@@ -172,6 +196,15 @@ impl PsduLimits {
             })
             .collect();
         PsduLimits { max_bytes, by_txop }
+    }
+}
+
+/// The MSDU bytes an MPDU carries of the frames at `group`: one MSDU, or an A-MSDU of
+/// several.
+fn msdus_bytes(frames: &VecDeque<Frame>, group: &[usize]) -> u32 {
+    match group {
+        [one] => frames[*one].msdu_bytes(),
+        _ => a_msdu_bytes(group.iter().map(|&position| frames[position].msdu_bytes())),
     }
 }
 
@@ -233,9 +266,11 @@ impl Bss {
             mac_overhead_bytes: self.phy.mac_overhead_bytes,
             window: ampdu.limits.window,
             max_psdu,
+            max_amsdu: ampdu.limits.max_amsdu_bytes,
         };
-        let psdu = select_mpdus(frames, to, (start, next), forming, &mut ampdu.positions);
-        next = number_mpdus(frames, &ampdu.positions, next);
+        let (positions, starts) = (&mut ampdu.positions, &mut ampdu.starts);
+        let psdu = select_mpdus(frames, to, (start, next), forming, positions, starts);
+        next = number_mpdus(frames, (positions, starts), next);
         if self.params.msdu_lifetime_ns.is_some() {
             // the MSDU lifetime runs from an MSDU's first attempt
             for &position in &ampdu.positions {
@@ -249,7 +284,7 @@ impl Bss {
         }
         ampdu.in_flight_end[edcaf as usize] = end;
         if ampdu.lone() {
-            return frames[ampdu.positions[0]].msdu_bytes();
+            return msdus_bytes(frames, ampdu.mpdu(0));
         }
         psdu
     }
@@ -305,18 +340,20 @@ impl Bss {
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
         let frames = &mut self.edcafs[edcaf as usize].queues[queue];
         let mut arrived = 0;
-        for &position in &ampdu.positions {
-            let frame = &mut frames[position];
-            frame.mpdu.resent = frame.transmitted;
-            if frame.transmitted {
-                self.counters.retries += 1;
+        for k in 0..ampdu.mpdus() {
+            let group = ampdu.mpdu(k);
+            let mpdu = phy.mac_overhead_bytes + msdus_bytes(frames, group);
+            let received = !self.errors.corrupts(mpdu, &mut self.channel_rng);
+            self.counters.retries += u64::from(frames[group[0]].transmitted);
+            for &position in group {
+                let frame = &mut frames[position];
+                frame.mpdu.resent = frame.transmitted;
+                frame.transmitted = true;
+                frame.mpdu.acked = received;
             }
-            frame.transmitted = true;
-            let mpdu = phy.mac_overhead_bytes + frame.msdu_bytes();
-            frame.mpdu.acked = !self.errors.corrupts(mpdu, &mut self.channel_rng);
-            arrived += usize::from(frame.mpdu.acked);
+            arrived += usize::from(received);
         }
-        let count = ampdu.positions.len();
+        let count = ampdu.mpdus();
         self.counters.count_ampdu(count, count - arrived);
         if self.capture {
             self.capture_ampdu(actions, now, edcaf, queue, (rts, false), bytes);
@@ -354,10 +391,17 @@ impl Bss {
             .entry((edcaf, to))
             .or_insert_with(|| Reordering::new(window));
         ampdu.released.clear();
-        for &position in &ampdu.positions {
-            let frame = &frames[position];
-            if frame.mpdu.acked {
-                let held = buffer.receive(frame.sequence, frame.packet, &mut ampdu.released);
+        for k in 0..ampdu.starts.len() {
+            let end = ampdu
+                .starts
+                .get(k + 1)
+                .copied()
+                .unwrap_or(ampdu.positions.len());
+            let group = &ampdu.positions[ampdu.starts[k]..end];
+            let first = &frames[group[0]];
+            if first.mpdu.acked {
+                let msdus = group.iter().map(|&position| frames[position].packet);
+                let held = buffer.receive(first.sequence, msdus, &mut ampdu.released);
                 self.counters.reordered_mpdus += u64::from(held);
             }
         }
@@ -399,7 +443,7 @@ impl Bss {
         let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
         let phy = formed_phy(&self.phy, &self.link_phys, ampdu);
         let (delta, sifs) = (phy.propagation_ns, phy.sifs_ns);
-        let count = ampdu.positions.len();
+        let count = ampdu.mpdus();
         let mac = self.edcafs[edcaf as usize].mac;
         let frames = &self.edcafs[edcaf as usize].queues[queue];
         let first = frames[ampdu.positions[0]];
@@ -446,8 +490,9 @@ impl Bss {
         }
         let reference = ampdu.reference;
         let mut arrived = false;
-        for (k, &position) in ampdu.positions.iter().enumerate() {
-            let frame = &frames[position];
+        for k in 0..count {
+            let group = ampdu.mpdu(k);
+            let frame = &frames[group[0]];
             let received = !collided && frame.mpdu.acked;
             arrived |= received;
             actions.air.push(AirFrame {
@@ -462,7 +507,10 @@ impl Bss {
                     ap: self.node(0),
                     retry: frame.mpdu.resent,
                     sequence: frame.sequence,
-                    msdus: vec![frame.packet],
+                    msdus: group
+                        .iter()
+                        .map(|&position| frames[position].packet)
+                        .collect(),
                     ampdu: (count > 1).then_some((reference, k + 1 == count)),
                 },
                 signal_dbm: None,
@@ -474,8 +522,8 @@ impl Bss {
                 AirBody::Ack
             } else {
                 let mut bitmap = [0u8; 32];
-                for &position in &ampdu.positions {
-                    let frame = &frames[position];
+                for &start in &ampdu.starts {
+                    let frame = &frames[ampdu.positions[start]];
                     if frame.mpdu.acked {
                         let bit = usize::from(modular_distance(first.sequence, frame.sequence));
                         bitmap[bit / 8] |= 1 << (bit % 8);
@@ -516,15 +564,15 @@ impl Bss {
             return (phy.rts_airtime_ns(), phy.basic_rate_bps);
         }
         let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
-        let count = ampdu.positions.len();
+        let count = ampdu.mpdus();
         self.counters.count_ampdu(count, count);
         let frames = &mut self.edcafs[edcaf as usize].queues[queue];
+        for &first in &ampdu.starts {
+            self.counters.retries += u64::from(frames[ampdu.positions[first]].transmitted);
+        }
         for &position in &ampdu.positions {
             let frame = &mut frames[position];
             frame.mpdu.resent = frame.transmitted;
-            if frame.transmitted {
-                self.counters.retries += 1;
-            }
             frame.transmitted = true;
         }
         if self.capture {

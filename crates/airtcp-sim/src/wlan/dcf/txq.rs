@@ -365,7 +365,12 @@ impl Txqs {
 fn budget_of(ampdu: Option<&Aggregation>, mac: u32, to: u32, txop_ns: Option<u64>) -> Budget {
     match ampdu {
         Some(ampdu) => Budget {
-            frames: usize::from(ampdu.limits.window),
+            // with A-MSDUs an MPDU of the window carries several frames: the bytes bound it
+            frames: if ampdu.limits.max_amsdu_bytes > 0 {
+                usize::from(u16::MAX)
+            } else {
+                usize::from(ampdu.limits.window)
+            },
             psdu_bytes: ampdu.max_psdu_for(super::link_of(mac, to), txop_ns),
         },
         None => Budget::SINGLE,
