@@ -176,6 +176,36 @@ def test_captures_show_a_msdus_inside_a_mpdus(tmp_path: Path):
     assert len(good) < len(data) and wlan["delivered_msdus"] > 3 * len(good)
 
 
+def test_captures_show_block_ack_reqs_and_their_block_acks(tmp_path: Path):
+    if shutil.which("tshark") is None:
+        pytest.skip("tshark is not installed (make test installs it)")
+    wlan = 'phy = "802.11ac"\nmcs = 9\nloss = 0.5\nshort_retry_limit = 1'
+    path = scenario(tmp_path, wlan)
+    text = path.read_text().replace('duration = "3s"', 'duration = "0.3s"')
+    path.write_text(text.replace('measure_from = "1s"', 'measure_from = "0.1s"'))
+    result = airtcp("run", str(path), "--pcap-80211", "--out", str(tmp_path / "o"), "--json")
+    assert result.returncode == 0, result.stderr
+    wlan = json.loads(result.stdout)["wlans"][0]
+    fields = ["wlan.fc.type_subtype", "wlan.fcs.status", "wlan.fixed.ssc.sequence"]
+    out = subprocess.run(
+        ["tshark", "-r", str(tmp_path / "o" / "pcap-80211" / "wlan0-ap.pcap"),
+         "-o", "wlan.check_checksum:TRUE", "-T", "fields",
+         *(a for f in fields for a in ("-e", f))],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout  # fmt: skip
+    frames = [dict(zip(fields, line.split("\t"), strict=True)) for line in out.splitlines()]
+    # every MPDU given up is followed by a BlockAckReq; those that did not collide (FCS
+    # good) are answered by a BlockAck from the same starting sequence number
+    bars = [k for k, f in enumerate(frames) if f["wlan.fc.type_subtype"] == "0x0018"]
+    good = [k for k in bars if frames[k]["wlan.fcs.status"] == "1"]
+    assert 0 <= len(good) - wlan["block_ack_reqs"] <= 1 and wlan["block_ack_reqs"] > 10
+    assert len(bars) > len(good), "two stations: some BlockAckReqs collide"
+    for k in good[:-1]:
+        bar, answer = frames[k], frames[k + 1]
+        assert answer["wlan.fc.type_subtype"] == "0x0019"
+        assert answer["wlan.fixed.ssc.sequence"] == bar["wlan.fixed.ssc.sequence"] != ""
+
+
 def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Path):
     if shutil.which("tshark") is None:
         pytest.skip("tshark is not installed (make test installs it)")

@@ -636,6 +636,8 @@ WHY = {
     "baseline before mac80211's queues; fq_codel: mac80211's FQ-CoDel per station, stations "
     "in turn (ath9k's round robin of its TIDs, what the commit's 'before' ran); "
     "fq_codel_airtime: the same with the airtime scheduler (the commit's 'after')",
+    "driver_queue": "ath9k: the paper's testbed ran ath9k, whose hardware queue holds two "
+    "A-MPDUs (no firmware queue, no AQL)",
     "link": "ours: the server 1 Gbit/s and 1 ms from the AP, queue 10000 (never the "
     "bottleneck); the paper's wired setup is not in what we could read",
     "tcp": "the linux profile with CUBIC, Linux's default (the paper's draft: stock Ubuntu "

@@ -134,6 +134,8 @@ WHY = {
     "agent": "the sweep's grid (wlan.agent)",
     "queueing": "one DropTail FIFO per MAC, as ns-2's interface queue (Linux mac80211's "
     "queues do not run beside the agents yet)",
+    "driver_queue": "ath9k's (the default); it applies below mac80211's queues only, which "
+    "this sweep does not run",
     "congestion_control": "the paper's TCP is Reno-like; NewReno (RFC 6582)",
     "mss": "paper §3.1: 1024-byte TCP segments",
 }

@@ -784,6 +784,8 @@ WHY = {
     "A-MPDU, 3 without); without A-MPDU also txop_burst and ack_aggregation",
     "queueing": "per point: fifo (one DropTail queue per MAC, as the paper's ns-2) with the "
     "agents; fq_codel_airtime (mac80211's, every MAC) without an agent",
+    "driver_queue": "ath9k's hardware queue (the default: two A-MPDUs) below mac80211's "
+    "queues; firmware queues and AQL are beyond this experiment",
     "ampdu": "per point: on (the standard's for VHT: Block Ack window, A-MPDU length and "
     "aPPDUMaxTime below) or off (one MPDU an access)",
     "edca": "on, the default for 802.11ac: the stations' parameter set is the standard's "

@@ -20,8 +20,9 @@ const QOS_DATA: u8 = 0x88;
 const RTS: u8 = 0xb4;
 const CTS: u8 = 0xc4;
 const ACK: u8 = 0xd4;
+const BLOCK_ACK_REQ: u8 = 0x84;
 const BLOCK_ACK: u8 = 0x94;
-/// BA Control: the compressed bitmap variant (TID 0, immediate).
+/// BA Control (and BAR Control): the compressed bitmap variant (TID 0, immediate).
 const BA_COMPRESSED: u16 = 0x0004;
 // Frame Control, second octet.
 const TO_DS: u8 = 0x01;
@@ -71,6 +72,14 @@ pub enum FrameRepr {
         duration_us: u16,
         receiver: MacAddress,
     },
+    /// A compressed BlockAckReq (TID 0, §9.3.1.7) from `transmitter`, an originator: the
+    /// recipient's window is to start at `start_sequence`.
+    BlockAckReq {
+        duration_us: u16,
+        receiver: MacAddress,
+        transmitter: MacAddress,
+        start_sequence: u16,
+    },
     /// A compressed BlockAck (TID 0) from `transmitter`, the recipient of an A-MPDU: bit i
     /// of `bitmap` (its first `bitmap_bytes`, 8 or 32) acknowledges the MPDU with sequence
     /// number `start_sequence + i` (§9.3.1.8.2; a 32-byte bitmap, 802.11ax's, is marked by
@@ -97,6 +106,7 @@ impl FrameRepr {
             FrameRepr::Data { .. } => 26,
             FrameRepr::Rts { .. } => 16,
             FrameRepr::Cts { .. } | FrameRepr::Ack { .. } => 10,
+            FrameRepr::BlockAckReq { .. } => 20,
             FrameRepr::BlockAck { bitmap_bytes, .. } => 20 + usize::from(*bitmap_bytes),
         }
     }
@@ -152,6 +162,17 @@ impl FrameRepr {
                 duration_us,
                 receiver,
             } => Self::emit_control(out, ACK, duration_us, receiver),
+            FrameRepr::BlockAckReq {
+                duration_us,
+                receiver,
+                transmitter,
+                start_sequence,
+            } => {
+                Self::emit_control(out, BLOCK_ACK_REQ, duration_us, receiver);
+                out.extend_from_slice(&transmitter);
+                out.extend_from_slice(&BA_COMPRESSED.to_le_bytes());
+                out.extend_from_slice(&((start_sequence % 4096) << 4).to_le_bytes());
+            }
             FrameRepr::BlockAck {
                 duration_us,
                 receiver,
@@ -298,6 +319,23 @@ mod tests {
         });
         assert_eq!(wide.len(), 52);
         assert_eq!(&wide[18..20], &[0x04, 0x00]);
+    }
+
+    #[test]
+    fn block_ack_req_carries_its_start() {
+        let bytes = emitted(FrameRepr::BlockAckReq {
+            duration_us: 0x0050,
+            receiver: A,
+            transmitter: B,
+            start_sequence: 4097,
+        });
+        // 20 bytes, 24 with the FCS (§9.3.1.7)
+        assert_eq!(bytes.len(), 20);
+        assert_eq!(&bytes[..4], &[0x84, 0x00, 0x50, 0x00]);
+        assert_eq!(&bytes[4..10], &A);
+        assert_eq!(&bytes[10..16], &B);
+        // compressed, TID 0; starting sequence 1 shifted past the fragment number
+        assert_eq!(&bytes[16..20], &[0x04, 0x00, 0x10, 0x00]);
     }
 
     #[test]

@@ -223,6 +223,15 @@ fn emit_frame<'p>(
             duration_us,
             receiver,
         },
+        AirBody::BlockAckReq {
+            transmitter,
+            start_sequence,
+        } => FrameRepr::BlockAckReq {
+            duration_us,
+            receiver,
+            transmitter: mac_of(*transmitter),
+            start_sequence: *start_sequence,
+        },
         AirBody::BlockAck {
             transmitter,
             start_sequence,

@@ -186,6 +186,9 @@ pub struct MacCounters {
     pub ampdu_mpdus: u64,
     pub ampdu_failed_mpdus: u64,
     pub reordered_mpdus: u64,
+    /// BlockAckReqs answered, and those given up at the retry limit (`block_ack_req`).
+    pub block_ack_reqs: u64,
+    pub block_ack_reqs_given_up: u64,
     /// With mac80211's queues (`txq`): frames CoDel dropped.
     pub codel_drops: u64,
     /// With EDCA: EDCAFs that lost an internal collision to a higher AC of their MAC.
@@ -319,6 +322,8 @@ enum Outcome {
         queue: usize,
         counter: RetryCounter,
     },
+    /// `edcaf`'s BlockAckReq got its BlockAck (`block_ack_req`).
+    BlockAckReq { edcaf: u32 },
     /// Each failed MAC frame.
     Failure(Vec<FailedFrame>),
 }
@@ -661,8 +666,10 @@ impl Bss {
         let station = &mut self.macs[mac as usize];
         let frame = Frame::new(packet, to, now, station.next_sequence);
         station.next_sequence = station.next_sequence.wrapping_add(1);
+        let owes = self.owes_block_ack_req(edcaf);
         let queues = &mut self.edcafs[edcaf as usize].queues;
-        let was_empty = queues.iter().all(VecDeque::is_empty);
+        // (a BlockAckReq owed keeps an EDCAF holding and contending)
+        let was_empty = queues.iter().all(VecDeque::is_empty) && !owes;
         let queue_was_empty = queues[queue].is_empty();
         queues[queue].push_back(frame);
         if was_empty {
@@ -738,7 +745,9 @@ impl Bss {
         match &self.medium {
             Medium::Busy {
                 outcome:
-                    Outcome::Success { edcaf: sender, .. } | Outcome::Ampdu { edcaf: sender, .. },
+                    Outcome::Success { edcaf: sender, .. }
+                    | Outcome::Ampdu { edcaf: sender, .. }
+                    | Outcome::BlockAckReq { edcaf: sender },
                 ..
             } => *sender == edcaf,
             Medium::Busy {
@@ -823,16 +832,13 @@ impl Bss {
             self.edcafs[edcaf as usize].expiry = None;
             // Dequeue: an MSDU past its lifetime (or its queue's sojourn limit) is discarded
             // instead of sent, also before a retry.
-            if self.discard_expired(now, edcaf, actions)
-                && self.plans(edcaf)
-                && self.edcaf_len(edcaf) > 0
-            {
+            if self.discard_expired(now, edcaf) && self.plans(edcaf) && self.edcaf_len(edcaf) > 0 {
                 self.replan(now);
             }
             if self.txqs.is_some() {
                 self.refill(now, edcaf);
             }
-            if self.edcaf_len(edcaf) > 0 {
+            if self.edcaf_len(edcaf) > 0 || self.owes_block_ack_req(edcaf) {
                 transmitters.push(edcaf);
             }
         }
@@ -911,6 +917,9 @@ impl Bss {
         }
         if self.params.msdu_lifetime_ns.is_some() {
             for &edcaf in &transmitters {
+                if self.owes_block_ack_req(edcaf) {
+                    continue; // its BlockAckReq goes first
+                }
                 let (queue, count) = self.selection(edcaf);
                 self.mark_attempted(now, edcaf, queue, 0..count);
             }
@@ -920,6 +929,11 @@ impl Bss {
         let sifs = Duration::from_nanos(self.phy.sifs_ns);
         let (busy_ns, others_ifs_ns, outcome) = if let [edcaf] = transmitters[..] {
             let (queue, count) = self.selection(edcaf);
+            if self.owes_block_ack_req(edcaf) {
+                let sent = self.send_block_ack_req(now, edcaf, actions);
+                self.go_busy(now, slot, sent, internal_losers, actions);
+                return;
+            }
             if self.ampdu.is_some() {
                 let sent = self.send_ampdu(now, edcaf, queue, actions);
                 self.go_busy(now, slot, sent, internal_losers, actions);
@@ -1093,7 +1107,9 @@ impl Bss {
             let (mut longest, mut longest_rate) = (0, 0);
             for &edcaf in &transmitters {
                 let (queue, count) = self.selection(edcaf);
-                let (airtime, rate) = if self.ampdu.is_some() {
+                let (airtime, rate) = if self.owes_block_ack_req(edcaf) {
+                    self.unanswered_block_ack_req(now, edcaf, actions)
+                } else if self.ampdu.is_some() {
                     self.unanswered_ampdu(now, edcaf, queue, actions)
                 } else {
                     let payload = self.payload_bytes(edcaf, queue, 0, count);
@@ -1262,7 +1278,7 @@ impl Bss {
         };
         let failed: &[FailedFrame] = match &outcome {
             Outcome::Success { failed_after, .. } => failed_after.as_slice(),
-            Outcome::Ampdu { .. } => &[],
+            Outcome::Ampdu { .. } | Outcome::BlockAckReq { .. } => &[],
             Outcome::Failure(failed) => failed,
         };
         let earliest = failed
@@ -1326,17 +1342,25 @@ impl Bss {
             } => {
                 self.counters.successes += 1;
                 // a BlockAck is a success, whatever it acknowledged
-                self.settle_ampdu(now, edcaf, queue, counter, actions);
+                self.settle_ampdu(edcaf, queue, counter);
                 let station = &mut self.edcafs[edcaf as usize];
                 station.cw = station.cw_min;
+                self.draw_backoff(now, edcaf, next_base, next_base);
+                self.completed(now, edcaf);
+            }
+            Outcome::BlockAckReq { edcaf } => {
+                self.counters.successes += 1;
+                self.settle_block_ack_req(now, edcaf, actions);
                 self.draw_backoff(now, edcaf, next_base, next_base);
                 self.completed(now, edcaf);
             }
             Outcome::Failure(failed) => {
                 for frame in failed {
                     let from = sender_base(&frame);
-                    if self.ampdu.is_some() {
-                        self.settle_unanswered_ampdu(now, frame, actions);
+                    if self.sent_block_ack_req(frame.edcaf) {
+                        self.settle_unanswered_block_ack_req(now, frame, actions);
+                    } else if self.ampdu.is_some() {
+                        self.settle_unanswered_ampdu(frame);
                     } else {
                         self.settle_failure(frame);
                     }
@@ -1391,7 +1415,7 @@ impl Bss {
     /// Discards the MSDUs at the heads of `edcaf`'s queues whose MSDU lifetime has passed
     /// since their first attempt, or that have waited longer than the queue's sojourn limit
     /// (queues are FIFO, so both are a prefix); whether any was.
-    fn discard_expired(&mut self, now: Instant, edcaf: u32, actions: &mut Actions) -> bool {
+    fn discard_expired(&mut self, now: Instant, edcaf: u32) -> bool {
         let (lifetime, max_delay) = (self.params.msdu_lifetime_ns, self.params.queue_max_delay_ns);
         if lifetime.is_none() && max_delay.is_none() {
             return false;
@@ -1422,8 +1446,8 @@ impl Bss {
                 let frame = self.pop_head(edcaf, queue);
                 discarded = true;
                 if self.ampdu.is_some() && frame.mpdu.numbered() {
-                    // its recipient stops waiting for it, as after a BlockAckReq
-                    self.follow_window(now, edcaf, frame.to, actions);
+                    // its recipient is told to stop waiting for it
+                    self.request_block_ack_req(edcaf, frame.to);
                 }
             }
         }
@@ -1467,6 +1491,7 @@ impl Bss {
 
 mod agent_view;
 mod ampdu;
+mod block_ack_req;
 mod capture;
 mod edca;
 mod roaming;

@@ -35,13 +35,12 @@
 //!   sender resumes DIFS after the response timeout, as for a single frame.
 //! - **Reordering**: the recipient hands MPDUs up in sequence order; one that arrives after
 //!   a gap waits in its buffer until the gap is filled, or until the originator gives the
-//!   missing MPDU up (the retry limit, the MSDU lifetime or the sojourn limit), which moves
-//!   the window as a BlockAckReq would (§10.25.6.6). The BlockAckReq's own airtime is not
-//!   modelled.
+//!   missing MPDU up (the retry limit, the MSDU lifetime or the sojourn limit) and its
+//!   BlockAckReq (`block_ack_req`) moves the window (§10.25.6.6).
 //! - **Lifetime and sojourn limit**: an MPDU's MSDU lifetime runs from its first attempt,
 //!   and an MPDU past it (or past the queue's sojourn limit) is discarded at the head of the
-//!   queue at an access, as with single frames; if it had been sent, its recipient's window
-//!   moves past it.
+//!   queue at an access, as with single frames; if it had been sent, a BlockAckReq moves
+//!   its recipient's window past it.
 //!
 //! What both MACs share (the limits, forming, retry counts per MPDU, the reordering buffer)
 //! is `wlan::block_ack`; a channel with geometry aggregates in `radio::aggregation`.
@@ -74,7 +73,9 @@ pub struct Aggregation {
     /// The next sequence number, per (originator MAC, recipient MAC).
     next_sequence: HashMap<(u32, u32), u16>,
     /// The recipients' reordering buffers, per (originator MAC, recipient MAC).
-    buffers: HashMap<(u32, u32), Reordering>,
+    pub(super) buffers: HashMap<(u32, u32), Reordering>,
+    /// The BlockAckReqs owed (`block_ack_req`).
+    pub(super) block_ack_reqs: Vec<super::block_ack_req::BlockAckReq>,
     /// Per link (the BSS's PHY, or each station's own: `Bss::use_station_phys`), the
     /// longest PSDUs (`PsduLimits`; airtime grows with length: found once).
     psdu_limits: Vec<PsduLimits>,
@@ -118,6 +119,7 @@ impl Aggregation {
             format: setting.format,
             next_sequence: HashMap::new(),
             buffers: HashMap::new(),
+            block_ack_reqs: Vec::new(),
             psdu_limits,
             formed_link: 0,
             positions: Vec::new(),
@@ -147,7 +149,7 @@ impl Aggregation {
     }
 
     /// A compressed BlockAck answering this BSS's A-MPDUs.
-    fn block_ack_bytes(&self) -> u32 {
+    pub(super) fn block_ack_bytes(&self) -> u32 {
         block_ack_bytes(self.limits.window)
     }
 
@@ -593,14 +595,7 @@ impl Bss {
     /// long failure, after a CTS, clears the short count); the recipient's
     /// window follows the originator's (released MPDUs are handed up at `now`). Whether an
     /// MPDU was dropped.
-    pub(super) fn settle_ampdu(
-        &mut self,
-        now: Instant,
-        edcaf: u32,
-        queue: usize,
-        counter: RetryCounter,
-        actions: &mut Actions,
-    ) -> bool {
+    pub(super) fn settle_ampdu(&mut self, edcaf: u32, queue: usize, counter: RetryCounter) -> bool {
         let limits = (self.params.short_retry_limit, self.params.long_retry_limit);
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
         let counters = &mut self.counters;
@@ -642,28 +637,21 @@ impl Bss {
             }
         }
         let dropped = self.counters.retry_drops > drops_before;
-        self.follow_window(now, edcaf, to, actions);
         if self.holds_nothing(edcaf) {
             self.holding -= 1;
+        }
+        if dropped {
+            self.request_block_ack_req(edcaf, to);
         }
         dropped
     }
 
-    /// The recipient `to` of `edcaf`'s MPDUs moves its window to the oldest MPDU `edcaf` still
-    /// holds for it (or the next it will number), handing up what it held before (a
-    /// BlockAckReq's effect).
-    pub(super) fn follow_window(
-        &mut self,
-        now: Instant,
-        edcaf: u32,
-        to: u32,
-        actions: &mut Actions,
-    ) {
-        let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
-        let Some(buffer) = ampdu.buffers.get_mut(&(edcaf, to)) else {
-            return;
-        };
-        let start = self.edcafs[edcaf as usize]
+    /// Where the recipient `to` of `edcaf`'s MPDUs should start its window: at the oldest
+    /// MPDU `edcaf` still holds for it, or the next it will number (a BlockAckReq's starting
+    /// sequence number).
+    pub(super) fn window_start(&self, edcaf: u32, to: u32) -> u16 {
+        let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
+        self.edcafs[edcaf as usize]
             .queues
             .iter()
             .flatten()
@@ -671,7 +659,22 @@ impl Bss {
             .map_or_else(
                 || ampdu.next_sequence.get(&(edcaf, to)).copied().unwrap_or(0),
                 |f| f.sequence,
-            );
+            )
+    }
+
+    /// The recipient `to` of `edcaf`'s MPDUs moves its window to `start`, handing up what it
+    /// held before it at `now` (a BlockAckReq's effect).
+    pub(super) fn move_recipient_window(
+        &mut self,
+        now: Instant,
+        edcaf: u32,
+        (to, start): (u32, u16),
+        actions: &mut Actions,
+    ) {
+        let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
+        let Some(buffer) = ampdu.buffers.get_mut(&(edcaf, to)) else {
+            return;
+        };
         ampdu.released.clear();
         buffer.move_window(start, &mut ampdu.released);
         for &packet in &ampdu.released {
@@ -681,14 +684,12 @@ impl Bss {
 
     /// `edcaf` lost an internal collision (`edca`): the MPDU at the head of `queue` counts a
     /// failed attempt against the short limit `limit`; whether it reached it (and was
-    /// dropped, its recipient's window moving past it if it was numbered).
+    /// dropped, a BlockAckReq then owed to its recipient if it was numbered).
     pub(super) fn internal_collision_of_mpdu(
         &mut self,
-        now: Instant,
         edcaf: u32,
         queue: usize,
         limit: u32,
-        actions: &mut Actions,
     ) -> bool {
         let head = &mut self.edcafs[edcaf as usize].queues[queue][0];
         if !head
@@ -699,7 +700,7 @@ impl Bss {
         }
         let frame = self.pop_head(edcaf, queue);
         if frame.mpdu.numbered {
-            self.follow_window(now, edcaf, frame.to, actions);
+            self.request_block_ack_req(edcaf, frame.to);
         }
         true
     }
@@ -708,12 +709,7 @@ impl Bss {
     /// doubles, or returns to CWmin when an MPDU reached its retry limit (§10.23.2.2: "CW
     /// shall be reset to CWmin after every unsuccessful attempt to transmit an MPDU that
     /// causes the retry counter to reach its limit").
-    pub(super) fn settle_unanswered_ampdu(
-        &mut self,
-        now: Instant,
-        failed: FailedFrame,
-        actions: &mut Actions,
-    ) {
+    pub(super) fn settle_unanswered_ampdu(&mut self, failed: FailedFrame) {
         self.counters.failed_attempts += 1;
         let end = self.ampdu.as_ref().map_or(0, |a| {
             a.in_flight_end
@@ -726,7 +722,7 @@ impl Bss {
         for frame in frames.range_mut(..end) {
             frame.mpdu.acked = false;
         }
-        let dropped = self.settle_ampdu(now, failed.edcaf, failed.queue, failed.counter, actions);
+        let dropped = self.settle_ampdu(failed.edcaf, failed.queue, failed.counter);
         let station = &mut self.edcafs[failed.edcaf as usize];
         station.cw = if dropped {
             station.cw_min

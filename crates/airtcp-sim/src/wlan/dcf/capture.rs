@@ -52,6 +52,12 @@ pub enum AirBody {
         msdus: Vec<Packet>,
         ampdu: Option<(u32, bool)>,
     },
+    /// A compressed BlockAckReq from `transmitter`: the recipient's window is to start at
+    /// `start_sequence`.
+    BlockAckReq {
+        transmitter: usize,
+        start_sequence: u16,
+    },
     /// A compressed BlockAck from `transmitter`: bit i of `bitmap` (its first
     /// `bitmap_bytes`) acknowledges sequence number `start_sequence + i`.
     BlockAck {

@@ -320,12 +320,21 @@ impl Bss {
         actions: &mut Actions,
     ) {
         let (queue, _) = self.selection(edcaf);
-        if self.edcafs[edcaf as usize].queues[queue].is_empty() {
-            return; // the head left meanwhile (its lifetime, a departed receiver)
-        }
         let limit = self.params.short_retry_limit;
-        let at_limit = if self.ampdu.is_some() {
-            self.internal_collision_of_mpdu(now, edcaf, queue, limit, actions)
+        let at_limit = if self.owes_block_ack_req(edcaf) {
+            // its BlockAckReq was to go first
+            let given_up = self.block_ack_req_lost_internally(now, edcaf, actions);
+            let station = &mut self.edcafs[edcaf as usize];
+            station.cw = if given_up {
+                station.cw_min
+            } else {
+                (2 * station.cw + 1).min(station.cw_max)
+            };
+            return;
+        } else if self.edcafs[edcaf as usize].queues[queue].is_empty() {
+            return; // the head left meanwhile (its lifetime, a departed receiver)
+        } else if self.ampdu.is_some() {
+            self.internal_collision_of_mpdu(edcaf, queue, limit)
         } else {
             let station = &mut self.edcafs[edcaf as usize];
             station.short_retries += 1;

@@ -418,7 +418,8 @@ impl Bss {
         }
     }
 
-    /// Whether `edcaf` holds no frame, in its FIFO or its intermediate queues.
+    /// Whether `edcaf` holds no frame, in its FIFO or its intermediate queues, and owes no
+    /// BlockAckReq.
     pub(super) fn holds_nothing(&self, edcaf: u32) -> bool {
         self.edcafs[edcaf as usize]
             .queues
@@ -428,6 +429,7 @@ impl Bss {
                 .txqs
                 .as_ref()
                 .is_none_or(|txqs| txqs.backlog(edcaf) == 0)
+            && !self.owes_block_ack_req(edcaf)
     }
 }
 
