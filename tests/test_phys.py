@@ -100,6 +100,27 @@ def test_ax_single_shows_what_aggregation_is_worth():
     assert goodput["true"] > 350e6 and goodput["true"] > 8 * goodput["false"], goodput
 
 
+def captured(path: Path, out: Path, fields: list[str], *tshark: str) -> tuple[dict, list[dict]]:
+    """Runs `path` with `--pcap-80211` into `out`: its WLAN's summary and the frames of its
+    capture as tshark dissects them (FCS checked), `fields` each."""
+    result = airtcp("run", str(path), "--pcap-80211", "--out", str(out), "--json")
+    assert result.returncode == 0, result.stderr
+    wlan = json.loads(result.stdout)["wlans"][0]
+    lines = subprocess.run(
+        ["tshark", "-r", str(out / "pcap-80211" / "wlan0-ap.pcap"),
+         "-o", "wlan.check_checksum:TRUE", "-T", "fields", *tshark,
+         *(a for f in fields for a in ("-e", f))],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout.splitlines()  # fmt: skip
+    return wlan, [dict(zip(fields, line.split("\t"), strict=True)) for line in lines]
+
+
+def shortened(path: Path, duration: str, measure_from: str) -> str:
+    """The scenario's text with the run shortened."""
+    text = path.read_text().replace('duration = "3s"', f'duration = "{duration}"')
+    return text.replace('measure_from = "1s"', f'measure_from = "{measure_from}"')
+
+
 # On a channel with geometry, the stations 8 m from the AP (33 dB SNR) lose some MPDUs
 GEOMETRY = "edca = false\n[positions]\nap = [0, 0]\ns1 = [8, 0]\ns2 = [-8, 0]\n\n[[flows]]"
 
@@ -110,21 +131,11 @@ def test_captures_show_each_subframe_and_the_block_acks(tmp_path: Path, geometry
         pytest.skip("tshark is not installed (make test installs it)")
     wlan = 'phy = "802.11ac"\nmcs = 9' + ("" if geometry else "\nloss = 0.1")
     path = scenario(tmp_path, wlan, rate="300Mbps")
-    text = path.read_text().replace('duration = "3s"', 'duration = "0.5s"')
-    text = text.replace('measure_from = "1s"', 'measure_from = "0.2s"')
+    text = shortened(path, "0.5s", "0.2s")
     path.write_text(text.replace("[[flows]]", GEOMETRY, 1) if geometry else text)
-    result = airtcp("run", str(path), "--pcap-80211", "--out", str(tmp_path / "o"), "--json")
-    assert result.returncode == 0, result.stderr
-    wlan = json.loads(result.stdout)["wlans"][0]
     fields = ["wlan.fc.type_subtype", "radiotap.ampdu.reference", "radiotap.flags.badfcs",
               "wlan.fcs.status", "wlan.ba.control.ba_type"]  # fmt: skip
-    out = subprocess.run(
-        ["tshark", "-r", str(tmp_path / "o" / "pcap-80211" / "wlan0-ap.pcap"),
-         "-o", "wlan.check_checksum:TRUE", "-T", "fields",
-         *(a for f in fields for a in ("-e", f))],
-        capture_output=True, text=True, check=True, timeout=120,
-    ).stdout  # fmt: skip
-    frames = [dict(zip(fields, line.split("\t"), strict=True)) for line in out.splitlines()]
+    wlan, frames = captured(path, tmp_path / "o", fields)
     data = [f for f in frames if f["wlan.fc.type_subtype"] == "0x0028"]
     block_acks = [f for f in frames if f["wlan.fc.type_subtype"] == "0x0019"]
     acks = [f for f in frames if f["wlan.fc.type_subtype"] == "0x001d"]
@@ -151,19 +162,9 @@ def test_captures_show_a_msdus_inside_a_mpdus(tmp_path: Path):
     if shutil.which("tshark") is None:
         pytest.skip("tshark is not installed (make test installs it)")
     path = scenario(tmp_path, 'phy = "802.11ac"\nmcs = 9\nmax_amsdu = 7935\nloss = 0.1')
-    text = path.read_text().replace('duration = "3s"', 'duration = "0.5s"')
-    path.write_text(text.replace('measure_from = "1s"', 'measure_from = "0.2s"'))
-    result = airtcp("run", str(path), "--pcap-80211", "--out", str(tmp_path / "o"), "--json")
-    assert result.returncode == 0, result.stderr
-    wlan = json.loads(result.stdout)["wlans"][0]
+    path.write_text(shortened(path, "0.5s", "0.2s"))
     fields = ["wlan.fc.type_subtype", "radiotap.flags.badfcs", "wlan.qos.amsdupresent", "ip.id"]
-    out = subprocess.run(
-        ["tshark", "-r", str(tmp_path / "o" / "pcap-80211" / "wlan0-ap.pcap"),
-         "-o", "wlan.check_checksum:TRUE", "-T", "fields", "-E", "aggregator=;",
-         *(a for f in fields for a in ("-e", f))],
-        capture_output=True, text=True, check=True, timeout=120,
-    ).stdout  # fmt: skip
-    frames = [dict(zip(fields, line.split("\t"), strict=True)) for line in out.splitlines()]
+    wlan, frames = captured(path, tmp_path / "o", fields, "-E", "aggregator=;")
     data = [f for f in frames if f["wlan.fc.type_subtype"] == "0x0028"]
     # a record per MPDU, an A-MSDU where it carries several datagrams, every one dissected;
     # those received carry every MSDU delivered (and those of the A-MPDU whose BlockAck
@@ -171,7 +172,9 @@ def test_captures_show_a_msdus_inside_a_mpdus(tmp_path: Path):
     assert len(data) == wlan["ampdu_mpdus"]
     good = [f for f in data if f["radiotap.flags.badfcs"] == "0"]
     msdus = [len(f["ip.id"].split(";")) for f in good]
-    assert all((f["wlan.qos.amsdupresent"] == "1") == (n > 1) for f, n in zip(good, msdus))
+    assert all(
+        (f["wlan.qos.amsdupresent"] == "1") == (n > 1) for f, n in zip(good, msdus, strict=True)
+    )
     assert 0 <= sum(msdus) - wlan["delivered_msdus"] <= 64 * 5
     assert len(good) < len(data) and wlan["delivered_msdus"] > 3 * len(good)
 
@@ -179,21 +182,10 @@ def test_captures_show_a_msdus_inside_a_mpdus(tmp_path: Path):
 def test_captures_show_block_ack_reqs_and_their_block_acks(tmp_path: Path):
     if shutil.which("tshark") is None:
         pytest.skip("tshark is not installed (make test installs it)")
-    wlan = 'phy = "802.11ac"\nmcs = 9\nloss = 0.5\nshort_retry_limit = 1'
-    path = scenario(tmp_path, wlan)
-    text = path.read_text().replace('duration = "3s"', 'duration = "0.3s"')
-    path.write_text(text.replace('measure_from = "1s"', 'measure_from = "0.1s"'))
-    result = airtcp("run", str(path), "--pcap-80211", "--out", str(tmp_path / "o"), "--json")
-    assert result.returncode == 0, result.stderr
-    wlan = json.loads(result.stdout)["wlans"][0]
+    path = scenario(tmp_path, 'phy = "802.11ac"\nmcs = 9\nloss = 0.5\nshort_retry_limit = 1')
+    path.write_text(shortened(path, "0.3s", "0.1s"))
     fields = ["wlan.fc.type_subtype", "wlan.fcs.status", "wlan.fixed.ssc.sequence"]
-    out = subprocess.run(
-        ["tshark", "-r", str(tmp_path / "o" / "pcap-80211" / "wlan0-ap.pcap"),
-         "-o", "wlan.check_checksum:TRUE", "-T", "fields",
-         *(a for f in fields for a in ("-e", f))],
-        capture_output=True, text=True, check=True, timeout=120,
-    ).stdout  # fmt: skip
-    frames = [dict(zip(fields, line.split("\t"), strict=True)) for line in out.splitlines()]
+    wlan, frames = captured(path, tmp_path / "o", fields)
     # every MPDU given up is followed by a BlockAckReq; those that did not collide (FCS
     # good) are answered by a BlockAck from the same starting sequence number
     bars = [k for k, f in enumerate(frames) if f["wlan.fc.type_subtype"] == "0x0018"]

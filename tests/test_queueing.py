@@ -120,6 +120,17 @@ def downloads_only(tmp_path: Path) -> Path:
     return path
 
 
+def median_ping_ms(summary: dict) -> float:
+    """The median round trip of the run's ping flow, in ms."""
+    probes = next(f for f in summary["flows"] if f["name"] == "ping")["probes"]
+    rtts = sorted(
+        back - sent
+        for sent, back in zip(probes["sent_ns"], probes["returned_ns"], strict=True)
+        if back is not None
+    )
+    return rtts[len(rtts) // 2] / 1e6
+
+
 def test_per_station_queues_share_the_downloads_evenly(tmp_path: Path):
     # the FIFO serves stations as their TCP windows fill it, mac80211's queues in turn
     def jain(queueing: str) -> float:
@@ -143,14 +154,8 @@ def test_latency_under_load_falls_with_mac80211s_queues(tmp_path: Path):
         sets = {"wlan.queueing": queueing, "wlan.phy": "802.11n", "wlan.mcs": 7}
         sets |= {"wlan.channel_width": 20, "simulation.duration": "12s"}
         summary = api.run(downloads_only(tmp_path), overrides=sets).summary
-        probes = next(f for f in summary["flows"] if f["name"] == "ping")["probes"]
-        rtts = sorted(
-            back - sent
-            for sent, back in zip(probes["sent_ns"], probes["returned_ns"], strict=True)
-            if back is not None
-        )
         return (
-            rtts[len(rtts) // 2] / 1e6,
+            median_ping_ms(summary),
             summary["aggregate_goodput_bps"],
             summary["jain_fairness"],
         )
@@ -184,13 +189,7 @@ def test_a_firmware_queue_adds_latency_under_load_and_aql_takes_most_of_it_back(
         sets = {"wlan.queueing": "fq_codel", "wlan.driver_queue": driver_queue}
         sets |= {"simulation.duration": "6s"}
         summary = api.run(downloads_only(tmp_path), overrides=sets).summary
-        probes = next(f for f in summary["flows"] if f["name"] == "ping")["probes"]
-        rtts = sorted(
-            back - sent
-            for sent, back in zip(probes["sent_ns"], probes["returned_ns"], strict=True)
-            if back is not None
-        )
-        return rtts[len(rtts) // 2] / 1e6
+        return median_ping_ms(summary)
 
     # the firmware's 1424 frames add about 45 ms; with AQL the four stations stop near 6 ms
     # of estimated airtime each, where together they pass the interface's 24 ms threshold,

@@ -554,6 +554,23 @@ impl WlanConfig {
         })
     }
 
+    /// The limits on how long a frame may stay queued, whether each is set, its key and
+    /// what it is (for refusals beside the mechanisms that do not run with them yet).
+    pub fn queue_time_limits(&self) -> [(bool, &'static str, &'static str); 2] {
+        [
+            (
+                self.msdu_lifetime_ns.is_some(),
+                "msdu_lifetime_ns",
+                "an MSDU lifetime",
+            ),
+            (
+                self.queue_max_delay_ns.is_some(),
+                "queue_max_delay_ns",
+                "a queue sojourn limit",
+            ),
+        ]
+    }
+
     /// How each MAC's driver takes frames from mac80211's queues (`queueing`).
     pub fn driver(&self) -> Driver {
         let linux = AqlLimits::LINUX;

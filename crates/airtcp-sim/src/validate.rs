@@ -677,20 +677,8 @@ fn validate_amsdu(key: &str, wlan: &WlanConfig, format: Format) -> Result<(), Co
             format!("{bytes}: expected 1 to {most} bytes ({why})"),
         );
     }
-    let beside = [
-        (wlan.agent.is_some(), "agent", "an agent on its AP"),
-        (
-            wlan.msdu_lifetime_ns.is_some(),
-            "msdu_lifetime_ns",
-            "an MSDU lifetime",
-        ),
-        (
-            wlan.queue_max_delay_ns.is_some(),
-            "queue_max_delay_ns",
-            "a queue sojourn limit",
-        ),
-    ];
-    for (set, field, what) in beside {
+    let agent = (wlan.agent.is_some(), "agent", "an agent on its AP");
+    for (set, field, what) in std::iter::once(agent).chain(wlan.queue_time_limits()) {
         if set {
             return fail(
                 format!("{key}.{field}"),

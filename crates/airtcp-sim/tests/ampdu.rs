@@ -6,21 +6,12 @@
 
 mod common;
 
-use common::{run, MS, S};
+use common::{run, MS};
 use serde_json::{json, Value};
 
-/// One station sending UDP to its AP at twice `rate_bps`, 1472-byte payloads (1538-byte
-/// QoS data MPDUs), for `seconds` (measured from 2 s); `wlan` adds to the WLAN.
+/// `common::one_station_upload` with a MAC queue of 300 frames.
 fn one_station(phy: Value, rate_bps: u64, wlan: Value, seconds: u64) -> Value {
-    let mut scenario = json!({
-        "name": "ampdu", "seed": 1, "duration_ns": seconds * S, "measure_from_ns": 2 * S,
-        "nodes": ["ap", "sta"],
-        "wlans": [{"ap": 0, "stations": [1], "phy": phy, "queue_packets": 300}],
-        "flows": [{"name": "up", "src": 1, "dst": 0,
-                   "app": {"kind": "udp_cbr", "rate_bps": 2 * rate_bps, "payload_bytes": 1472}}],
-    });
-    common::extend_wlan(&mut scenario, &wlan);
-    scenario
+    common::one_station_upload(phy, (rate_bps, 300), wlan, seconds)
 }
 
 fn vht80() -> Value {
@@ -98,19 +89,8 @@ fn lost_mpdus_go_again_and_arrive_in_order() {
     // retransmits each lost MPDU in a later A-MPDU and the AP's reordering buffer hands the
     // segments up in order, so the sender sees no duplicate ACK. The retry limit is 30 (as
     // ath9k's software retries of aggregated frames) and the window fits the MAC queue, so
-    // that nothing is dropped.
-    let wired = json!({"rate_bps": 1_000_000_000u64, "delay_ns": 10 * MS});
-    let scenario = json!({
-        "name": "ampdu-tcp", "seed": 3, "duration_ns": 10 * S, "measure_from_ns": 2 * S,
-        "nodes": ["ap", "server", "sta"],
-        "links": [{"a": 0, "b": 1, "a_to_b": wired, "b_to_a": wired}],
-        "wlans": [{"ap": 0, "stations": [2], "phy": vht80(), "errors": {"loss": 0.1},
-                   "queue_packets": 1000, "short_retry_limit": 30}],
-        "flows": [{"name": "up", "src": 2, "dst": 1,
-                   "app": {"kind": "tcp_bulk", "tcp": {"window_scaling": true,
-                           "send_buffer": 1_000_000, "receive_buffer": 1_000_000}}}],
-    });
-    let summary = run(&scenario).summary;
+    // that nothing is dropped (`common::lossy_tcp_upload`).
+    let summary = run(&common::lossy_tcp_upload(json!({}), None)).summary;
     let wlan = &summary.wlans[0].counters;
     let flow = &summary.flows[0];
     // 10 % lost on the channel, more when the station's A-MPDU and the AP's (of TCP ACKs)
@@ -120,16 +100,7 @@ fn lost_mpdus_go_again_and_arrive_in_order() {
         wlan.collisions > 0 && lost > 0.1,
         "{lost} of the MPDUs lost"
     );
-    assert_eq!(
-        (wlan.retry_drops, wlan.queue_drops),
-        (0, 0),
-        "nothing dropped"
-    );
-    assert_eq!(
-        (flow.duplicate_acks, flow.retransmissions),
-        (0, 0),
-        "every segment arrived, in order"
-    );
+    common::assert_nothing_lost_in_order(&summary);
     assert!(
         wlan.reordered_mpdus > 1000,
         "{} held for order",

@@ -6,22 +6,12 @@
 
 mod common;
 
-use common::{run, MS, S};
+use common::run;
 use serde_json::{json, Value};
 
-/// One station sending UDP to its AP at twice `rate_bps`, 1472-byte payloads (1508-byte
-/// MSDUs with their LLC/SNAP header), for `seconds` (measured from 2 s); `wlan` adds to the
-/// WLAN.
+/// `common::one_station_upload` with a MAC queue of 600 frames.
 fn one_station(phy: Value, rate_bps: u64, wlan: Value, seconds: u64) -> Value {
-    let mut scenario = json!({
-        "name": "amsdu", "seed": 1, "duration_ns": seconds * S, "measure_from_ns": 2 * S,
-        "nodes": ["ap", "sta"],
-        "wlans": [{"ap": 0, "stations": [1], "phy": phy, "queue_packets": 600}],
-        "flows": [{"name": "up", "src": 1, "dst": 0,
-                   "app": {"kind": "udp_cbr", "rate_bps": 2 * rate_bps, "payload_bytes": 1472}}],
-    });
-    common::extend_wlan(&mut scenario, &wlan);
-    scenario
+    common::one_station_upload(phy, (rate_bps, 600), wlan, seconds)
 }
 
 fn vht80() -> Value {
@@ -74,31 +64,14 @@ fn lost_a_msdus_go_again_whole_and_tcp_sees_them_in_order() {
     // As tests/ampdu.rs's lost-MPDU case, with A-MSDUs: 10 % of MPDUs lost on the channel,
     // each losing every MSDU it carries; they go again in later A-MPDUs and the AP's
     // reordering buffer hands the segments up in order.
-    // An A-MPDU hands up to 200 segments to the wired link at once: its queue holds them
-    let wired = json!({"rate_bps": 1_000_000_000u64, "delay_ns": 10 * MS,
-                       "queue": {"packets": 1000}});
-    let scenario = json!({
-        "name": "amsdu-tcp", "seed": 3, "duration_ns": 10 * S, "measure_from_ns": 2 * S,
-        "nodes": ["ap", "server", "sta"],
-        "links": [{"a": 0, "b": 1, "a_to_b": wired, "b_to_a": wired}],
-        "wlans": [{"ap": 0, "stations": [2], "phy": vht80(), "errors": {"loss": 0.1},
-                   "queue_packets": 1000, "short_retry_limit": 30, "max_amsdu_bytes": 7935}],
-        "flows": [{"name": "up", "src": 2, "dst": 1,
-                   "app": {"kind": "tcp_bulk", "tcp": {"window_scaling": true,
-                           "send_buffer": 1_000_000, "receive_buffer": 1_000_000}}}],
-    });
+    // (an A-MPDU hands up to 200 segments to the wired link at once: its queue holds them)
+    let scenario = common::lossy_tcp_upload(json!({"max_amsdu_bytes": 7935}), Some(1000));
     let summary = run(&scenario).summary;
     let wlan = &summary.wlans[0].counters;
-    let flow = &summary.flows[0];
     assert!(wlan.ampdu_failed_mpdus > 100, "{}", wlan.ampdu_failed_mpdus);
     // the MPDUs carried several MSDUs each
     assert!(wlan.delivered_msdus > 3 * wlan.ampdu_mpdus / 2);
-    assert_eq!((wlan.retry_drops, wlan.queue_drops), (0, 0));
-    assert_eq!(
-        (flow.duplicate_acks, flow.retransmissions),
-        (0, 0),
-        "every segment arrived, in order"
-    );
+    common::assert_nothing_lost_in_order(&summary);
     assert!(wlan.reordered_mpdus > 100, "{}", wlan.reordered_mpdus);
 }
 

@@ -420,16 +420,6 @@ impl Scenario {
             }
             let unsupported = [
                 (
-                    wlan.msdu_lifetime_ns.is_some(),
-                    "msdu_lifetime_ns",
-                    "an MSDU lifetime",
-                ),
-                (
-                    wlan.queue_max_delay_ns.is_some(),
-                    "queue_max_delay_ns",
-                    "a queue sojourn limit",
-                ),
-                (
                     wlan.max_amsdu_bytes.is_some(),
                     "max_amsdu_bytes",
                     "A-MSDUs inside A-MPDUs",
@@ -437,7 +427,7 @@ impl Scenario {
                 (wlan.errors.loss > 0.0, "errors.loss", STAND_IN),
                 (wlan.errors.ber > 0.0, "errors.ber", STAND_IN),
             ];
-            for (set, field, what) in unsupported {
+            for (set, field, what) in wlan.queue_time_limits().into_iter().chain(unsupported) {
                 if set {
                     return fail(format!("{key}.{field}"), format!("a WLAN with geometry does not run {what} yet; remove it or the geometry"));
                 }

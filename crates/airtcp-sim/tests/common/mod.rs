@@ -125,3 +125,64 @@ pub fn extend_wlan(scenario: &mut Value, wlan: &Value) {
         own.extend(more.clone());
     }
 }
+
+/// One station sending UDP to its AP at twice `rate_bps` (1472-byte payloads) over `phy`,
+/// its MAC queue `queue_packets` deep, for `seconds` (measured from 2 s); `wlan` adds to
+/// the WLAN.
+pub fn one_station_upload(
+    phy: Value,
+    (rate_bps, queue_packets): (u64, u32),
+    wlan: Value,
+    seconds: u64,
+) -> Value {
+    let mut scenario = json!({
+        "name": "one-station", "seed": 1, "duration_ns": seconds * S, "measure_from_ns": 2 * S,
+        "nodes": ["ap", "sta"],
+        "wlans": [{"ap": 0, "stations": [1], "phy": phy, "queue_packets": queue_packets}],
+        "flows": [{"name": "up", "src": 1, "dst": 0,
+                   "app": {"kind": "udp_cbr", "rate_bps": 2 * rate_bps, "payload_bytes": 1472}}],
+    });
+    extend_wlan(&mut scenario, &wlan);
+    scenario
+}
+
+/// TCP up from a station over an 802.11ac link (80 MHz, MCS 9) that loses 10 % of MPDUs,
+/// behind a 1 Gbit/s, 10 ms wired hop of `wired_queue` packets (`None`: the default): a
+/// retry limit of 30 (as ath9k's software retries of aggregated frames) and a window that
+/// fits the MAC queue, so that nothing is dropped; `wlan` adds to the WLAN.
+pub fn lossy_tcp_upload(wlan: Value, wired_queue: Option<u32>) -> Value {
+    let mut wired = json!({"rate_bps": 1_000_000_000u64, "delay_ns": 10 * MS});
+    if let Some(packets) = wired_queue {
+        wired["queue"] = json!({"packets": packets});
+    }
+    let phy = json!({"standard": "802.11ac", "mcs": 9, "channel_width_mhz": 80});
+    let mut scenario = json!({
+        "name": "lossy-tcp", "seed": 3, "duration_ns": 10 * S, "measure_from_ns": 2 * S,
+        "nodes": ["ap", "server", "sta"],
+        "links": [{"a": 0, "b": 1, "a_to_b": wired, "b_to_a": wired}],
+        "wlans": [{"ap": 0, "stations": [2], "phy": phy, "errors": {"loss": 0.1},
+                   "queue_packets": 1000, "short_retry_limit": 30}],
+        "flows": [{"name": "up", "src": 2, "dst": 1,
+                   "app": {"kind": "tcp_bulk", "tcp": {"window_scaling": true,
+                           "send_buffer": 1_000_000, "receive_buffer": 1_000_000}}}],
+    });
+    extend_wlan(&mut scenario, &wlan);
+    scenario
+}
+
+/// Nothing was dropped in the run's first WLAN and its first flow (TCP) saw every segment
+/// once and in order.
+pub fn assert_nothing_lost_in_order(summary: &airtcp_sim::Summary) {
+    let wlan = &summary.wlans[0].counters;
+    let flow = &summary.flows[0];
+    assert_eq!(
+        (wlan.retry_drops, wlan.queue_drops),
+        (0, 0),
+        "nothing dropped"
+    );
+    assert_eq!(
+        (flow.duplicate_acks, flow.retransmissions),
+        (0, 0),
+        "every segment arrived, in order"
+    );
+}
