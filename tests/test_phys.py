@@ -264,7 +264,7 @@ def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Pat
             'kind = "ack_aggregation"',
             ("agents[0].kind", "A-MSDUs of its own", "ampdu = false"),
         ),
-        ('phy = "802.11n"\nmax_amsdu = 8000', ("wlan.max_amsdu", "1 to 7935", "A-MSDU")),
+        ('phy = "802.11n"\nmax_amsdu = 7935', ("wlan.max_amsdu", "1 to 4065", "4095")),
         ('phy = "802.11ac"\nmax_amsdu = 12000', ("wlan.max_amsdu", "1 to 11424", "MPDU")),
         ('phy = "802.11ac"\nampdu = false\nmax_amsdu = 7935', ("wlan.max_amsdu", "off")),
         (

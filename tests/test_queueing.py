@@ -48,6 +48,10 @@ def test_the_fifo_is_the_default_and_resolves_as_before(tmp_path: Path):
             ("wlan.aql_limit_high", "firmware_aql"),
         ),
         (
+            'queueing = "fq_codel"\ndriver_queue = "firmware"\nmsdu_lifetime = "100ms"',
+            ("wlan.msdu_lifetime", "firmware queue", "arrival order"),
+        ),
+        (
             'queueing = "fq_codel"\ndriver_queue = "firmware_aql"\naql_limit_low = "20ms"',
             ("wlan.aql_limit_low", "20000 us", "12000 us"),
         ),

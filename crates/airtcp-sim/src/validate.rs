@@ -654,8 +654,9 @@ fn refuse_beside_ampdu(key: &str, kind: &str) -> Result<(), ConfigError> {
     )
 }
 
-/// The longest A-MSDU an HT MPDU may carry (HT Capabilities' Maximum A-MSDU Length, §9.4.2.55.2).
-const HT_MAX_AMSDU_BYTES: u32 = 7935;
+/// The longest MPDU an HT A-MPDU carries: its delimiter's 12-bit MPDU Length (§9.7.1;
+/// Linux's `IEEE80211_MAX_MPDU_LEN_HT_BA`), below HT Capabilities' longest A-MSDU (7935).
+const HT_MAX_MPDU_IN_AMPDU_BYTES: u32 = 4095;
 /// The longest VHT or HE MPDU (VHT Capabilities' Maximum MPDU Length, §9.4.2.157.2).
 const VHT_MAX_MPDU_BYTES: u32 = 11_454;
 
@@ -665,7 +666,10 @@ fn validate_amsdu(key: &str, wlan: &WlanConfig, format: Format) -> Result<(), Co
     let bytes = wlan.max_amsdu_bytes.unwrap_or(0);
     let overhead = wlan.build_phy(key)?.mac_overhead_bytes;
     let (most, why) = match format {
-        Format::Ht => (HT_MAX_AMSDU_BYTES, "HT's longest A-MSDU"),
+        Format::Ht => (
+            HT_MAX_MPDU_IN_AMPDU_BYTES - overhead,
+            "an HT A-MPDU's longest MPDU, 4095 bytes, less its MAC header and FCS",
+        ),
         Format::Vht | Format::He => (
             VHT_MAX_MPDU_BYTES - overhead,
             "the longest MPDU, 11454 bytes, less its MAC header and FCS",
@@ -807,6 +811,19 @@ fn validate_driver_queue(key: &str, wlan: &WlanConfig) -> Result<(), ConfigError
                 queue.name()
             ),
         );
+    }
+    if queue != DriverQueue::Ath9k {
+        for (set, field, what) in wlan.queue_time_limits() {
+            if set {
+                return fail(
+                    format!("{key}.{field}"),
+                    format!(
+                        "a firmware queue (driver_queue) does not run beside {what} yet (its \
+                         frames are not in arrival order); remove one of them"
+                    ),
+                );
+            }
+        }
     }
     if let Some(frames) = wlan.firmware_queue_frames {
         if queue == DriverQueue::Ath9k {

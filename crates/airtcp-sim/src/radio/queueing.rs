@@ -37,7 +37,8 @@ impl SharedChannel {
         };
         let estimate = |frame: &Frame| {
             let station = if mac == 0 { frame.to } else { mac };
-            expected_airtime_ns(phy, rates[station as usize], aggregation.is_some(), frame)
+            // its one AC is AC_VO only with a TXOP limit of 0 set: counted as any other
+            expected_airtime_ns(phy, rates[station as usize], true, frame)
         };
         let sizing = Sizing {
             aggregation: aggregation.map(|a| (a.format(), phy.mac_overhead_bytes)),

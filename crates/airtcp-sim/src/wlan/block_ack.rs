@@ -252,12 +252,17 @@ pub(crate) fn number_mpdus(
 ) -> u16 {
     for (k, &first) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(positions.len());
-        let fresh = !frames[positions[first]].mpdu.numbered;
+        let lead = frames[positions[first]].mpdu;
+        let fresh = !lead.numbered;
         for &position in &positions[first..end] {
             let frame = &mut frames[position];
             if fresh {
                 frame.sequence = next;
                 frame.mpdu.numbered = true;
+                // one MPDU, one retry count (its first MSDU may have lost internal
+                // collisions alone)
+                frame.mpdu.short_retries = lead.short_retries;
+                frame.mpdu.long_retries = lead.long_retries;
             }
             frame.mpdu.in_flight = true;
         }
@@ -636,6 +641,21 @@ mod tests {
             &mut positions,
             &mut starts,
         );
+        assert_eq!((positions.len(), starts.clone(), psdu), (5, vec![0], 7652));
+    }
+
+    #[test]
+    fn a_sent_a_msdu_that_no_longer_fits_waits_whole() {
+        // numbered as 5 + 5 + 2 MSDUs; then within 12 000 bytes the second A-MSDU's first
+        // three MSDUs would fit (7652 + 4604 = 12 256 does not, 7652 + 3080 does): it stays
+        // out whole, and the A-MPDU is the first MPDU alone
+        let mut frames = queue(12);
+        let (mut positions, mut starts) = (Vec::new(), Vec::new());
+        let wide = vht(1_000_000, 7935);
+        select_mpdus(&frames, 1, (0, 0), wide, &mut positions, &mut starts);
+        number_mpdus(&mut frames, (&positions, &starts), 0);
+        let narrow = vht(12_000, 7935);
+        let psdu = select_mpdus(&frames, 1, (0, 3), narrow, &mut positions, &mut starts);
         assert_eq!((positions.len(), starts.clone(), psdu), (5, vec![0], 7652));
     }
 

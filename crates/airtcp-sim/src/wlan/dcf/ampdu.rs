@@ -672,9 +672,12 @@ impl Bss {
         actions: &mut Actions,
     ) {
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
-        let Some(buffer) = ampdu.buffers.get_mut(&(edcaf, to)) else {
-            return;
-        };
+        // a recipient that has received nothing yet starts its window there too
+        let window = ampdu.limits.window;
+        let buffer = ampdu
+            .buffers
+            .entry((edcaf, to))
+            .or_insert_with(|| Reordering::new(window));
         ampdu.released.clear();
         buffer.move_window(start, &mut ampdu.released);
         for &packet in &ampdu.released {
@@ -691,13 +694,30 @@ impl Bss {
         queue: usize,
         limit: u32,
     ) -> bool {
-        let head = &mut self.edcafs[edcaf as usize].queues[queue][0];
-        if !head
-            .mpdu
-            .count_failure(RetryCounter::Short, (limit, u32::MAX))
-        {
+        let frames = &mut self.edcafs[edcaf as usize].queues[queue];
+        let head = frames[0];
+        // the head MPDU: the head frame and, in an A-MSDU, the frames numbered with it
+        let mut members = vec![0];
+        if head.mpdu.numbered {
+            members.extend(frames.iter().enumerate().skip(1).filter_map(|(p, f)| {
+                let with_head = f.to == head.to && f.mpdu.numbered && f.sequence == head.sequence;
+                with_head.then_some(p)
+            }));
+        }
+        let mut at_limit = false;
+        for &position in &members {
+            let counts = (limit, u32::MAX);
+            at_limit = frames[position]
+                .mpdu
+                .count_failure(RetryCounter::Short, counts);
+        }
+        if !at_limit {
             return false;
         }
+        for &position in members[1..].iter().rev() {
+            frames.remove(position);
+        }
+        self.counters.retry_drops += (members.len() - 1) as u64;
         let frame = self.pop_head(edcaf, queue);
         if frame.mpdu.numbered {
             self.request_block_ack_req(edcaf, frame.to);

@@ -126,6 +126,8 @@ pub(crate) struct Txqs {
     /// one's per receiver (`firmware`).
     ac_pending_ns: Vec<u64>,
     aql_pending: Vec<u64>,
+    /// With a firmware queue: each EDCAF's frames there when it last refilled.
+    fifo_frames: Vec<usize>,
 }
 
 impl Txqs {
@@ -168,6 +170,7 @@ impl Txqs {
             hash_key,
             driver,
             ac_pending_ns: vec![0; edcafs],
+            fifo_frames: vec![0; edcafs],
             aql_pending: vec![0; macs],
         })
     }
@@ -361,16 +364,19 @@ impl Txqs {
     }
 }
 
+/// An A-MSDU subframe of a 1500-byte IP packet: 14 bytes of header, the LLC/SNAP header and
+/// the packet, padded to 4 bytes.
+const FULL_SIZE_AMSDU_SUBFRAME: u32 = 1524;
+
 /// One transmission's limits from the MAC `mac` to `to`, for an EDCAF of TXOP limit `txop_ns`.
 fn budget_of(ampdu: Option<&Aggregation>, mac: u32, to: u32, txop_ns: Option<u64>) -> Budget {
     match ampdu {
         Some(ampdu) => Budget {
-            // with A-MSDUs an MPDU of the window carries several frames: the bytes bound it
-            frames: if ampdu.limits.max_amsdu_bytes > 0 {
-                usize::from(u16::MAX)
-            } else {
-                usize::from(ampdu.limits.window)
-            },
+            // with A-MSDUs an MPDU of the window carries several frames: as many as fit of
+            // full-size ones (1500-byte packets; smaller ones, TCP ACKs, then fill less of
+            // an A-MPDU than it could carry, never more than the driver's depth)
+            frames: usize::from(ampdu.limits.window)
+                * (ampdu.limits.max_amsdu_bytes / FULL_SIZE_AMSDU_SUBFRAME).max(1) as usize,
             psdu_bytes: ampdu.max_psdu_for(super::link_of(mac, to), txop_ns),
         },
         None => Budget::SINGLE,
@@ -393,7 +399,7 @@ impl Bss {
         let ampdu = self.ampdu.as_ref();
         let budget = |to: u32| budget_of(ampdu, mac, to, txop_ns);
         let (phy, link_phys) = (&self.phy, &self.link_phys);
-        let aggregated = ampdu.is_some() && ac != AccessCategory::Vo;
+        let aggregated = ac != AccessCategory::Vo;
         let estimate = |frame: &Frame| {
             let link = super::link_phy(phy, link_phys, mac, frame.to);
             expected_airtime_ns(link, link.data_rate_bps, aggregated, frame)

@@ -8,7 +8,9 @@
 //!   to an empty queue) the driver asks mac80211's scheduler for a station and takes a
 //!   burst of its frames, 16 with A-MPDU and 3 without (mt76's `mt76_txq_send_burst`),
 //!   until the firmware holds `firmware_queue_frames` (1424 by default: ath10k 10.x's MSDU
-//!   descriptors, `TARGET_10X_NUM_MSDU_DESC`). The firmware forms each A-MPDU from all the
+//!   descriptors, `TARGET_10X_NUM_MSDU_DESC`) over all the MAC's ACs (each AC's as it last
+//!   refilled). mt76's own cap of four bursts in its hardware queue is not modelled (this is
+//!   a deep firmware queue, as ath10k's). The firmware forms each A-MPDU from all the
 //!   frames it holds for the receiver (`block_ack::select_mpdus`).
 //! - **AQL** (`firmware_aql`): the scheduler passes over a station whose pending airtime is
 //!   over AQL's limit (`StationScheduler::next_station_where`). A station's pending airtime
@@ -77,8 +79,9 @@ impl Driver {
     }
 }
 
-/// AQL's estimate of `frame`'s airtime on `phy` at `rate_bps`, `aggregated` if it may go in
-/// an A-MPDU: its MPDU's length (MAC header and FCS included) counts.
+/// AQL's estimate of `frame`'s airtime on `phy` at `rate_bps`, `aggregated` if Linux
+/// assumes it goes in an A-MPDU (any AC but AC_VO): its MPDU's length without the FCS
+/// counts (`skb->len`), an MSDU of an A-MSDU as if alone (Linux estimates the A-MSDU's skb).
 pub fn expected_airtime_ns(phy: &Phy, rate_bps: u64, aggregated: bool, frame: &Frame) -> u64 {
     let class = match phy.modulation {
         Modulation::Dsss(preamble) => AirtimeClass::Dsss {
@@ -91,9 +94,12 @@ pub fn expected_airtime_ns(phy: &Phy, rate_bps: u64, aggregated: bool, frame: &F
         },
         Modulation::ErpOfdm | Modulation::Ofdm | Modulation::Fhss { .. } => AirtimeClass::Ofdm,
     };
-    let mpdu_bytes = phy.mac_overhead_bytes + frame.msdu_bytes();
+    let mpdu_bytes = phy.mac_overhead_bytes - FCS_BYTES + frame.msdu_bytes();
     expected_tx_airtime_ns(class, rate_bps, mpdu_bytes)
 }
+
+/// The FCS, which Linux's `skb->len` leaves out.
+const FCS_BYTES: u32 = 4;
 
 /// Frames a station's turn gives the firmware: mt76's burst, 16 with A-MPDU, 3 without.
 const AGGREGATE_BURST: usize = 16;
@@ -127,7 +133,10 @@ impl Txqs {
         } else {
             SINGLE_FRAME_BURST
         };
-        let depth = self.driver.firmware_frames as usize;
+        // the firmware's depth is the device's: the MAC's other ACs hold their part
+        let siblings = sizing.siblings.clone().filter(|&e| e != edcaf);
+        let elsewhere: usize = siblings.map(|e| self.fifo_frames[e as usize]).sum();
+        let depth = (self.driver.firmware_frames as usize).saturating_sub(elsewhere);
         let mut dropped = 0;
         while fifo.len() < depth && self.backlog(edcaf) > 0 {
             let scheduler = &mut self.edcafs[edcaf as usize].scheduler;
@@ -152,6 +161,7 @@ impl Txqs {
         if aql.is_some() {
             self.ac_pending_ns[edcaf as usize] = pending.iter().sum();
         }
+        self.fifo_frames[edcaf as usize] = fifo.len();
         self.aql_pending = pending;
         dropped
     }

@@ -49,9 +49,11 @@ fn refill(txqs: &mut Txqs, fifo: &mut VecDeque<Frame>) {
 }
 
 /// One 1000-byte UDP datagram's estimate: 192 µs of long preamble and 10 µs of SIFS, and
-/// (1028 + 8 + 28 + 38) bytes at 11 Mbit/s.
+/// (1028 + 8 + 24 + 38) bytes (packet, LLC/SNAP, MAC header, Linux's allowance) at 11
+/// Mbit/s, 798 µs: 1000 µs, a multiple of 4 µs.
 fn frame_ns() -> u64 {
-    let estimate = 202_000 + 8 * (1028 + 8 + 28 + 38) * 1_000_000_000 / 11_000_000;
+    let estimate = (202 + 8 * (1028 + 8 + 24 + 38) * 1_000_000 / 11_000_000) * 1_000;
+    assert_eq!(estimate, 1_000_000);
     let frame = Frame::new(udp_packet(1000), 1, Instant::ZERO, 0);
     assert_eq!(
         expected_airtime_ns(&phy(), 11_000_000, false, &frame),
@@ -85,8 +87,8 @@ fn aql_stops_a_lone_station_at_the_high_limit() {
     enqueue(&mut queues, 1, 100);
     let mut fifo = VecDeque::new();
     refill(&mut queues, &mut fifo);
-    // bursts of 3 (no A-MPDU) while under 12 ms (the interface, 24 ms, is quiet): 1.08 ms a
-    // frame, so 4 bursts reach 12.9 ms
+    // bursts of 3 (no A-MPDU) while under 12 ms (the interface, 24 ms, is quiet): 1 ms a
+    // frame, so 4 bursts reach 12 ms
     let frame = frame_ns();
     let bursts = (12 * MS).div_ceil(3 * frame);
     assert_eq!(bursts, 4);
