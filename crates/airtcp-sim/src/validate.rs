@@ -682,18 +682,29 @@ fn validate_amsdu(key: &str, wlan: &WlanConfig, format: Format) -> Result<(), Co
         );
     }
     let agent = (wlan.agent.is_some(), "agent", "an agent on its AP");
-    for (set, field, what) in std::iter::once(agent).chain(wlan.queue_time_limits()) {
-        if set {
-            return fail(
-                format!("{key}.{field}"),
-                format!(
-                    "A-MSDUs inside A-MPDUs (max_amsdu) do not run beside {what} yet (it would \
-                     take MSDUs out of an A-MSDU); remove one of them"
-                ),
-            );
-        }
+    refuse_beside(
+        key,
+        std::iter::once(agent).chain(wlan.queue_time_limits()),
+        "A-MSDUs inside A-MPDUs (max_amsdu) do not run",
+        "it would take MSDUs out of an A-MSDU",
+    )
+}
+
+/// Refuses the first of `settings` (whether set, its key under `key`, what it is) that is
+/// set beside a mechanism: "`mechanism` beside it yet (`why`); remove one of them".
+fn refuse_beside<'a>(
+    key: &str,
+    settings: impl IntoIterator<Item = (bool, &'a str, &'a str)>,
+    mechanism: &str,
+    why: &str,
+) -> Result<(), ConfigError> {
+    match settings.into_iter().find(|&(set, _, _)| set) {
+        Some((_, field, what)) => fail(
+            format!("{key}.{field}"),
+            format!("{mechanism} beside {what} yet ({why}); remove one of them"),
+        ),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// An agent's kind and settings (where it sits is checked when the network is built).
@@ -813,17 +824,12 @@ fn validate_driver_queue(key: &str, wlan: &WlanConfig) -> Result<(), ConfigError
         );
     }
     if queue != DriverQueue::Ath9k {
-        for (set, field, what) in wlan.queue_time_limits() {
-            if set {
-                return fail(
-                    format!("{key}.{field}"),
-                    format!(
-                        "a firmware queue (driver_queue) does not run beside {what} yet (its \
-                         frames are not in arrival order); remove one of them"
-                    ),
-                );
-            }
-        }
+        refuse_beside(
+            key,
+            wlan.queue_time_limits(),
+            "a firmware queue (driver_queue) does not run",
+            "its frames are not in arrival order",
+        )?;
     }
     if let Some(frames) = wlan.firmware_queue_frames {
         if queue == DriverQueue::Ath9k {

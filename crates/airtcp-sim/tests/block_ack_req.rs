@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{run, MS, S};
+use common::{run, S};
 use serde_json::json;
 
 /// One 802.11ac station (80 MHz, MCS 9) sending 780 Mbit/s of UDP to its AP over a channel
@@ -80,22 +80,7 @@ fn a_recipient_that_has_received_nothing_yet_starts_its_window_at_the_block_ack_
     // gives its first two MPDUs up (collisions) before any reached the AP: the AP's window
     // must start where the BlockAckReqs say, or it would hold everything after them (found
     // by tests/edca_conservation.rs, seed 247)
-    let (n, dscps) = (3, [46u8, 34, 34]);
-    let mut nodes = vec!["ap".to_string()];
-    nodes.extend((1..=n).map(|i| format!("sta{i}")));
-    let mut flows = Vec::new();
-    for i in 1..=n {
-        for (k, (src, dst)) in [(i, 0), (0, i)].into_iter().enumerate() {
-            flows.push(json!({
-                "name": format!("f{i}{k}"), "src": src, "dst": dst, "stop_ns": 300 * MS,
-                "dscp": dscps[(2 * i + k) % dscps.len()],
-                "app": {"kind": "udp_cbr", "rate_bps": 5_000_000, "payload_bytes": 1000}}));
-        }
-    }
-    let wlan = json!({"ap": 0, "stations": [1, 2, 3], "phy": {"standard": "802.11n", "mcs": 7},
-                      "queue_packets": 50, "station_mcs": [{"station": 1, "mcs": 0}]});
-    let scenario = json!({"name": "bar-first", "seed": 247, "duration_ns": 2 * S,
-                          "nodes": nodes, "wlans": [wlan], "flows": flows});
+    let scenario = common::two_way_udp(3, &[46, 34, 34], true, "fifo", None, 0.0, true, 247);
     let summary = run(&scenario).summary;
     let wlan = &summary.wlans[0].counters;
     assert!(wlan.block_ack_reqs > 0);

@@ -4,43 +4,8 @@
 
 mod common;
 
-use common::{run, MS, S};
+use common::run;
 use proptest::prelude::*;
-use serde_json::{json, Value};
-
-/// 802.11n, the AP and `n` stations each sending UDP to the other side at 5 Mbit/s in the
-/// DSCPs `dscps` (by flow, both ways), for 0.3 s, then 1.7 s for the queues to drain.
-#[allow(clippy::too_many_arguments)]
-fn scenario(
-    n: usize,
-    dscps: &[u8],
-    ampdu: bool,
-    queueing: &str,
-    agent: Option<&str>,
-    loss: f64,
-    slow: bool,
-    seed: u64,
-) -> Value {
-    let mut nodes = vec!["ap".to_string()];
-    nodes.extend((1..=n).map(|i| format!("sta{i}")));
-    let mut flows = Vec::new();
-    for i in 1..=n {
-        for (k, (src, dst)) in [(i, 0), (0, i)].into_iter().enumerate() {
-            flows.push(json!({
-                "name": format!("f{i}{k}"), "src": src, "dst": dst, "stop_ns": 300 * MS,
-                "dscp": dscps[(2 * i + k) % dscps.len()],
-                "app": {"kind": "udp_cbr", "rate_bps": 5_000_000, "payload_bytes": 1000}}));
-        }
-    }
-    let mut wlan = json!({"ap": 0, "stations": (1..=n).collect::<Vec<_>>(),
-        "phy": {"standard": "802.11n", "mcs": 7}, "ampdu": ampdu, "queueing": queueing,
-        "queue_packets": 50, "errors": {"loss": loss}, "agent": agent.map(|kind| json!({"kind": kind, "ac": "vo"}))});
-    if slow {
-        wlan["station_mcs"] = json!([{"station": 1, "mcs": 0}]);
-    }
-    json!({"name": "conservation", "seed": seed, "duration_ns": 2 * S, "nodes": nodes,
-           "wlans": [wlan], "flows": flows})
-}
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
@@ -58,7 +23,7 @@ proptest! {
     ) {
         // mac80211's queues do not run beside an AP agent
         let agent = (ack_priority && queueing == "fifo").then_some("ack_priority");
-        let summary = run(&scenario(n, &dscps, ampdu, queueing, agent, loss, slow, seed)).summary;
+        let summary = run(&common::two_way_udp(n, &dscps, ampdu, queueing, agent, loss, slow, seed)).summary;
         let sent: u64 = summary.flows.iter().map(|f| f.packets_sent).sum();
         let delivered: u64 = summary.flows.iter().map(|f| f.bytes_delivered / 1000).sum();
         let c = &summary.wlans[0].counters;

@@ -243,6 +243,17 @@ pub(crate) fn select_mpdus(
     open.map_or(0, |mpdu| mpdu.psdu)
 }
 
+/// The positions of MPDU `k`'s frames among an A-MPDU's `positions`, each MPDU starting at
+/// its entry of `starts` (`select_mpdus`).
+pub(crate) fn mpdu_positions<'a>(
+    positions: &'a [usize],
+    starts: &[usize],
+    k: usize,
+) -> &'a [usize] {
+    let end = starts.get(k + 1).copied().unwrap_or(positions.len());
+    &positions[starts[k]..end]
+}
+
 /// Numbers the MPDUs of `selection` sent for the first time from `next` on (every frame of
 /// an MPDU the same number) and marks their frames in flight; the next number.
 pub(crate) fn number_mpdus(
@@ -250,11 +261,11 @@ pub(crate) fn number_mpdus(
     (positions, starts): (&[usize], &[usize]),
     mut next: u16,
 ) -> u16 {
-    for (k, &first) in starts.iter().enumerate() {
-        let end = starts.get(k + 1).copied().unwrap_or(positions.len());
-        let lead = frames[positions[first]].mpdu;
+    for k in 0..starts.len() {
+        let mpdu = mpdu_positions(positions, starts, k);
+        let lead = frames[mpdu[0]].mpdu;
         let fresh = !lead.numbered;
-        for &position in &positions[first..end] {
+        for &position in mpdu {
             let frame = &mut frames[position];
             if fresh {
                 frame.sequence = next;

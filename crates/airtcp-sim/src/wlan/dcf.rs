@@ -303,6 +303,17 @@ impl Edcaf {
             generation: 0,
         }
     }
+
+    /// CW after a failed attempt: back to CWmin if the attempt reached a retry limit
+    /// (§10.23.2.2: "CW shall be reset to CWmin after every unsuccessful attempt to transmit
+    /// an MPDU that causes the retry counter to reach its limit"), doubled otherwise.
+    fn after_failure(&mut self, at_limit: bool) {
+        self.cw = if at_limit {
+            self.cw_min
+        } else {
+            (2 * self.cw + 1).min(self.cw_max)
+        };
+    }
 }
 
 #[derive(Debug)]

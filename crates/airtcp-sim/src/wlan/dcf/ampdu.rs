@@ -61,7 +61,8 @@ use crate::packet::Packet;
 use crate::wlan::ap_plan::a_msdu_bytes;
 pub use crate::wlan::block_ack::AmpduLimits;
 use crate::wlan::block_ack::{
-    longest_psdu, modular_distance, number_mpdus, select_mpdus, Forming, Reordering, RetryCounter,
+    longest_psdu, modular_distance, mpdu_positions, number_mpdus, select_mpdus, Forming,
+    Reordering, RetryCounter,
 };
 use std::collections::VecDeque;
 
@@ -165,12 +166,7 @@ impl Aggregation {
 
     /// The queue positions of the frames (MSDUs) of its MPDU `k`.
     fn mpdu(&self, k: usize) -> &[usize] {
-        let end = self
-            .starts
-            .get(k + 1)
-            .copied()
-            .unwrap_or(self.positions.len());
-        &self.positions[self.starts[k]..end]
+        mpdu_positions(&self.positions, &self.starts, k)
     }
 }
 
@@ -199,6 +195,18 @@ impl PsduLimits {
             .collect();
         PsduLimits { max_bytes, by_txop }
     }
+}
+
+/// The reordering buffer of the recipient of `(originator EDCAF, recipient MAC)`, made with
+/// a window of `window` MPDUs when it first receives (or is told where to start).
+fn recipient_buffer(
+    buffers: &mut HashMap<(u32, u32), Reordering>,
+    link: (u32, u32),
+    window: u16,
+) -> &mut Reordering {
+    buffers
+        .entry(link)
+        .or_insert_with(|| Reordering::new(window))
 }
 
 /// The MSDU bytes an MPDU carries of the frames at `group`: one MSDU, or an A-MSDU of
@@ -387,19 +395,10 @@ impl Bss {
         };
         let delivered_at = now + Duration::from_nanos(data_end + delta);
         let to = frames[ampdu.positions[0]].to;
-        let window = ampdu.limits.window;
-        let buffer = ampdu
-            .buffers
-            .entry((edcaf, to))
-            .or_insert_with(|| Reordering::new(window));
+        let buffer = recipient_buffer(&mut ampdu.buffers, (edcaf, to), ampdu.limits.window);
         ampdu.released.clear();
         for k in 0..ampdu.starts.len() {
-            let end = ampdu
-                .starts
-                .get(k + 1)
-                .copied()
-                .unwrap_or(ampdu.positions.len());
-            let group = &ampdu.positions[ampdu.starts[k]..end];
+            let group = mpdu_positions(&ampdu.positions, &ampdu.starts, k);
             let first = &frames[group[0]];
             if first.mpdu.acked {
                 let msdus = group.iter().map(|&position| frames[position].packet);
@@ -673,11 +672,7 @@ impl Bss {
     ) {
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
         // a recipient that has received nothing yet starts its window there too
-        let window = ampdu.limits.window;
-        let buffer = ampdu
-            .buffers
-            .entry((edcaf, to))
-            .or_insert_with(|| Reordering::new(window));
+        let buffer = recipient_buffer(&mut ampdu.buffers, (edcaf, to), ampdu.limits.window);
         ampdu.released.clear();
         buffer.move_window(start, &mut ampdu.released);
         for &packet in &ampdu.released {
@@ -743,11 +738,6 @@ impl Bss {
             frame.mpdu.acked = false;
         }
         let dropped = self.settle_ampdu(failed.edcaf, failed.queue, failed.counter);
-        let station = &mut self.edcafs[failed.edcaf as usize];
-        station.cw = if dropped {
-            station.cw_min
-        } else {
-            (2 * station.cw + 1).min(station.cw_max)
-        };
+        self.edcafs[failed.edcaf as usize].after_failure(dropped);
     }
 }

@@ -88,13 +88,16 @@ impl Bss {
     }
 
     /// Puts `edcaf`'s BlockAckReq on the air at `now`; its recipient and starting sequence
-    /// number, and its airtime.
-    fn start_block_ack_req(&mut self, edcaf: u32) -> (u32, u16, u64) {
+    /// number, and the airtimes of it and of the BlockAck answering it.
+    fn start_block_ack_req(&mut self, edcaf: u32) -> (u32, u16, (u64, u64)) {
         let request = *self.block_ack_req_of(edcaf).expect("a BlockAckReq owed");
         let start = self.window_start(edcaf, request.to);
         self.block_ack_req_of(edcaf).expect("owed").on_air = Some(start);
-        let (airtime, _) = self.block_ack_req_airtimes(edcaf, request.to);
-        (request.to, start, airtime)
+        (
+            request.to,
+            start,
+            self.block_ack_req_airtimes(edcaf, request.to),
+        )
     }
 
     /// `edcaf`, alone on the medium, sends its BlockAckReq: the busy period (the BlockAck
@@ -105,8 +108,7 @@ impl Bss {
         edcaf: u32,
         actions: &mut Actions,
     ) -> (u64, u64, Outcome) {
-        let (to, start, airtime) = self.start_block_ack_req(edcaf);
-        let (_, response) = self.block_ack_req_airtimes(edcaf, to);
+        let (to, start, (airtime, response)) = self.start_block_ack_req(edcaf);
         if self.capture {
             self.capture_block_ack_req(actions, now, edcaf, (to, start), false);
         }
@@ -125,7 +127,7 @@ impl Bss {
         edcaf: u32,
         actions: &mut Actions,
     ) -> (u64, u64) {
-        let (to, start, airtime) = self.start_block_ack_req(edcaf);
+        let (to, start, (airtime, _)) = self.start_block_ack_req(edcaf);
         if self.capture {
             self.capture_block_ack_req(actions, now, edcaf, (to, start), true);
         }
@@ -161,26 +163,14 @@ impl Bss {
         actions: &mut Actions,
     ) {
         self.counters.failed_attempts += 1;
-        let limit = self.params.short_retry_limit;
-        let request = self.block_ack_req_of(failed.edcaf).expect("on the air");
-        request.on_air = None;
-        request.short_retries += 1;
-        let given_up = request.short_retries >= limit;
-        if given_up {
-            self.counters.block_ack_reqs_given_up += 1;
-            self.complete_block_ack_req(now, failed.edcaf, actions);
-        }
-        let station = &mut self.edcafs[failed.edcaf as usize];
-        station.cw = if given_up {
-            station.cw_min
-        } else {
-            (2 * station.cw + 1).min(station.cw_max)
-        };
+        let given_up = self.count_block_ack_req_failure(now, failed.edcaf, actions);
+        self.edcafs[failed.edcaf as usize].after_failure(given_up);
     }
 
-    /// `edcaf`'s BlockAckReq lost an internal collision (`edca`): a failed attempt against
-    /// the short retry limit; whether it reached it (and was given up).
-    pub(super) fn block_ack_req_lost_internally(
+    /// A failed attempt of `edcaf`'s BlockAckReq (unanswered, or lost in an internal
+    /// collision, `edca`) against the short retry limit; whether it reached it, and was given
+    /// up.
+    pub(super) fn count_block_ack_req_failure(
         &mut self,
         now: Instant,
         edcaf: u32,
@@ -188,6 +178,7 @@ impl Bss {
     ) -> bool {
         let limit = self.params.short_retry_limit;
         let request = self.block_ack_req_of(edcaf).expect("owed");
+        request.on_air = None;
         request.short_retries += 1;
         if request.short_retries < limit {
             return false;

@@ -321,17 +321,13 @@ impl Bss {
     ) {
         let (queue, _) = self.selection(edcaf);
         let limit = self.params.short_retry_limit;
-        let at_limit = if self.owes_block_ack_req(edcaf) {
+        if self.owes_block_ack_req(edcaf) {
             // its BlockAckReq was to go first
-            let given_up = self.block_ack_req_lost_internally(now, edcaf, actions);
-            let station = &mut self.edcafs[edcaf as usize];
-            station.cw = if given_up {
-                station.cw_min
-            } else {
-                (2 * station.cw + 1).min(station.cw_max)
-            };
+            let given_up = self.count_block_ack_req_failure(now, edcaf, actions);
+            self.edcafs[edcaf as usize].after_failure(given_up);
             return;
-        } else if self.edcafs[edcaf as usize].queues[queue].is_empty() {
+        }
+        let at_limit = if self.edcafs[edcaf as usize].queues[queue].is_empty() {
             return; // the head left meanwhile (its lifetime, a departed receiver)
         } else if self.ampdu.is_some() {
             self.internal_collision_of_mpdu(edcaf, queue, limit)
@@ -344,13 +340,10 @@ impl Bss {
             }
             at_limit
         };
-        let station = &mut self.edcafs[edcaf as usize];
         if at_limit {
             self.counters.retry_drops += 1;
-            station.cw = station.cw_min;
-        } else {
-            station.cw = (2 * station.cw + 1).min(station.cw_max);
         }
+        self.edcafs[edcaf as usize].after_failure(at_limit);
     }
 
     /// Sorts out internal collisions among the EDCAFs due in one slot (`due`): of each MAC's,

@@ -408,11 +408,7 @@ impl Bss {
             aggregation: ampdu.map(|ampdu| (ampdu.format, overhead)),
             budget: &budget,
             estimate: &estimate,
-            siblings: if self.edca {
-                self.edcafs_of(mac)
-            } else {
-                edcaf..edcaf + 1
-            },
+            siblings: self.edcafs_of(mac),
         };
         let was_holding = !self.holds_nothing(edcaf);
         let txqs = self.txqs.as_mut().expect("intermediate queues");

@@ -116,16 +116,25 @@ impl Txqs {
         fifo: &mut VecDeque<Frame>,
         sizing: &Sizing,
     ) -> u64 {
+        // the firmware's depth and AQL's interface airtime are the device's: the MAC's other
+        // ACs hold their part (as each last counted it)
+        let (mut interface_ns, elsewhere) =
+            sizing
+                .siblings
+                .clone()
+                .filter(|&e| e != edcaf)
+                .fold((0, 0), |(ns, frames), e| {
+                    let e = e as usize;
+                    (ns + self.ac_pending_ns[e], frames + self.fifo_frames[e])
+                });
+        let depth = (self.driver.firmware_frames as usize).saturating_sub(elsewhere);
         let aql = self.driver.aql();
         let mut pending = std::mem::take(&mut self.aql_pending);
-        let mut interface_ns = 0;
         if aql.is_some() {
             pending.fill(0);
             for frame in fifo.iter() {
                 pending[frame.to as usize] += (sizing.estimate)(frame);
             }
-            let siblings = sizing.siblings.clone().filter(|&e| e != edcaf);
-            interface_ns = siblings.map(|e| self.ac_pending_ns[e as usize]).sum();
             interface_ns += pending.iter().sum::<u64>();
         }
         let burst = if sizing.aggregation.is_some() {
@@ -133,10 +142,6 @@ impl Txqs {
         } else {
             SINGLE_FRAME_BURST
         };
-        // the firmware's depth is the device's: the MAC's other ACs hold their part
-        let siblings = sizing.siblings.clone().filter(|&e| e != edcaf);
-        let elsewhere: usize = siblings.map(|e| self.fifo_frames[e as usize]).sum();
-        let depth = (self.driver.firmware_frames as usize).saturating_sub(elsewhere);
         let mut dropped = 0;
         while fifo.len() < depth && self.backlog(edcaf) > 0 {
             let scheduler = &mut self.edcafs[edcaf as usize].scheduler;
