@@ -259,6 +259,7 @@ impl SharedChannel {
             sequence: head.sequence,
             retry: head.mpdu.resent,
             mpdus: exchange.mpdus,
+            tid: interface.edcaf,
         };
         let bytes = interface.in_flight.bytes;
         let duration = phy.sifs_ns + response_ns;
@@ -455,10 +456,11 @@ impl SharedChannel {
             let count = usize::from(exchange.mpdus);
             counters.count_ampdu(count, count - acked);
         }
-        interface.stats.delivered += acked as u64;
+        let mac_interface = interface.mac_interface as usize;
         positions.clear();
         interface.in_flight.positions = positions;
         interface.in_flight.count = 0;
+        self.interfaces[mac_interface].stats.delivered += acked as u64;
         if dropped {
             self.follow_window(i, to, at);
         }
@@ -470,7 +472,7 @@ impl SharedChannel {
     /// (a BlockAckReq's effect).
     /// A recipient that has received nothing yet gets its buffer here, so that its window
     /// starts past what was given up.
-    fn follow_window(&mut self, i: u32, to: u32, at: Instant) {
+    pub(super) fn follow_window(&mut self, i: u32, to: u32, at: Instant) {
         let interface = &self.interfaces[i as usize];
         let part = &self.wlans[interface.wlan as usize];
         let window = part.block_ack_window();

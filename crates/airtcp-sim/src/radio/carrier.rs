@@ -58,15 +58,20 @@ impl BackoffEnds {
 }
 
 impl SharedChannel {
-    /// A radio's backoff ended: it sends, or its post-backoff is over.
+    /// A radio's backoff ended: it sends, or its post-backoff is over (with several EDCAFs,
+    /// `edca`).
     pub(super) fn access(&mut self, radio: u32, now: Instant, out: &mut RadioActions) {
         let access = &mut self.radios[radio as usize].access;
         access.scheduled = None;
-        access.backoff = None;
         self.backoff_ends.set(radio, None);
-        if self.head_interface(radio).is_some() {
+        if access.edcafs.len() > 1 {
+            self.contend(radio, now, out);
+            return;
+        }
+        access.edcafs[0].backoff = None;
+        if self.head_interface(radio, 0).is_some() {
             self.radios[radio as usize].access.seize(now, &self.phy);
-            self.start_exchange(radio, now, out);
+            self.start_exchange(radio, 0, now, out);
         } else {
             // A post-backoff ran out with nothing to send; the medium stays idle since
             // when it was, unless a signal is on its way.
@@ -102,19 +107,20 @@ impl SharedChannel {
         self.backoff_ends.set(r, end);
     }
 
-    /// The interface whose head frame a radio sends next: the earliest queued (of the queue a
-    /// planning AP's plan serves).
+    /// The interface whose head frame a radio's EDCAF `k` sends next: the earliest queued of
+    /// those it serves (of the queue a planning AP's plan serves).
     #[inline]
-    pub(super) fn head_interface(&self, radio: u32) -> Option<u32> {
+    pub(super) fn head_interface(&self, radio: u32, k: usize) -> Option<u32> {
         let interfaces = &self.radios[radio as usize].interfaces;
         if let [only] = interfaces[..] {
-            // Most radios serve one interface.
+            // Most radios serve one interface, with one EDCAF.
             let queue = &self.interfaces[only as usize].queues[self.serving(only)];
             return (!queue.is_empty()).then_some(only);
         }
         interfaces
             .iter()
             .copied()
+            .filter(|&i| self.edcaf_of(i) == k)
             .filter_map(|i| {
                 let queue = &self.interfaces[i as usize].queues[self.serving(i)];
                 Some((queue.front()?.queued_at, i))
@@ -192,9 +198,12 @@ impl SharedChannel {
     }
 
     pub(super) fn schedule_access(&mut self, r: u32, now: Instant) {
-        let has_frame = self.head_interface(r).is_some();
+        let has_frame = |k| self.head_interface(r, k).is_some();
+        let at = self.radios[r as usize]
+            .access
+            .access_time(now, has_frame, &self.phy);
         let radio = &mut self.radios[r as usize];
-        if let Some(at) = radio.access.access_time(now, has_frame, &self.phy) {
+        if let Some(at) = at {
             radio.access.stale();
             radio.access.scheduled = Some(at);
             self.backoff_ends.set(r, Some(at));

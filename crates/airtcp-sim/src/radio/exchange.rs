@@ -12,10 +12,16 @@ use super::*;
 use crate::wlan::ap_plan::payload_bytes;
 
 impl SharedChannel {
-    /// The radio's backoff ended: it sends its head frame (a planning AP, what its plan
-    /// says), or the RTS for it.
-    pub(super) fn start_exchange(&mut self, r: u32, now: Instant, out: &mut RadioActions) {
-        let i = self.head_interface(r).expect("a frame is queued");
+    /// The backoff of the radio's EDCAF `k` ended: it sends its head frame (a planning AP,
+    /// what its plan says), or the RTS for it.
+    pub(super) fn start_exchange(
+        &mut self,
+        r: u32,
+        k: usize,
+        now: Instant,
+        out: &mut RadioActions,
+    ) {
+        let i = self.head_interface(r, k).expect("a frame is queued");
         self.refill(i, now); // at each channel access (`queueing`)
         let (queue, msdus, txop) = self.access_selection(i, now);
         let (exchange, bytes) = if self.aggregates(i) {
@@ -24,7 +30,8 @@ impl SharedChannel {
             self.open_exchange(r, i, (queue, msdus), now)
         };
         let w = self.interfaces[i as usize].wlan;
-        self.interfaces[i as usize]
+        let mac_interface = self.interfaces[i as usize].mac_interface;
+        self.interfaces[mac_interface as usize]
             .stats
             .count_attempt(exchange.rate_bps);
         let part = &mut self.wlans[w as usize];
@@ -71,7 +78,8 @@ impl SharedChannel {
         let w = interface.wlan;
         let to =
             self.interfaces[(self.wlans[w as usize].first_interface + frame.to) as usize].radio;
-        let attempt = self.radios[r as usize].short_retries + self.radios[r as usize].long_retries;
+        let edcaf = &self.radios[r as usize].access.edcafs[usize::from(interface.edcaf)];
+        let attempt = edcaf.short_retries + edcaf.long_retries;
         let part = &self.wlans[w as usize];
         let bytes = part.phy.mac_overhead_bytes + payload_bytes(frames.iter().take(msdus));
         let long = part
@@ -110,6 +118,7 @@ impl SharedChannel {
         let head = frames.front_mut().expect("head frame");
         let retry = head.transmitted;
         head.transmitted = true;
+        let tid = interface.edcaf;
         let frame = *head;
         let carried = frames.iter().take(exchange.msdus);
         let w = interface.wlan;
@@ -125,6 +134,7 @@ impl SharedChannel {
             sequence: frame.sequence,
             retry,
             mpdus: 0,
+            tid,
         };
         self.transmit_data(r, &exchange, (w, bytes), duration, header, now, out);
     }
@@ -235,21 +245,13 @@ impl SharedChannel {
             }
             Kind::Data => {
                 let DataHeader {
-                    sequence, retry, ..
+                    sequence,
+                    retry,
+                    tid,
+                    ..
                 } = t.data.expect("data frames have one");
-                let duplicate = retry
-                    && radio
-                        .last_sequence
-                        .iter()
-                        .any(|&(from, last)| from == t.sender && last == sequence);
-                match radio
-                    .last_sequence
-                    .iter_mut()
-                    .find(|(from, _)| *from == t.sender)
-                {
-                    Some(entry) => entry.1 = sequence,
-                    None => radio.last_sequence.push((t.sender, sequence)),
-                }
+                let from = (t.sender, tid);
+                let duplicate = is_duplicate(&mut radio.last_sequence, from, sequence, retry);
                 let part = &mut self.wlans[t.wlan as usize];
                 if duplicate {
                     part.radio_counters.duplicates += 1;
@@ -296,8 +298,9 @@ impl SharedChannel {
                 if t.kind == Kind::Cts {
                     // The CTS resets the short retry count (§10.3.4.4); the data frame goes
                     // SIFS later.
-                    radio.short_retries = 0;
                     if let Some(exchange) = &mut radio.exchange {
+                        let k = usize::from(self.interfaces[exchange.interface as usize].edcaf);
+                        radio.access.edcafs[k].short_retries = 0;
                         exchange.cts_received = true;
                         radio.owed = Some(Owed {
                             kind: Kind::Data,
@@ -328,8 +331,8 @@ impl SharedChannel {
         let interface = &mut self.interfaces[exchange.interface as usize];
         let counters = &mut self.wlans[interface.wlan as usize].counters;
         counters.successes += u64::from(!exchange.continues_txop);
+        let mac_interface = interface.mac_interface as usize;
         if exchange.mpdus == 0 {
-            interface.stats.delivered += exchange.msdus as u64;
             for _ in 0..exchange.msdus {
                 let frame = interface.queues[exchange.queue]
                     .pop_front()
@@ -338,20 +341,21 @@ impl SharedChannel {
                 counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
             }
             counters.count_aggregate(exchange.msdus);
+            self.interfaces[mac_interface].stats.delivered += exchange.msdus as u64;
         }
         self.refill(exchange.interface, at); // the transmission completed (`queueing`)
         self.report_rate(r, &exchange, at, Some(true), true);
-        let radio = &mut self.radios[r as usize];
-        radio.short_retries = 0;
-        radio.long_retries = 0;
-        radio.station_retries = 0;
-        radio.access.cw = radio.access.cw_min;
+        let k = self.edcaf_of(exchange.interface);
+        let edcaf = &mut self.radios[r as usize].access.edcafs[k];
+        (edcaf.short_retries, edcaf.long_retries) = (0, 0);
+        edcaf.station_retries = 0;
+        edcaf.cw = edcaf.cw_min;
         if let Some(txop) = exchange.txop {
             if self.continue_txop(r, &exchange, txop, at, out) {
                 return;
             }
         }
-        self.back_off(r, at); // the post-backoff, or the AP's next plan
+        self.back_off(r, k, at); // the post-backoff, or the AP's next plan
     }
 
     /// Radio `r`'s attempt went unanswered (or its response was lost): retry or drop.
@@ -367,24 +371,26 @@ impl SharedChannel {
             self.refresh(r, now, now);
             return;
         };
-        let interface = &mut self.interfaces[exchange.interface as usize];
-        interface.stats.failures += 1;
-        let w = interface.wlan as usize;
+        let interface = &self.interfaces[exchange.interface as usize];
+        let (w, k) = (interface.wlan as usize, usize::from(interface.edcaf));
+        let mac_interface = interface.mac_interface as usize;
+        self.interfaces[mac_interface].stats.failures += 1;
         let params = &self.wlans[w].params;
         let short_limit = params.short_retry_limit;
         // Sent: the data frame after its CTS, or alone.
         let long = exchange.long && (exchange.cts_received || !exchange.rts);
+        let edcaf = &mut radio.access.edcafs[k];
         let mac_limit = if long {
-            radio.short_retries = 0;
-            radio.long_retries += 1;
-            radio.long_retries >= params.long_retry_limit
+            edcaf.short_retries = 0;
+            edcaf.long_retries += 1;
+            edcaf.long_retries >= params.long_retry_limit
         } else {
-            radio.short_retries += 1;
-            radio.short_retries >= params.short_retry_limit
+            edcaf.short_retries += 1;
+            edcaf.short_retries >= params.short_retry_limit
         };
         // A rate control whose retry chain ends frames (Minstrel) decides instead, counting
         // attempts as it chose their rates.
-        let attempts = radio.short_retries + radio.long_retries;
+        let attempts = edcaf.short_retries + edcaf.long_retries;
         let at_limit = match chain_limit(&radio.rates, exchange.to) {
             Some(limit) => attempts >= limit,
             None => mac_limit,
@@ -422,30 +428,29 @@ impl SharedChannel {
                     &mut self.interfaces[exchange.interface as usize].queues[exchange.queue];
                 queue.drain(..exchange.msdus);
             }
-            let radio = &mut self.radios[r as usize];
-            radio.short_retries = 0;
-            radio.long_retries = 0;
+            let edcaf = &mut self.radios[r as usize].access.edcafs[k];
+            (edcaf.short_retries, edcaf.long_retries) = (0, 0);
             if self.dcf_ns3 {
-                ns3_failed_cw(radio, short_limit);
+                ns3_failed_cw(edcaf, short_limit);
             } else {
-                radio.access.cw = radio.access.cw_min;
+                edcaf.after_failure(true);
             }
             let outcome = data_attempted.then_some(false);
             self.report_rate(r, &exchange, now, outcome, true);
         } else {
             // an A-MPDU's retries are counted per MPDU as they go again
             counters.retries += u64::from(!aggregated);
-            let radio = &mut self.radios[r as usize];
+            let edcaf = &mut self.radios[r as usize].access.edcafs[k];
             if self.dcf_ns3 {
-                ns3_failed_cw(radio, short_limit);
+                ns3_failed_cw(edcaf, short_limit);
             } else {
-                radio.access.cw = (2 * radio.access.cw + 1).min(radio.access.cw_max);
+                edcaf.after_failure(false);
             }
             let outcome = data_attempted.then_some(false);
             self.report_rate(r, &exchange, now, outcome, aggregated);
         }
         self.refill(exchange.interface, now); // the transmission completed (`queueing`)
-        self.back_off(r, now);
+        self.back_off(r, k, now);
         self.refresh(r, now, now);
     }
 
@@ -540,6 +545,29 @@ impl SharedChannel {
     }
 }
 
+/// Whether a data frame of `sequence` from (transmitter radio, TID) `from`, a retry or
+/// not, is one received before (§10.3.2.14.3: its cache is per transmitter and TID, as
+/// the ACs' frames interleave); it becomes the last received from there.
+fn is_duplicate(
+    last_sequence: &mut Vec<(u32, u16)>,
+    (sender, tid): (u32, u8),
+    sequence: u16,
+    retry: bool,
+) -> bool {
+    let from = sender << 2 | u32::from(tid);
+    match last_sequence.iter_mut().find(|(known, _)| *known == from) {
+        Some(entry) => {
+            let duplicate = retry && entry.1 == sequence;
+            entry.1 = sequence;
+            duplicate
+        }
+        None => {
+            last_sequence.push((from, sequence));
+            false
+        }
+    }
+}
+
 /// The attempts the rate control of destination `to` gives a frame, if its chain ends
 /// frames.
 fn chain_limit(rates: &[(u32, RateChoice)], to: u32) -> Option<u32> {
@@ -553,14 +581,32 @@ fn chain_limit(rates: &[(u32, RateChoice)], to: u32) -> Option<u32> {
 /// from the frame's and not reset when a frame is dropped, sets the CW to
 /// 2^count × (CWmin + 1) − 1 (at most CWmax) until it has reached `limit`; the failure after
 /// that puts the CW back to CWmin.
-fn ns3_failed_cw(radio: &mut Radio, limit: u32) {
-    let access = &mut radio.access;
-    if radio.station_retries < limit {
-        radio.station_retries += 1;
-        let cw = (u64::from(access.cw_min) + 1) << radio.station_retries.min(32);
-        access.cw = (cw - 1).min(u64::from(access.cw_max)) as u32;
+pub(super) fn ns3_failed_cw(edcaf: &mut Edcaf, limit: u32) {
+    if edcaf.station_retries < limit {
+        edcaf.station_retries += 1;
+        let cw = (u64::from(edcaf.cw_min) + 1) << edcaf.station_retries.min(32);
+        edcaf.cw = (cw - 1).min(u64::from(edcaf.cw_max)) as u32;
     } else {
-        radio.station_retries = 0;
-        access.cw = access.cw_min;
+        edcaf.station_retries = 0;
+        edcaf.cw = edcaf.cw_min;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_duplicate;
+
+    #[test]
+    fn duplicates_are_found_per_transmitter_and_tid() {
+        let mut cache = Vec::new();
+        // radio 3's BE frame 5 arrives (its ACK lost), then its VO frame 6, then BE's retry
+        // of 5: a duplicate, though frame 6 came from the same radio in between
+        assert!(!is_duplicate(&mut cache, (3, 1), 5, false));
+        assert!(!is_duplicate(&mut cache, (3, 3), 6, false));
+        assert!(is_duplicate(&mut cache, (3, 1), 5, true));
+        // a retry of a frame not received before, another radio's frame 5, a first copy
+        assert!(!is_duplicate(&mut cache, (3, 1), 7, true));
+        assert!(!is_duplicate(&mut cache, (4, 1), 7, true));
+        assert!(!is_duplicate(&mut cache, (3, 1), 7, false));
     }
 }

@@ -35,8 +35,9 @@
 //!   control algorithm per destination (`airtcp_proto::wifi::rate_control`); control frames
 //!   at the highest basic rate not above the data frame's.
 //! - **A-MPDU** (`aggregation`): on the MCS PHYs, with each MPDU decoded at its own SINR and
-//!   BlockAcks that can be lost. **EDCA** (`access`): each radio contends as the EDCAF of
-//!   its traffic's one access category. **mac80211's queues** (`queueing`): the central
+//!   BlockAcks that can be lost. **EDCA** (`access`, `edca`): each radio contends as the
+//!   EDCAF of its traffic's one access category, or with four EDCAFs and internal
+//!   collisions where the traffic uses several. **mac80211's queues** (`queueing`): the central
 //!   DCF's, feeding each MAC's queue on the channel.
 //! - **Access planning** (`planning`): an AP's agent that plans its channel access (paper
 //!   000) gets the AP's ACK queue and its plan is carried out by the AP's radio, as the
@@ -47,7 +48,7 @@
 //! there when the transmission ends, each at its own arrival times (sub-microsecond
 //! propagation delays shift no event); the NAV is not reset after an unanswered RTS;
 //! adjacent-channel leakage is not modelled (two channels never interact); the MSDU
-//! lifetime, queue sojourn limits, EDCA for several access categories
+//! lifetime, queue sojourn limits, TXOP bursts, agents beside several access categories
 //! and roaming need a WLAN without geometry, and an access-planning agent an AP whose node
 //! is in no other WLAN of its channel and neither A-MPDU nor EDCA.
 
@@ -56,6 +57,7 @@ mod aggregation;
 mod air;
 mod carrier;
 pub mod config;
+mod edca;
 mod exchange;
 mod geometry;
 pub mod motion;
@@ -69,7 +71,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use airtcp_proto::agent::{Agent, ApQueue};
-use airtcp_proto::wifi::edca::EdcaParams;
+use airtcp_proto::wifi::edca::{AccessCategory, EdcaParams};
 use airtcp_proto::wifi::error_rate::Family;
 use airtcp_proto::wifi::propagation::{dbm_to_mw, mw_to_dbm, noise_dbm};
 use airtcp_proto::wifi::rate_control::{RateControl, RateInfo};
@@ -88,9 +90,10 @@ use crate::slab::Slab;
 use crate::wlan::ap_plan::queue_full;
 use crate::wlan::dcf::Txqs;
 use crate::wlan::{
-    AirBody, AirFrame, AmpduLimits, Driver, Frame, MacCounters, MacParams, MacQueue, Queueing,
+    AirBody, AirFrame, AmpduLimits, Driver, EdcaSet, Frame, MacCounters, MacParams, MacQueue,
+    Queueing,
 };
-use access::Access;
+use access::{Access, Edcaf};
 use aggregation::{Aggregating, BlockAcks, InFlight};
 use carrier::BackoffEnds;
 pub use config::{DcfModel, FadingConfig, NodePosition, PropagationConfig, RadioConfig};
@@ -196,9 +199,24 @@ struct Interface {
     in_flight: InFlight,
     /// mac80211's intermediate queues, if its WLAN keeps them (`queueing`).
     txqs: Option<Txqs>,
+    /// The EDCAF of its radio that serves it (`Access::edcafs`): 0, but with EDCA for several
+    /// access categories, where a MAC has an interface per AC, that AC's (`edca`).
+    edcaf: u8,
+    /// With EDCA for several ACs: the MAC's interfaces per AC (`AccessCategory::ALL`'s
+    /// order), AC_BE's the MAC's own (`first_interface + mac`).
+    by_ac: Option<[u32; 4]>,
+    /// The MAC's own interface, which counts `stats` for all of the MAC's.
+    mac_interface: u32,
     stats: StationStats,
     /// `stats` at the last sampling instant.
     sampled: StationStats,
+}
+
+impl Interface {
+    /// Whether it is its MAC's own interface, at index `k` (not one of its other ACs').
+    fn is_mac(&self, k: usize) -> bool {
+        self.mac_interface as usize == k
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -243,6 +261,8 @@ struct DataHeader {
     retry: bool,
     /// In an aggregating WLAN, its MPDUs (one: an S-MPDU); 0 otherwise.
     mpdus: u16,
+    /// The sender's EDCAF (its TID's AC with EDCA for several ACs; 0 otherwise).
+    tid: u8,
 }
 
 /// A response a radio owes SIFS after a frame, or the data frame after its CTS.
@@ -315,12 +335,9 @@ struct Radio {
     exchange: Option<Exchange>,
     awaiting: Option<Awaiting>,
     owed: Option<Owed>,
-    short_retries: u32,
-    long_retries: u32,
-    /// ns-3 3.44's station retry count, which sets the CW with `DcfModel::Ns3`.
-    station_retries: u32,
     next_sequence: u16,
-    /// Per transmitter radio, the last sequence number received (duplicate detection).
+    /// Per transmitter radio and EDCAF there (`DataHeader::tid`), the last sequence number
+    /// received (duplicate detection, §10.3.2.14.3: per transmitter and TID).
     last_sequence: Vec<(u32, u16)>,
     /// Per destination radio, how the rate is chosen (created on first use).
     rates: Vec<(u32, RateChoice)>,
@@ -395,9 +412,9 @@ pub struct WlanSpec {
     pub rate_control: Option<String>,
     /// A-MPDU aggregation (an MCS PHY's WLAN only), if on.
     pub ampdu: Option<AmpduLimits>,
-    /// With EDCA, the parameters of the WLAN's one access category: the stations' and the
-    /// AP's (`access`).
-    pub edca: Option<(EdcaParams, EdcaParams)>,
+    /// With EDCA, the parameters of the WLAN's access categories, and the one AC its
+    /// traffic uses (`None`: several, each MAC contending with four EDCAFs, `edca`).
+    pub edca: Option<(EdcaSet, Option<AccessCategory>)>,
     /// The queues between the stack and the channel (`queueing`), the driver's below them,
     /// and the key of their flow hash.
     pub queueing: Queueing,
@@ -445,13 +462,13 @@ impl SharedChannel {
                             antenna: Antenna::default(),
                             sending_until: None,
                             nav_until: Instant::ZERO,
-                            access: Access::new((phy.difs_ns(), phy.cw_min, phy.cw_max), rng),
+                            access: Access::new(
+                                vec![Edcaf::new((phy.difs_ns(), phy.cw_min, phy.cw_max))],
+                                rng,
+                            ),
                             exchange: None,
                             awaiting: None,
                             owed: None,
-                            short_retries: 0,
-                            long_retries: 0,
-                            station_retries: 0,
                             next_sequence: 0,
                             last_sequence: Vec::new(),
                             rates: Vec::new(),
@@ -461,22 +478,27 @@ impl SharedChannel {
                     }
                 };
                 radios[index].interfaces.push(interfaces.len() as u32);
-                if let Some((station, ap)) = spec.edca {
+                if let Some((set, one_ac)) = &spec.edca {
                     // A radio that is the AP of one WLAN and a station of another (a relay)
                     // contends with the AP's parameters.
-                    let params = if mac == 0 { ap } else { station };
+                    let params = if mac == 0 { &set.ap } else { &set.station };
                     if edca_ap.len() <= index {
                         edca_ap.resize(index + 1, false);
                     }
                     if mac == 0 || !edca_ap[index] {
-                        let aifs = phy.sifs_ns + u64::from(params.aifsn) * phy.slot_ns;
-                        let access = &mut radios[index].access;
-                        (access.ifs_ns, access.cw_min, access.cw_max) =
-                            (aifs, params.cw_min, params.cw_max);
-                        access.cw = params.cw_min;
+                        let edcaf = |p: &EdcaParams| {
+                            let aifs = phy.sifs_ns + u64::from(p.aifsn) * phy.slot_ns;
+                            Edcaf::new((aifs, p.cw_min, p.cw_max))
+                        };
+                        radios[index].access.edcafs = match one_ac {
+                            Some(ac) => vec![edcaf(&params[*ac as usize])],
+                            None => params.iter().map(edcaf).collect(),
+                        };
                     }
                     edca_ap[index] |= mac == 0;
                 }
+                let own = interfaces.len() as u32;
+                let several_acs = matches!(spec.edca, Some((_, None)));
                 interfaces.push(Interface {
                     wlan: w as u32,
                     mac: mac as u32,
@@ -487,9 +509,19 @@ impl SharedChannel {
                     planning: None,
                     in_flight: InFlight::default(),
                     txqs: queueing::txqs_of(&spec),
+                    edcaf: if several_acs {
+                        AccessCategory::Be as u8
+                    } else {
+                        0
+                    },
+                    by_ac: None,
+                    mac_interface: own,
                     stats: StationStats::default(),
                     sampled: StationStats::default(),
                 });
+            }
+            if matches!(spec.edca, Some((_, None))) {
+                edca::add_ac_interfaces(&mut interfaces, &mut radios, first_interface, &spec);
             }
             let stations = spec.nodes.len() - 1;
             let aggregation = Aggregating::of(&spec.phy, spec.ampdu, &spec.mac_rates);
@@ -611,8 +643,10 @@ impl SharedChannel {
         let part = self.part(bss);
         self.interfaces
             .iter()
+            .enumerate()
             .skip(part.first_interface as usize)
-            .take_while(|i| self.wlans[i.wlan as usize].bss == bss)
+            .take_while(|(k, i)| self.wlans[i.wlan as usize].bss == bss && i.is_mac(*k))
+            .map(|(_, i)| i)
             .map(|i| (self.radios[i.radio as usize].node, i.stats))
             .collect()
     }
@@ -622,7 +656,8 @@ impl SharedChannel {
     pub fn sample(&mut self) -> impl Iterator<Item = (u32, usize, StationStats)> + '_ {
         let radios = &self.radios;
         let wlans = &self.wlans;
-        self.interfaces.iter_mut().map(move |i| {
+        let macs = self.interfaces.iter_mut().enumerate();
+        macs.filter(|(k, i)| i.is_mac(*k)).map(move |(_, i)| {
             let s = i.stats;
             let d = StationStats {
                 attempts: s.attempts - i.sampled.attempts,
@@ -757,7 +792,8 @@ impl SharedChannel {
     }
 
     fn queue_frame(&mut self, now: Instant, bss: u32, mac: u32, packet: Packet, to: u32) {
-        let i = self.interface_of(bss, mac);
+        let i = self.ac_interface(self.interface_of(bss, mac), &packet);
+        let k = self.edcaf_of(i);
         let queue = self.classify(i, &packet);
         let interface = &mut self.interfaces[i as usize];
         let r = interface.radio;
@@ -766,7 +802,7 @@ impl SharedChannel {
             let sequence = radio.next_sequence;
             radio.next_sequence = sequence.wrapping_add(1);
             if self.enqueue_txq(i, Frame::new(packet, to, now, sequence), now) {
-                self.frame_waiting(r, now);
+                self.frame_waiting(r, k, now);
             }
             return;
         }
@@ -785,13 +821,14 @@ impl SharedChannel {
         if head_changed && interface.planning.is_some() && self.planned_arrival(i, now) {
             return;
         }
-        self.frame_waiting(r, now);
+        self.frame_waiting(r, k, now);
     }
 
-    /// Radio `r` has a frame waiting to be sent: its access starts, unless it is under way.
-    fn frame_waiting(&mut self, r: u32, now: Instant) {
-        let radio = &mut self.radios[r as usize];
-        if radio.exchange.is_some() || radio.access.backoff.is_some() {
+    /// Radio `r`'s EDCAF `k` has a frame waiting to be sent: its access starts, unless it
+    /// is under way.
+    fn frame_waiting(&mut self, r: u32, k: usize, now: Instant) {
+        let serving = self.exchange_edcaf(r) == Some(k);
+        if serving || self.radios[r as usize].access.edcafs[k].backoff.is_some() {
             return; // contending already, or a post-backoff will find it
         }
         // A radio that owes a response (its ACK to the frame that brought this packet) will
@@ -804,11 +841,13 @@ impl SharedChannel {
         };
         if busy {
             // A frame meeting a busy medium backs off (§10.3.4.3).
-            self.radios[r as usize].access.draw();
+            self.radios[r as usize].access.draw(k);
         }
-        // Idle (or idle once its NAV runs out): the access is due.
+        // Idle (or idle once its NAV runs out): the access is due (with several EDCAFs,
+        // this one's may come before the one pending).
         let access = &self.radios[r as usize].access;
-        if access.idle_since.is_some() && access.scheduled.is_none() {
+        let several = access.edcafs.len() > 1;
+        if access.idle_since.is_some() && (access.scheduled.is_none() || several) {
             self.schedule_access(r, now);
         }
     }

@@ -204,17 +204,18 @@ impl SharedChannel {
         true
     }
 
-    /// Radio `r`'s exchange is over: it backs off (the post-backoff if nothing is queued); a
-    /// planning AP with a frame queued plans its next access, with backoff 0 if the plan says.
-    pub(super) fn back_off(&mut self, r: u32, now: Instant) {
+    /// Radio `r`'s exchange of its EDCAF `k` is over: it backs off (the post-backoff if
+    /// nothing is queued); a planning AP (one EDCAF) with a frame queued plans its next
+    /// access, with backoff 0 if the plan says.
+    pub(super) fn back_off(&mut self, r: u32, k: usize, now: Instant) {
         if self.radios[r as usize].access.perceived.is_some() {
             let i = self.radios[r as usize].interfaces[0];
-            if self.head_interface(r).is_some() && self.replan(i, now).zero_backoff {
+            if self.head_interface(r, 0).is_some() && self.replan(i, now).zero_backoff {
                 self.radios[r as usize].access.zero();
                 return;
             }
         }
-        self.radios[r as usize].access.draw();
+        self.radios[r as usize].access.draw(k);
     }
 
     /// What an access of interface `i` sends at `now`: the queue, the frames its MAC frame
@@ -245,7 +246,7 @@ impl SharedChannel {
                 delivered: 0,
                 busy_ns: 0,
             });
-        let zero_backoff = self.radios[interface.radio as usize].access.zero_backoff;
+        let zero_backoff = self.radios[interface.radio as usize].access.edcafs[0].zero_backoff;
         let counters = &mut self.wlans[interface.wlan as usize].counters;
         counters.count_ap_access(queue == ApQueue::Ack as usize, zero_backoff);
         (queue, msdus, txop)
@@ -397,7 +398,7 @@ mod tests {
         assert_eq!(queues[ApQueue::Data as usize].len(), packets.len() - 1);
         // The first ACK changed the head: the plan serves it, with backoff 0.
         assert_eq!(channel.serving(0), ApQueue::Ack as usize);
-        assert!(channel.radios[0].access.zero_backoff);
+        assert!(channel.radios[0].access.edcafs[0].zero_backoff);
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //!   the sender's scheduler and at the receiver's (the AP's, for an upload), collisions and
 //!   losses included, as on the central DCF; `station_uplink_airtime_ns` and
 //!   `station_downlink_airtime_ns` count it per station.
-//! - **With EDCA** (one access category on a channel with geometry) the tins are that AC's.
+//! - **With EDCA** the tins are the interface's AC's: the one AC's, or with several ACs
+//!   (`edca`) each AC's interface keeps its own tins and scheduler, and airtime is charged
+//!   per AC (as Linux's `sta->airtime[ac]`).
 
 use super::*;
 use crate::wlan::dcf::{expected_airtime_ns, Budget, Sizing, Txqs};
@@ -70,7 +72,7 @@ impl SharedChannel {
             return;
         };
         let sender = &mut self.interfaces[exchange.interface as usize];
-        let mac = sender.mac;
+        let (mac, edcaf) = (sender.mac, usize::from(sender.edcaf));
         let Some(to) = sender.queues[exchange.queue].front().map(|frame| frame.to) else {
             return;
         };
@@ -79,7 +81,11 @@ impl SharedChannel {
         }
         let part = &mut self.wlans[w as usize];
         part.counters.count_airtime(mac, to, airtime_ns);
-        let receiver = part.first_interface + to;
+        // with several ACs, the receiver's of the same AC (Linux keeps airtime per AC)
+        let receiver = match self.interfaces[(part.first_interface + to) as usize].by_ac {
+            Some(by_ac) => by_ac[edcaf],
+            None => part.first_interface + to,
+        };
         if let Some(txqs) = &mut self.interfaces[receiver as usize].txqs {
             txqs.charge_station(0, mac, airtime_ns);
         }

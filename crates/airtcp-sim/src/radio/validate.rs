@@ -15,6 +15,7 @@ use super::config::{FadingConfig, PropagationConfig};
 use super::motion::MotionConfig;
 use crate::config::{ConfigError, PhyStandard, Scenario, WlanConfig};
 use crate::interface::Interface;
+use crate::wlan::DriverQueue;
 
 fn fail<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, ConfigError> {
     Err(ConfigError {
@@ -327,65 +328,107 @@ impl Scenario {
     }
 
     /// The one access category of the scenario's traffic, which a WLAN with geometry and
-    /// EDCA contends in (`radio::access`): its flows' DSCPs' (AC_BE without flows); `None`
-    /// when they map to several.
+    /// EDCA contends in with one EDCAF per radio (`radio::access`): its flows' DSCPs' (AC_BE
+    /// without flows); `None` when they map to several (four EDCAFs, `radio::edca`).
     pub(crate) fn geometry_ac(&self) -> Option<AccessCategory> {
         let mut acs = self.flows.iter().map(|f| AccessCategory::of_dscp(f.dscp));
         let first = acs.next().unwrap_or(AccessCategory::Be);
         acs.all(|ac| ac == first).then_some(first)
     }
 
-    /// EDCA on a WLAN with geometry runs one access category (`geometry_ac`), without TXOP
-    /// bursts.
+    /// EDCA on a WLAN with geometry, for one access category (`geometry_ac`) or several
+    /// (`radio::edca`: beside no agent, no firmware queue, and in no radio with a WLAN
+    /// without EDCA), without TXOP bursts.
     fn validate_geometry_edca(
         &self,
-        key: &str,
+        (key, w): (&str, usize),
         wlan: &WlanConfig,
+        group: &[usize],
         phy: &Phy,
     ) -> Result<(), ConfigError> {
-        let Some(ac) = self.geometry_ac() else {
-            let named: Vec<String> = AccessCategory::ALL
-                .iter()
-                .filter_map(|&ac| {
-                    let mut flows = self
-                        .flows
-                        .iter()
-                        .filter(|f| AccessCategory::of_dscp(f.dscp) == ac);
-                    let first = flows.next()?;
-                    let more = match flows.count() {
-                        0 => String::new(),
-                        n => format!(" and {n} more"),
-                    };
-                    let name = ac.name().to_uppercase();
-                    Some(format!("AC_{name} ('{}'{more})", first.name))
-                })
-                .collect();
-            return fail(
-                format!("{key}.edca"),
-                format!(
-                    "a WLAN with geometry runs EDCA for one access category, but the flows' \
-                     DSCPs map to {}; give them DSCPs of one AC or set edca = false",
-                    named.join(", ")
-                ),
-            );
+        let used: Vec<AccessCategory> = match self.geometry_ac() {
+            Some(ac) => vec![ac],
+            None => {
+                let several = self.validate_several_acs((key, w), wlan, group)?;
+                AccessCategory::ALL
+                    .into_iter()
+                    .filter(|&ac| several.contains(&ac))
+                    .collect()
+            }
         };
         let set = wlan.edca_set(phy);
         for (field, params) in [("edca_params", &set.station), ("ap_edca_params", &set.ap)] {
+            let Some(&ac) = used
+                .iter()
+                .find(|&&ac| params[ac as usize].txop_limit_ns > 0)
+            else {
+                continue;
+            };
             let txop = params[ac as usize].txop_limit_ns;
-            if txop > 0 {
-                return fail(
-                    format!("{key}.{field}.{}.txop_limit_ns", ac.name()),
-                    format!(
-                        "the flows' AC_{} has a TXOP limit ({} µs), whose bursts a WLAN with \
-                         geometry does not run yet; set it to 0, give the flows another AC's \
-                         DSCP or set edca = false",
-                        ac.name().to_uppercase(),
-                        txop / 1000
-                    ),
-                );
-            }
+            return fail(
+                format!("{key}.{field}.{}.txop_limit_ns", ac.name()),
+                format!(
+                    "the flows' AC_{} has a TXOP limit ({} µs), whose bursts a WLAN with \
+                     geometry does not run yet; set it to 0, give those flows another AC's \
+                     DSCP or set edca = false",
+                    ac.name().to_uppercase(),
+                    txop / 1000
+                ),
+            );
         }
         Ok(())
+    }
+
+    /// A WLAN with geometry whose flows use several ACs (`radio::edca`): what it does not
+    /// run beside them is refused; the ACs in use.
+    fn validate_several_acs(
+        &self,
+        (key, w): (&str, usize),
+        wlan: &WlanConfig,
+        group: &[usize],
+    ) -> Result<Vec<AccessCategory>, ConfigError> {
+        let places = self.agent_places()?;
+        let on_wlan = places.iter().find(
+            |(_, place, _)| matches!(place, Interface::Wlan { bss, .. } if *bss as usize == w),
+        );
+        if let Some((agent_key, _, config)) = on_wlan {
+            return fail(
+                format!("{agent_key}.kind"),
+                format!(
+                    "agent '{}' is on a WLAN with geometry whose flows use several access \
+                     categories, which does not run agents yet; give the flows DSCPs of one \
+                     AC, set edca = false or remove the geometry",
+                    config.kind
+                ),
+            );
+        }
+        if wlan.driver_queue != DriverQueue::Ath9k {
+            return fail(
+                format!("{key}.driver_queue"),
+                "a WLAN with geometry whose flows use several access categories runs \
+                 ath9k's driver queue only (a firmware queue is shared by the ACs); remove \
+                 driver_queue or give the flows DSCPs of one AC",
+            );
+        }
+        let without_edca = group.iter().find(|&&other| {
+            let other_wlan = &self.wlans[other];
+            !other_wlan.uses_edca() && nodes_of(other_wlan).any(|n| nodes_of(wlan).any(|m| m == n))
+        });
+        if let Some(other) = without_edca {
+            return fail(
+                format!("wlans[{other}].edca"),
+                format!(
+                    "a node of {key} is also in wlans[{other}] on the same channel, which has \
+                     no EDCA while {key}'s flows use several access categories: one radio \
+                     cannot contend both ways; set the same edca on both"
+                ),
+            );
+        }
+        Ok(self
+            .flows
+            .iter()
+            .map(|f| AccessCategory::of_dscp(f.dscp))
+            .collect())
     }
 
     /// The WLANs `group` share a channel with geometry.
@@ -433,7 +476,7 @@ impl Scenario {
                 }
             }
             if wlan.uses_edca() {
-                self.validate_geometry_edca(&key, wlan, &phy)?;
+                self.validate_geometry_edca((&key, w), wlan, group, &phy)?;
             }
             let in_wlan = |place: &Interface| matches!(place, Interface::Wlan { bss, .. } if *bss as usize == w);
             let choosing = places

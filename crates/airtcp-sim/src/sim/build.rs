@@ -484,11 +484,9 @@ fn build_shared(
                 }
             })
             .collect::<Result<_, _>>()?;
-        let edca = wlan.uses_edca().then(|| {
-            let ac = scenario.geometry_ac().expect("validated: one AC") as usize;
-            let set = wlan.edca_set(&phy);
-            (set.station[ac], set.ap[ac])
-        });
+        let edca = wlan
+            .uses_edca()
+            .then(|| (wlan.edca_set(&phy), scenario.geometry_ac()));
         specs.push(WlanSpec {
             bss: b as u32,
             params: mac_params(wlan),

@@ -1,0 +1,182 @@
+//! EDCA for several ACs on a channel with geometry, by hand: with every CW 0 the backoffs
+//! are 0 and the order and gaps of the frames on the air can be written down.
+
+use super::*;
+use crate::packet::tests::udp_packet;
+use airtcp_proto::wifi::edca::EdcaParams;
+
+const CS1: u8 = 8; // BK
+const EF: u8 = 46; // VO
+const AF41: u8 = 34; // VI
+
+/// An AP and a station 5 m apart on an 802.11g channel, EDCA for four ACs with the
+/// standard's AIFSNs, every CW from 0 to `cw_max` and no TXOP; `aggregate`: 802.11n with
+/// A-MPDU instead.
+fn channel(short_retry_limit: u32, cw_max: u32) -> SharedChannel {
+    let phy = Phy::erp_ofdm(54_000_000, None, true).unwrap();
+    let params = MacParams {
+        rts_threshold: None,
+        short_retry_limit,
+        long_retry_limit: 4,
+        queue_packets: 50,
+        ack_queue_packets: None,
+        msdu_lifetime_ns: None,
+        queue_max_delay_ns: None,
+        eifs_after_collision: true,
+    };
+    let mut set = EdcaSet::standard(&phy);
+    for p in set.station.iter_mut().chain(set.ap.iter_mut()) {
+        *p = EdcaParams {
+            cw_min: 0,
+            cw_max,
+            txop_limit_ns: 0,
+            ..*p
+        };
+    }
+    let wlan = WlanSpec {
+        bss: 0,
+        phy: phy.clone(),
+        params,
+        nodes: vec![0, 1],
+        mac_rates: vec![phy.data_rate_bps; 2],
+        rate_control: None,
+        ampdu: None,
+        edca: Some((set, None)),
+        queueing: crate::wlan::Queueing::Fifo,
+        driver: crate::wlan::Driver::ATH9K,
+        flow_hash_key: 0,
+    };
+    let place = |node: usize| {
+        let placement = Placement {
+            position: [5.0 * node as f64, 0.0, 0.0],
+            tx_power_dbm: 16.0206,
+        };
+        (placement, None)
+    };
+    let mut channel = SharedChannel::new(0, 1, vec![wlan], &RadioConfig::default(), 2.412e9, place);
+    channel.capture_air();
+    channel
+}
+
+/// A 1000-byte datagram marked `dscp`.
+fn marked(dscp: u8) -> Packet {
+    let mut packet = udp_packet(1000);
+    packet.repr.ip.dscp = dscp;
+    packet
+}
+
+/// Queues `packets` at the station for the AP at time 0 and runs the channel until
+/// nothing is left: the frames that went on the air.
+fn run(channel: &mut SharedChannel, packets: &[Packet]) -> Vec<AirFrame> {
+    let mut out = RadioActions::default();
+    for &packet in packets {
+        channel.enqueue(Instant::ZERO, 0, 1, packet, 0, &mut out);
+    }
+    let mut pending: Vec<(Instant, usize, RadioEvent)> = Vec::new();
+    let mut air = Vec::new();
+    let mut order = 0;
+    loop {
+        for (at, event) in out.timers.drain(..) {
+            pending.push((at, order, event));
+            order += 1;
+        }
+        air.extend(out.air.drain(..).map(|(_, frame)| frame));
+        let Some(next) = (0..pending.len()).min_by_key(|&k| (pending[k].0, pending[k].1)) else {
+            return air;
+        };
+        let (at, _, event) = pending.swap_remove(next);
+        assert!(at < Instant::from_nanos(1_000_000_000), "runs away");
+        channel.on_event(at, event, &mut out);
+    }
+}
+
+/// The DSCP of each data frame on the air, and the idle time before it since the last
+/// frame before it ended (at the station, 17 ns after it left the AP).
+fn data_frames(air: &[AirFrame]) -> Vec<(u8, u64)> {
+    let mut previous_end = Instant::ZERO;
+    let mut frames = Vec::new();
+    for frame in air {
+        if let AirBody::Data { msdus, .. } = &frame.body {
+            let gap = frame.at.as_nanos() - previous_end.as_nanos();
+            frames.push((msdus[0].repr.ip.dscp, gap));
+        }
+        previous_end = frame.at + Duration::from_nanos(frame.airtime_ns);
+    }
+    frames
+}
+
+#[test]
+fn each_ac_waits_its_own_aifs_and_the_higher_ac_wins_an_internal_collision() {
+    // Four frames at time 0 on an idle medium: each EDCAF's access is due its AIFS later
+    // (SIFS 10 µs + AIFSN · 9 µs): VI and VO both at AIFSN 2, so VO sends and VI loses an
+    // internal collision (backoff 0 again); VI then follows AIFS[VI] after VO's ACK, BE
+    // AIFS[BE] after VI's, BK AIFS[BK] after BE's.
+    let mut channel = channel(7, 0);
+    let air = run(
+        &mut channel,
+        &[marked(CS1), marked(0), marked(AF41), marked(EF)],
+    );
+    let aifs = |aifsn: u64| 10_000 + aifsn * 9_000;
+    let frames = data_frames(&air);
+    let dscps: Vec<u8> = frames.iter().map(|f| f.0).collect();
+    assert_eq!(dscps, [EF, AF41, 0, CS1]);
+    // the gaps after an ACK include its 17 ns from the AP to the station
+    let gaps: Vec<u64> = frames.iter().map(|f| f.1).collect();
+    assert_eq!(gaps[0], aifs(2));
+    assert_eq!(gaps[1..], [aifs(2) + 17, aifs(3) + 17, aifs(7) + 17]);
+    let (counters, _) = channel.counters(0);
+    assert_eq!(counters.internal_collisions, 1);
+    assert_eq!((counters.retry_drops, counters.collisions), (0, 0));
+    assert_eq!(counters.delivered_msdus, 4);
+}
+
+#[test]
+fn an_internal_collision_counts_against_the_short_retry_limit() {
+    // With a short retry limit of 1 the VI frame that lost to VO is dropped there: it never
+    // goes on the air.
+    let mut channel = channel(1, 0);
+    let air = run(&mut channel, &[marked(AF41), marked(EF), marked(0)]);
+    let dscps: Vec<u8> = data_frames(&air).iter().map(|f| f.0).collect();
+    assert_eq!(dscps, [EF, 0]);
+    let (counters, _) = channel.counters(0);
+    assert_eq!(counters.internal_collisions, 1);
+    assert_eq!(counters.retry_drops, 1);
+}
+
+#[test]
+fn the_loser_doubles_its_cw_and_the_winner_keeps_cwmin() {
+    // CWmin 0, CWmax 7: after the internal collision VI's CW is 1 and VO's 0.
+    let mut channel = channel(7, 7);
+    let mut out = RadioActions::default();
+    for packet in [marked(AF41), marked(EF)] {
+        channel.enqueue(Instant::ZERO, 0, 1, packet, 0, &mut out);
+    }
+    let due = Instant::from_nanos(28_000);
+    channel.on_event(due, RadioEvent::Accesses, &mut out);
+    let edcafs = &channel.radios[1].access.edcafs;
+    let vi = &edcafs[AccessCategory::Vi as usize];
+    let vo = &edcafs[AccessCategory::Vo as usize];
+    assert_eq!((vi.cw, vi.short_retries), (1, 1));
+    assert!(vi.backoff.is_some_and(|slots| slots <= 1));
+    assert_eq!((vo.cw, vo.short_retries, vo.backoff), (0, 0, None));
+    assert_eq!(channel.exchange_edcaf(1), Some(AccessCategory::Vo as usize));
+}
+
+#[test]
+fn the_other_edcafs_keep_the_slots_they_counted_when_one_transmits() {
+    // BE has 5 slots to count from AIFS[BE] (37 µs) and a frame; VO's frame arrives at
+    // 60 µs to a medium idle for longer than its AIFS and goes at once. BE had counted two
+    // slots (46 and 55 µs): three are left.
+    let mut channel = channel(7, 0);
+    let be = AccessCategory::Be as usize;
+    channel.radios[1].access.edcafs[be].backoff = Some(5);
+    let mut out = RadioActions::default();
+    channel.enqueue(Instant::ZERO, 0, 1, marked(0), 0, &mut out);
+    let arrival = Instant::from_nanos(60_000);
+    channel.enqueue(arrival, 0, 1, marked(EF), 0, &mut out);
+    assert_eq!(channel.radios[1].access.scheduled, Some(arrival));
+    channel.on_event(arrival, RadioEvent::Accesses, &mut out);
+    assert_eq!(channel.exchange_edcaf(1), Some(AccessCategory::Vo as usize));
+    assert_eq!(channel.radios[1].access.edcafs[be].backoff, Some(3));
+    assert_eq!(channel.counters(0).0.internal_collisions, 0);
+}
