@@ -13,9 +13,9 @@ proptest! {
     #[test]
     fn every_datagram_is_delivered_once_or_counted_dropped(
         n in 1usize..4,
-        dscps in proptest::collection::vec(proptest::sample::select(&[0u8, 8, 34, 46][..]), 1..4),
+        dscps in common::dscp_sets(),
         ampdu in any::<bool>(),
-        queueing in proptest::sample::select(&["fifo", "fq_codel", "fq_codel_airtime"][..]),
+        queueing in common::queueings(),
         ack_priority in any::<bool>(),
         loss in proptest::sample::select(&[0.0, 0.1, 0.4][..]),
         slow in any::<bool>(),
@@ -24,12 +24,9 @@ proptest! {
         // mac80211's queues do not run beside an AP agent
         let agent = (ack_priority && queueing == "fifo").then_some("ack_priority");
         let summary = run(&common::two_way_udp(n, &dscps, ampdu, queueing, agent, loss, slow, seed)).summary;
-        let sent: u64 = summary.flows.iter().map(|f| f.packets_sent).sum();
-        let delivered: u64 = summary.flows.iter().map(|f| f.bytes_delivered / 1000).sum();
-        let c = &summary.wlans[0].counters;
-        let dropped = c.queue_drops + c.retry_drops + c.codel_drops;
-        prop_assert_eq!(sent, delivered + dropped, "sent {} delivered {} dropped {:?}",
-            sent, delivered, (c.queue_drops, c.retry_drops, c.codel_drops));
-        prop_assert_eq!(c.delivered_msdus, delivered);
+        let (sent, delivered, dropped, msdus) = common::datagram_accounts(&summary);
+        prop_assert_eq!(sent, delivered + dropped, "sent {} delivered {} dropped {}",
+            sent, delivered, dropped);
+        prop_assert_eq!(msdus, delivered);
     }
 }

@@ -892,3 +892,44 @@ impl SharedChannel {
         }
     }
 }
+
+/// An AP and a station 5 m apart on a channel of `phy` with these EDCA settings and short
+/// retry limit, for the unit tests.
+#[cfg(test)]
+fn two_node_channel(
+    phy: &Phy,
+    edca: Option<(EdcaSet, Option<AccessCategory>)>,
+    short_retry_limit: u32,
+) -> SharedChannel {
+    let params = MacParams {
+        rts_threshold: None,
+        short_retry_limit,
+        long_retry_limit: 4,
+        queue_packets: 50,
+        ack_queue_packets: None,
+        msdu_lifetime_ns: None,
+        queue_max_delay_ns: None,
+        eifs_after_collision: true,
+    };
+    let wlan = WlanSpec {
+        bss: 0,
+        phy: phy.clone(),
+        params,
+        nodes: vec![0, 1],
+        mac_rates: vec![phy.data_rate_bps; 2],
+        rate_control: None,
+        ampdu: None,
+        edca,
+        queueing: crate::wlan::Queueing::Fifo,
+        driver: crate::wlan::Driver::ATH9K,
+        flow_hash_key: 0,
+    };
+    let place = |node: usize| {
+        let placement = Placement {
+            position: [5.0 * node as f64, 0.0, 0.0],
+            tx_power_dbm: 16.0206,
+        };
+        (placement, None)
+    };
+    SharedChannel::new(0, 1, vec![wlan], &RadioConfig::default(), 2.412e9, place)
+}

@@ -327,39 +327,7 @@ mod tests {
     /// An AP and a station 5 m apart on an 802.11b channel, ack_priority on the AP.
     fn channel() -> SharedChannel {
         let phy = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
-        let params = MacParams {
-            rts_threshold: None,
-            short_retry_limit: 7,
-            long_retry_limit: 4,
-            queue_packets: 50,
-            ack_queue_packets: None,
-            msdu_lifetime_ns: None,
-            queue_max_delay_ns: None,
-            eifs_after_collision: true,
-        };
-        let wlan = WlanSpec {
-            bss: 0,
-            phy: phy.clone(),
-            params,
-            nodes: vec![0, 1],
-            mac_rates: vec![phy.data_rate_bps; 2],
-            rate_control: None,
-            ampdu: None,
-            edca: None,
-            queueing: crate::wlan::Queueing::Fifo,
-            driver: crate::wlan::Driver::ATH9K,
-            flow_hash_key: 0,
-        };
-        let place = |node: usize| {
-            let position = [5.0 * node as f64, 0.0, 0.0];
-            let placement = Placement {
-                position,
-                tx_power_dbm: 16.0206,
-            };
-            (placement, None)
-        };
-        let radio = RadioConfig::default();
-        let mut channel = SharedChannel::new(0, 1, vec![wlan], &radio, 2.412e9, place);
+        let mut channel = super::super::two_node_channel(&phy, None, 7);
         channel.place_agent(0, 0, Box::new(AckPriority));
         channel
     }

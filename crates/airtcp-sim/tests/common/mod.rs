@@ -220,3 +220,24 @@ pub fn two_way_udp(
     json!({"name": "conservation", "seed": seed, "duration_ns": 2 * S, "nodes": nodes,
            "wlans": [wlan], "flows": flows})
 }
+
+/// What a run did with the datagrams of `two_way_udp`'s flows (1000-byte payloads): sent,
+/// delivered, counted dropped by the MAC (queue, retries, CoDel), and the MSDUs its first
+/// WLAN counts delivered.
+pub fn datagram_accounts(summary: &airtcp_sim::Summary) -> (u64, u64, u64, u64) {
+    let sent = summary.flows.iter().map(|f| f.packets_sent).sum();
+    let delivered = summary.flows.iter().map(|f| f.bytes_delivered / 1000).sum();
+    let c = &summary.wlans[0].counters;
+    let dropped = c.queue_drops + c.retry_drops + c.codel_drops;
+    (sent, delivered, dropped, c.delivered_msdus)
+}
+
+/// `two_way_udp`'s DSCPs for a property test: one to three of the four ACs' (BE, BK, VI, VO).
+pub fn dscp_sets() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    proptest::collection::vec(proptest::sample::select(&[0u8, 8, 34, 46][..]), 1..4)
+}
+
+/// `two_way_udp`'s queueing settings for a property test.
+pub fn queueings() -> impl proptest::strategy::Strategy<Value = &'static str> {
+    proptest::sample::select(&["fifo", "fq_codel", "fq_codel_airtime"][..])
+}

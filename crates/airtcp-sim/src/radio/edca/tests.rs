@@ -10,20 +10,9 @@ const EF: u8 = 46; // VO
 const AF41: u8 = 34; // VI
 
 /// An AP and a station 5 m apart on an 802.11g channel, EDCA for four ACs with the
-/// standard's AIFSNs, every CW from 0 to `cw_max` and no TXOP; `aggregate`: 802.11n with
-/// A-MPDU instead.
+/// standard's AIFSNs, every CW from 0 to `cw_max` and no TXOP.
 fn channel(short_retry_limit: u32, cw_max: u32) -> SharedChannel {
     let phy = Phy::erp_ofdm(54_000_000, None, true).unwrap();
-    let params = MacParams {
-        rts_threshold: None,
-        short_retry_limit,
-        long_retry_limit: 4,
-        queue_packets: 50,
-        ack_queue_packets: None,
-        msdu_lifetime_ns: None,
-        queue_max_delay_ns: None,
-        eifs_after_collision: true,
-    };
     let mut set = EdcaSet::standard(&phy);
     for p in set.station.iter_mut().chain(set.ap.iter_mut()) {
         *p = EdcaParams {
@@ -33,27 +22,7 @@ fn channel(short_retry_limit: u32, cw_max: u32) -> SharedChannel {
             ..*p
         };
     }
-    let wlan = WlanSpec {
-        bss: 0,
-        phy: phy.clone(),
-        params,
-        nodes: vec![0, 1],
-        mac_rates: vec![phy.data_rate_bps; 2],
-        rate_control: None,
-        ampdu: None,
-        edca: Some((set, None)),
-        queueing: crate::wlan::Queueing::Fifo,
-        driver: crate::wlan::Driver::ATH9K,
-        flow_hash_key: 0,
-    };
-    let place = |node: usize| {
-        let placement = Placement {
-            position: [5.0 * node as f64, 0.0, 0.0],
-            tx_power_dbm: 16.0206,
-        };
-        (placement, None)
-    };
-    let mut channel = SharedChannel::new(0, 1, vec![wlan], &RadioConfig::default(), 2.412e9, place);
+    let mut channel = super::super::two_node_channel(&phy, Some((set, None)), short_retry_limit);
     channel.capture_air();
     channel
 }
