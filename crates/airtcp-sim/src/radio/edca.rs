@@ -163,6 +163,9 @@ impl SharedChannel {
             at_limit
         };
         self.wlans[w].counters.retry_drops += u64::from(at_limit);
+        if at_limit {
+            self.refill(i, now); // the drop may have emptied its queue (`queueing`)
+        }
         let edcaf = &mut self.radios[r as usize].access.edcafs[k];
         if self.dcf_ns3 {
             exchange::ns3_failed_cw(edcaf, limit);

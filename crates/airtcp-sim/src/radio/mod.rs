@@ -834,11 +834,14 @@ impl SharedChannel {
         // A radio that owes a response (its ACK to the frame that brought this packet) will
         // not see the medium idle for DIFS: the frame backs off. ns-3 looks at the PHY and
         // NAV alone and sends it DIFS after the response.
-        let busy = if self.dcf_ns3 {
-            self.is_busy_ignoring_response(r, now)
-        } else {
-            self.is_busy(r, now)
-        };
+        // (the radio's exchange of another EDCAF holds the medium, also between its CTS and
+        // its data frame)
+        let busy = self.radios[r as usize].exchange.is_some()
+            || if self.dcf_ns3 {
+                self.is_busy_ignoring_response(r, now)
+            } else {
+                self.is_busy(r, now)
+            };
         if busy {
             // A frame meeting a busy medium backs off (§10.3.4.3).
             self.radios[r as usize].access.draw(k);
