@@ -1,7 +1,7 @@
 //! EDCA for several access categories on a channel with geometry (`airtcp_sim::radio`, its
 //! `edca`): stations close to their AP, where nothing is lost to the channel, share it per
-//! AC as the central DCF (`wlan::dcf::edca`) makes them, internal collisions included; the
-//! settings a channel with geometry does not run beside several ACs are refused.
+//! AC as the central DCF (`wlan::dcf::edca`) makes them, internal collisions and TXOP limits
+//! included; nothing is lost or duplicated.
 
 mod common;
 
@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 const EF: u8 = 46; // AC_VO
 
 /// An 802.11ac AP (80 MHz, MCS 9, A-MPDU) and `n` stations each saturating the uplink
-/// with a best-effort and a voice flow of UDP; TXOP limits 0 (bursts need a WLAN without
-/// geometry); `placed`: every node within 5 m of the AP (a channel with geometry).
+/// with a best-effort and a voice flow of UDP; TXOP limits 0 unless a test sets them;
+/// `placed`: every node within 5 m of the AP (a channel with geometry).
 fn two_acs_up(n: usize, placed: bool, seconds: u64) -> Value {
     let mut nodes = vec!["ap".to_string()];
     nodes.extend((1..=n).map(|i| format!("sta{i}")));
@@ -104,6 +104,36 @@ fn the_standard_voice_parameters_starve_best_effort() {
     }
 }
 
+#[test]
+fn a_voice_txop_shortens_the_ampdus_as_on_the_central_dcf() {
+    // The standard's VO with its 1.504 ms TXOP: an A-MPDU and its BlockAck fit in it, 44
+    // MPDUs at MCS 9 instead of 64, in both models; VO's goodput agrees within 3 % over two
+    // seeds. (BE, starved, gets 1.1 % of the accesses on the central DCF and 1.8 % here over
+    // 12 seeds, against 1.2 % in both without the TXOP: the models resolve collisions of
+    // frames of unequal length differently; docs/radio.md.)
+    let results = [false, true].map(|placed| {
+        let (mut vo, mut mpdus, mut ampdus) = (0.0, 0, 0);
+        for seed in [1, 2] {
+            let mut scenario = two_acs_up(2, placed, 6);
+            scenario["seed"] = json!(seed);
+            scenario["wlans"][0]["edca_params"]["vo"] = json!({});
+            let summary = run(&scenario);
+            vo += goodput(&summary, "vo");
+            let c = &summary.wlans[0].counters;
+            (mpdus, ampdus) = (mpdus + c.ampdu_mpdus, ampdus + c.ampdus);
+        }
+        (vo, mpdus as f64 / ampdus as f64)
+    });
+    let [(central_vo, central_mpdus), (spatial_vo, spatial_mpdus)] = results;
+    assert!(
+        (spatial_vo / central_vo - 1.0).abs() < 0.03,
+        "{spatial_vo} against {central_vo}"
+    );
+    for per_ampdu in [central_mpdus, spatial_mpdus] {
+        assert!((43.0..45.5).contains(&per_ampdu), "{per_ampdu}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
@@ -120,10 +150,8 @@ proptest! {
         slow in any::<bool>(),
         seed in 1u64..1000,
     ) {
+        // the standard's EDCA: AC_VI and AC_VO with TXOP limits (bursts, shortened A-MPDUs)
         let mut scenario = common::two_way_udp(n, &dscps, ampdu, queueing, None, 0.0, slow, seed);
-        let no_txop = json!({"vi": {"txop_limit_ns": 0}, "vo": {"txop_limit_ns": 0}});
-        scenario["wlans"][0]["edca_params"] = no_txop.clone();
-        scenario["wlans"][0]["ap_edca_params"] = no_txop;
         let positions: Vec<Value> = (0..=n)
             .map(|k| json!({"node": k, "x": if k == 0 { 0.0 } else { distance }, "y": k as f64}))
             .collect();

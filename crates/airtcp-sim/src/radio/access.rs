@@ -48,6 +48,8 @@ pub struct Edcaf {
     pub long_retries: u32,
     /// ns-3 3.44's station retry count, which sets the CW with `DcfModel::Ns3`.
     pub station_retries: u32,
+    /// Its AC's TXOP limit with EDCA (0: one frame or A-MPDU an access).
+    pub txop_ns: u64,
 }
 
 impl Edcaf {
@@ -63,6 +65,7 @@ impl Edcaf {
             short_retries: 0,
             long_retries: 0,
             station_retries: 0,
+            txop_ns: 0,
         }
     }
 

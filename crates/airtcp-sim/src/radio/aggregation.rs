@@ -37,8 +37,11 @@
 //! - **Rates**: the link's (a station's own MCS where it has one); rate control over MCSs is
 //!   refused when the run is built, and would see each A-MPDU as one frame.
 //!
+//! - **TXOP**: an EDCAF with a TXOP limit shortens its A-MPDU so that it and its BlockAck
+//!   (and RTS/CTS where the WLAN sets a threshold) fit in the limit (§10.23.2.9).
+//!
 //! Not modelled here: BlockAckReq frames on the air, A-MSDU inside A-MPDU, several A-MPDUs in
-//! a TXOP, EDCA, an AP agent that plans access beside A-MPDU (refused when the run is built).
+//! a TXOP, an AP agent that plans access beside A-MPDU (refused when the run is built).
 
 use std::collections::{HashMap, VecDeque};
 
@@ -47,8 +50,8 @@ use airtcp_proto::wifi::mcs::{block_ack_bytes, subframe_bytes, Format};
 use super::air::frame_shape;
 use super::*;
 use crate::wlan::block_ack::{
-    longest_psdu, modular_distance, number_mpdus, select_mpdus, AmpduLimits, Forming, Reordering,
-    RetryCounter,
+    longest_psdu, modular_distance, number_mpdus, psdu_within_txop, select_mpdus, AmpduLimits,
+    Forming, Reordering, RetryCounter,
 };
 use crate::wlan::dcf::Budget;
 
@@ -100,6 +103,20 @@ impl Aggregating {
     fn max_psdu(&self, rate_bps: u64) -> u32 {
         let found = self.longest.iter().find(|(rate, _)| *rate == rate_bps);
         found.expect("a rate of its links").1
+    }
+
+    /// The longest PSDU at `rate_bps` of an EDCAF with TXOP limit `txop_ns` (0: none): one
+    /// whose exchange with its BlockAck, and RTS/CTS where the WLAN may send them, fits in
+    /// the limit (§10.23.2.9, as the central DCF and ns-3 shorten an A-MPDU).
+    fn max_psdu_in_txop(&self, phy: &Phy, rate_bps: u64, txop_ns: u64, protected: bool) -> u32 {
+        let longest = self.max_psdu(rate_bps);
+        if txop_ns == 0 {
+            return longest;
+        }
+        let response_bytes = block_ack_bytes(self.limits.window);
+        let response_ns = phy.airtime_ns(response_bytes, phy.control_rate_bps(rate_bps));
+        let fitting = psdu_within_txop(phy, txop_ns, response_ns, protected);
+        longest_psdu(phy, rate_bps, longest, fitting)
     }
 }
 
@@ -206,11 +223,15 @@ impl SharedChannel {
         } else {
             next
         };
+        let edcaf = &self.radios[r as usize].access.edcafs[usize::from(interface.edcaf)];
+        let protected = part.params.rts_threshold.is_some();
+        let max_psdu =
+            aggregating.max_psdu_in_txop(&part.phy, exchange.rate_bps, edcaf.txop_ns, protected);
         let forming = Forming {
             format: aggregating.format,
             mac_overhead_bytes: part.phy.mac_overhead_bytes,
             window: aggregating.limits.window,
-            max_psdu: aggregating.max_psdu(exchange.rate_bps),
+            max_psdu,
             max_amsdu: 0,
         };
         let in_flight = &mut interface.in_flight;

@@ -18,9 +18,10 @@
 //! - **Duplicates** are detected per transmitter and TID (§10.3.2.14.3), since frames of
 //!   one transmitter's ACs interleave.
 //!
-//! With one AC in use a radio keeps its one EDCAF (the fast path, unchanged). Not run here
-//! (refused when the run is built): TXOP limits above 0 (bursts), agents on such a WLAN, a
-//! radio in WLANs of which only some have EDCA.
+//! With one AC in use a radio keeps its one EDCAF (the fast path, unchanged). An EDCAF's
+//! TXOP limit (`Edcaf::txop_ns`) makes bursts of single frames (`planning::Txop`) or
+//! shortens its A-MPDU (`aggregation`). Not run here (refused when the run is built):
+//! agents on such a WLAN, a firmware queue, a radio in WLANs of which only some have EDCA.
 
 use super::*;
 use crate::wlan::block_ack::RetryCounter;

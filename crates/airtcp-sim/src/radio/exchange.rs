@@ -126,7 +126,7 @@ impl SharedChannel {
         let bytes = phy.mac_overhead_bytes + payload_bytes(carried);
         let ack_ns = phy.airtime_ns(FRAME_ACK_BYTES, phy.control_rate_bps(exchange.rate_bps));
         let duration = phy.sifs_ns + ack_ns;
-        if interface.planning.is_some() {
+        if interface.planning.is_some() || exchange.txop.is_some() {
             let airtime = phy.airtime_ns(bytes, exchange.rate_bps);
             self.data_sent(r, now, airtime, !retry);
         }

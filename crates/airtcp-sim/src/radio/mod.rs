@@ -37,7 +37,8 @@
 //! - **A-MPDU** (`aggregation`): on the MCS PHYs, with each MPDU decoded at its own SINR and
 //!   BlockAcks that can be lost. **EDCA** (`access`, `edca`): each radio contends as the
 //!   EDCAF of its traffic's one access category, or with four EDCAFs and internal
-//!   collisions where the traffic uses several. **mac80211's queues** (`queueing`): the central
+//!   collisions where the traffic uses several; TXOP limits make bursts of single frames
+//!   (`planning::Txop`) or shorten A-MPDUs. **mac80211's queues** (`queueing`): the central
 //!   DCF's, feeding each MAC's queue on the channel.
 //! - **Access planning** (`planning`): an AP's agent that plans its channel access (paper
 //!   000) gets the AP's ACK queue and its plan is carried out by the AP's radio, as the
@@ -48,8 +49,8 @@
 //! there when the transmission ends, each at its own arrival times (sub-microsecond
 //! propagation delays shift no event); the NAV is not reset after an unanswered RTS;
 //! adjacent-channel leakage is not modelled (two channels never interact); the MSDU
-//! lifetime, queue sojourn limits, TXOP bursts, agents beside several access categories
-//! and roaming need a WLAN without geometry, and an access-planning agent an AP whose node
+//! lifetime, queue sojourn limits, agents beside several access categories and roaming
+//! need a WLAN without geometry, and an access-planning agent an AP whose node
 //! is in no other WLAN of its channel and neither A-MPDU nor EDCA.
 
 mod access;
@@ -488,7 +489,10 @@ impl SharedChannel {
                     if mac == 0 || !edca_ap[index] {
                         let edcaf = |p: &EdcaParams| {
                             let aifs = phy.sifs_ns + u64::from(p.aifsn) * phy.slot_ns;
-                            Edcaf::new((aifs, p.cw_min, p.cw_max))
+                            Edcaf {
+                                txop_ns: p.txop_limit_ns,
+                                ..Edcaf::new((aifs, p.cw_min, p.cw_max))
+                            }
                         };
                         radios[index].access.edcafs = match one_ac {
                             Some(ac) => vec![edcaf(&params[*ac as usize])],

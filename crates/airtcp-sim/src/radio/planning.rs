@@ -14,7 +14,8 @@
 //! - **TXOP** (§10.23.2.9): after the ACK of an access's frame, the next frame of the queue
 //!   goes SIFS later, without RTS, if its exchange (`ap_plan::txop_frame_ns`) ends within the
 //!   limit counted from the access's first frame; a frame that fails ends the TXOP and backs
-//!   off as any failure (its retry count rises, CW doubles: §10.23.2.2 c).
+//!   off as any failure (its retry count rises, CW doubles: §10.23.2.2 c). The same runs
+//!   for any EDCAF with a TXOP limit that does not aggregate (`edca`).
 //! - **A-MSDU**: up to `aggregate` frames of the queue in one MAC frame (`ap_plan`), to the
 //!   receiver of the first; paper 000 packs ACKs for several stations, so its MSDUs for other
 //!   stations ride along and are delivered with it when its receiver decodes it (the central
@@ -227,7 +228,17 @@ impl SharedChannel {
     ) -> (usize, usize, Option<Txop>) {
         let interface = &self.interfaces[i as usize];
         let Some(planning) = &interface.planning else {
-            return (ApQueue::Data as usize, 1, None);
+            // an EDCAF with a TXOP limit: further frames SIFS apart (an A-MPDU is shortened
+            // to fit instead, `aggregation`)
+            let edcaf =
+                &self.radios[interface.radio as usize].access.edcafs[usize::from(interface.edcaf)];
+            let txop = (edcaf.txop_ns > 0 && !self.aggregates(i)).then_some(Txop {
+                start: now,
+                limit_ns: edcaf.txop_ns,
+                delivered: 0,
+                busy_ns: 0,
+            });
+            return (ApQueue::Data as usize, 1, txop);
         };
         let queue = self.serving(i);
         let queued = &interface.queues[queue];
@@ -295,7 +306,8 @@ impl SharedChannel {
                 next.continues_txop = true;
                 next.txop = Some(txop);
                 let sifs = Duration::from_nanos(phy.sifs_ns);
-                self.interfaces[i as usize]
+                let mac_interface = self.interfaces[i as usize].mac_interface;
+                self.interfaces[mac_interface as usize]
                     .stats
                     .count_attempt(next.rate_bps);
                 let radio = &mut self.radios[r as usize];

@@ -9,7 +9,7 @@ use airtcp_proto::wifi::edca::AccessCategory;
 use airtcp_proto::wifi::mcs::Band;
 use airtcp_proto::wifi::propagation::channel_frequency_hz;
 use airtcp_proto::wifi::rate_control::RATE_CONTROLS;
-use airtcp_proto::wifi::{Modulation, Phy};
+use airtcp_proto::wifi::Modulation;
 
 use super::config::{FadingConfig, PropagationConfig};
 use super::motion::MotionConfig;
@@ -336,57 +336,15 @@ impl Scenario {
         acs.all(|ac| ac == first).then_some(first)
     }
 
-    /// EDCA on a WLAN with geometry, for one access category (`geometry_ac`) or several
-    /// (`radio::edca`: beside no agent, no firmware queue, and in no radio with a WLAN
-    /// without EDCA), without TXOP bursts.
-    fn validate_geometry_edca(
-        &self,
-        (key, w): (&str, usize),
-        wlan: &WlanConfig,
-        group: &[usize],
-        phy: &Phy,
-    ) -> Result<(), ConfigError> {
-        let used: Vec<AccessCategory> = match self.geometry_ac() {
-            Some(ac) => vec![ac],
-            None => {
-                let several = self.validate_several_acs((key, w), wlan, group)?;
-                AccessCategory::ALL
-                    .into_iter()
-                    .filter(|&ac| several.contains(&ac))
-                    .collect()
-            }
-        };
-        let set = wlan.edca_set(phy);
-        for (field, params) in [("edca_params", &set.station), ("ap_edca_params", &set.ap)] {
-            let Some(&ac) = used
-                .iter()
-                .find(|&&ac| params[ac as usize].txop_limit_ns > 0)
-            else {
-                continue;
-            };
-            let txop = params[ac as usize].txop_limit_ns;
-            return fail(
-                format!("{key}.{field}.{}.txop_limit_ns", ac.name()),
-                format!(
-                    "the flows' AC_{} has a TXOP limit ({} µs), whose bursts a WLAN with \
-                     geometry does not run yet; set it to 0, give those flows another AC's \
-                     DSCP or set edca = false",
-                    ac.name().to_uppercase(),
-                    txop / 1000
-                ),
-            );
-        }
-        Ok(())
-    }
-
-    /// A WLAN with geometry whose flows use several ACs (`radio::edca`): what it does not
-    /// run beside them is refused; the ACs in use.
+    /// A WLAN with geometry and EDCA whose flows use several ACs (`radio::edca`): what it
+    /// does not run beside them is refused (agents, a firmware queue, a radio also in a
+    /// WLAN without EDCA).
     fn validate_several_acs(
         &self,
         (key, w): (&str, usize),
         wlan: &WlanConfig,
         group: &[usize],
-    ) -> Result<Vec<AccessCategory>, ConfigError> {
+    ) -> Result<(), ConfigError> {
         let places = self.agent_places()?;
         let on_wlan = places.iter().find(
             |(_, place, _)| matches!(place, Interface::Wlan { bss, .. } if *bss as usize == w),
@@ -424,11 +382,7 @@ impl Scenario {
                 ),
             );
         }
-        Ok(self
-            .flows
-            .iter()
-            .map(|f| AccessCategory::of_dscp(f.dscp))
-            .collect())
+        Ok(())
     }
 
     /// The WLANs `group` share a channel with geometry.
@@ -475,8 +429,8 @@ impl Scenario {
                     return fail(format!("{key}.{field}"), format!("a WLAN with geometry does not run {what} yet; remove it or the geometry"));
                 }
             }
-            if wlan.uses_edca() {
-                self.validate_geometry_edca((&key, w), wlan, group, &phy)?;
+            if wlan.uses_edca() && self.geometry_ac().is_none() {
+                self.validate_several_acs((&key, w), wlan, group)?;
             }
             let in_wlan = |place: &Interface| matches!(place, Interface::Wlan { bss, .. } if *bss as usize == w);
             let choosing = places

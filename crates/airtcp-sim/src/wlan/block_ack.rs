@@ -65,6 +65,18 @@ impl AmpduLimits {
     }
 }
 
+/// The PPDU time left in a TXOP of `txop_ns` for an A-MPDU and its BlockAck (`response_ns`),
+/// SIFS apart, each propagating, with RTS/CTS ahead where `protected` (§10.23.2.9: the
+/// exchange fits in the TXOP limit; ns-3 shortens A-MPDUs to fit the same way).
+pub(crate) fn psdu_within_txop(phy: &Phy, txop_ns: u64, response_ns: u64, protected: bool) -> u64 {
+    let delta = phy.propagation_ns;
+    let mut overhead = phy.sifs_ns + response_ns + 2 * delta;
+    if protected {
+        overhead += phy.rts_airtime_ns() + phy.cts_airtime_ns() + 2 * (phy.sifs_ns + delta);
+    }
+    txop_ns.saturating_sub(overhead)
+}
+
 /// The longest PSDU up to `max_bytes` whose PPDU at `rate_bps` lasts at most `max_ns`, by
 /// bisection on the airtime (it grows with length).
 pub(crate) fn longest_psdu(phy: &Phy, rate_bps: u64, max_bytes: u32, max_ns: u64) -> u32 {

@@ -12,6 +12,11 @@ const AF41: u8 = 34; // VI
 /// An AP and a station 5 m apart on an 802.11g channel, EDCA for four ACs with the
 /// standard's AIFSNs, every CW from 0 to `cw_max` and no TXOP.
 fn channel(short_retry_limit: u32, cw_max: u32) -> SharedChannel {
+    channel_with_vo_txop(short_retry_limit, cw_max, 0)
+}
+
+/// The same, AC_VO with a TXOP limit of `txop_ns`.
+fn channel_with_vo_txop(short_retry_limit: u32, cw_max: u32, txop_ns: u64) -> SharedChannel {
     let phy = Phy::erp_ofdm(54_000_000, None, true).unwrap();
     let mut set = EdcaSet::standard(&phy);
     for p in set.station.iter_mut().chain(set.ap.iter_mut()) {
@@ -22,6 +27,7 @@ fn channel(short_retry_limit: u32, cw_max: u32) -> SharedChannel {
             ..*p
         };
     }
+    set.station[AccessCategory::Vo as usize].txop_limit_ns = txop_ns;
     let mut channel = super::super::two_node_channel(&phy, Some((set, None)), short_retry_limit);
     channel.capture_air();
     channel
@@ -148,4 +154,33 @@ fn the_other_edcafs_keep_the_slots_they_counted_when_one_transmits() {
     assert_eq!(channel.exchange_edcaf(1), Some(AccessCategory::Vo as usize));
     assert_eq!(channel.radios[1].access.edcafs[be].backoff, Some(3));
     assert_eq!(channel.counters(0).0.internal_collisions, 0);
+}
+
+#[test]
+fn an_ac_with_a_txop_limit_sends_frames_sifs_apart_while_their_exchanges_fit() {
+    // VO's 1.504 ms (OFDM's default): an exchange E (data, SIFS, ACK, 17 ns each way) of a
+    // 1000-byte datagram at 54 Mbit/s is 230 µs; the k-th frame fits while
+    // k·E + (k − 1)·SIFS ≤ 1.504 ms: six frames (1430 µs; a seventh would end at 1670),
+    // SIFS after each ACK; the other two at the next access, AIFS[VO] later.
+    let mut channel = channel_with_vo_txop(7, 0, 1_504_000);
+    let air = run(&mut channel, &[marked(EF); 8]);
+    let data = air.iter().find(|f| matches!(f.body, AirBody::Data { .. }));
+    let ack = air.iter().find(|f| matches!(f.body, AirBody::Ack));
+    let exchange = data.unwrap().airtime_ns + 10_000 + ack.unwrap().airtime_ns + 34;
+    assert_eq!(exchange, 230_034);
+    assert!(6 * exchange + 5 * 10_000 <= 1_504_000 && 7 * exchange + 6 * 10_000 > 1_504_000);
+    let gaps: Vec<u64> = data_frames(&air).iter().map(|f| f.1).collect();
+    let sifs = 10_000 + 17;
+    let aifs = 10_000 + 2 * 9_000;
+    assert_eq!(gaps, [aifs, sifs, sifs, sifs, sifs, sifs, aifs + 17, sifs]);
+    let (counters, _) = channel.counters(0);
+    assert_eq!((counters.txop_bursts, counters.txop_frames), (2, 8));
+    assert_eq!(counters.max_txop_ns, 6 * exchange + 5 * 10_000);
+    // and without the limit every frame takes an access of its own
+    let mut channel = channel_with_vo_txop(7, 0, 0);
+    let gaps: Vec<u64> = data_frames(&run(&mut channel, &[marked(EF); 3]))
+        .iter()
+        .map(|f| f.1)
+        .collect();
+    assert_eq!(gaps, [aifs, aifs + 17, aifs + 17]);
 }

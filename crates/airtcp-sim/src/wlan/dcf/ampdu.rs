@@ -61,8 +61,8 @@ use crate::packet::Packet;
 use crate::wlan::ap_plan::a_msdu_bytes;
 pub use crate::wlan::block_ack::AmpduLimits;
 use crate::wlan::block_ack::{
-    longest_psdu, modular_distance, mpdu_positions, number_mpdus, select_mpdus, Forming,
-    Reordering, RetryCounter,
+    longest_psdu, modular_distance, mpdu_positions, number_mpdus, psdu_within_txop, select_mpdus,
+    Forming, Reordering, RetryCounter,
 };
 use std::collections::VecDeque;
 
@@ -221,18 +221,6 @@ fn msdus_bytes(frames: &VecDeque<Frame>, group: &[usize]) -> u32 {
 /// The PHY of the A-MPDU formed last (its link's: `Bss::use_station_phys`).
 fn formed_phy<'a>(phy: &'a Phy, link_phys: &'a [Phy], ampdu: &Aggregation) -> &'a Phy {
     super::link_phy(phy, link_phys, 0, ampdu.formed_link)
-}
-
-/// The PPDU time left in a TXOP of `txop_ns` for an A-MPDU and its BlockAck (`response_ns`),
-/// SIFS apart, each propagating, with RTS/CTS ahead where `protected` (§10.23.2.9: the
-/// exchange fits in the TXOP limit; ns-3 shortens A-MPDUs to fit the same way).
-fn psdu_within_txop(phy: &Phy, txop_ns: u64, response_ns: u64, protected: bool) -> u64 {
-    let delta = phy.propagation_ns;
-    let mut overhead = phy.sifs_ns + response_ns + 2 * delta;
-    if protected {
-        overhead += phy.rts_airtime_ns() + phy.cts_airtime_ns() + 2 * (phy.sifs_ns + delta);
-    }
-    txop_ns.saturating_sub(overhead)
 }
 
 impl Bss {
