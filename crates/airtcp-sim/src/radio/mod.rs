@@ -900,13 +900,14 @@ impl SharedChannel {
     }
 }
 
-/// An AP and a station 5 m apart on a channel of `phy` with these EDCA settings and short
-/// retry limit, for the unit tests.
+/// An AP and a station 5 m apart on a channel of `phy` with these EDCA settings, short
+/// retry limit and queueing, for the unit tests.
 #[cfg(test)]
 fn two_node_channel(
     phy: &Phy,
     edca: Option<(EdcaSet, Option<AccessCategory>)>,
     short_retry_limit: u32,
+    queueing: Queueing,
 ) -> SharedChannel {
     let params = MacParams {
         rts_threshold: None,
@@ -927,7 +928,7 @@ fn two_node_channel(
         rate_control: None,
         ampdu: None,
         edca,
-        queueing: crate::wlan::Queueing::Fifo,
+        queueing,
         driver: crate::wlan::Driver::ATH9K,
         flow_hash_key: 0,
     };

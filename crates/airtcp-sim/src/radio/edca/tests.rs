@@ -12,11 +12,16 @@ const AF41: u8 = 34; // VI
 /// An AP and a station 5 m apart on an 802.11g channel, EDCA for four ACs with the
 /// standard's AIFSNs, every CW from 0 to `cw_max` and no TXOP.
 fn channel(short_retry_limit: u32, cw_max: u32) -> SharedChannel {
-    channel_with_vo_txop(short_retry_limit, cw_max, 0)
+    channel_with(short_retry_limit, cw_max, 0, Queueing::Fifo)
 }
 
-/// The same, AC_VO with a TXOP limit of `txop_ns`.
-fn channel_with_vo_txop(short_retry_limit: u32, cw_max: u32, txop_ns: u64) -> SharedChannel {
+/// The same, AC_VO with a TXOP limit of `txop_ns`, the MACs with `queueing`.
+fn channel_with(
+    short_retry_limit: u32,
+    cw_max: u32,
+    txop_ns: u64,
+    queueing: Queueing,
+) -> SharedChannel {
     let phy = Phy::erp_ofdm(54_000_000, None, true).unwrap();
     let mut set = EdcaSet::standard(&phy);
     for p in set.station.iter_mut().chain(set.ap.iter_mut()) {
@@ -28,7 +33,8 @@ fn channel_with_vo_txop(short_retry_limit: u32, cw_max: u32, txop_ns: u64) -> Sh
         };
     }
     set.station[AccessCategory::Vo as usize].txop_limit_ns = txop_ns;
-    let mut channel = super::super::two_node_channel(&phy, Some((set, None)), short_retry_limit);
+    let edca = Some((set, None));
+    let mut channel = super::super::two_node_channel(&phy, edca, short_retry_limit, queueing);
     channel.capture_air();
     channel
 }
@@ -162,7 +168,7 @@ fn an_ac_with_a_txop_limit_sends_frames_sifs_apart_while_their_exchanges_fit() {
     // 1000-byte datagram at 54 Mbit/s is 230 µs; the k-th frame fits while
     // k·E + (k − 1)·SIFS ≤ 1.504 ms: six frames (1430 µs; a seventh would end at 1670),
     // SIFS after each ACK; the other two at the next access, AIFS[VO] later.
-    let mut channel = channel_with_vo_txop(7, 0, 1_504_000);
+    let mut channel = channel_with(7, 0, 1_504_000, Queueing::Fifo);
     let air = run(&mut channel, &[marked(EF); 8]);
     let data = air.iter().find(|f| matches!(f.body, AirBody::Data { .. }));
     let ack = air.iter().find(|f| matches!(f.body, AirBody::Ack));
@@ -177,10 +183,26 @@ fn an_ac_with_a_txop_limit_sends_frames_sifs_apart_while_their_exchanges_fit() {
     assert_eq!((counters.txop_bursts, counters.txop_frames), (2, 8));
     assert_eq!(counters.max_txop_ns, 6 * exchange + 5 * 10_000);
     // and without the limit every frame takes an access of its own
-    let mut channel = channel_with_vo_txop(7, 0, 0);
+    let mut channel = channel_with(7, 0, 0, Queueing::Fifo);
     let gaps: Vec<u64> = data_frames(&run(&mut channel, &[marked(EF); 3]))
         .iter()
         .map(|f| f.1)
         .collect();
     assert_eq!(gaps, [aifs, aifs + 17, aifs + 17]);
+}
+
+#[test]
+fn a_frame_dropped_in_an_internal_collision_makes_room_for_the_next_from_mac80211() {
+    // With mac80211's queues the first VI frame goes to the driver's queue and the next two
+    // wait in VI's tins (a frame arriving to a non-empty driver queue stays there). VI loses
+    // to VO at a short limit of 1 and its frame is dropped: the driver's queue takes the
+    // next ones from the tins, which then go too.
+    let mut channel = channel_with(1, 0, 0, Queueing::FqCodel);
+    let air = run(
+        &mut channel,
+        &[marked(AF41), marked(AF41), marked(AF41), marked(EF)],
+    );
+    let dscps: Vec<u8> = data_frames(&air).iter().map(|f| f.0).collect();
+    assert_eq!(dscps, [EF, AF41, AF41]);
+    assert_eq!(channel.counters(0).0.retry_drops, 1);
 }
