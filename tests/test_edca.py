@@ -101,16 +101,16 @@ def test_a_higher_access_category_takes_the_channel(tmp_path: Path):
 
 def test_a_higher_access_category_takes_the_channel_with_geometry(tmp_path: Path):
     # the same stations placed 5 m from the AP: each radio contends with four EDCAFs
-    # (docs/radio.md, "EDCA"); VO takes the channel in TXOP bursts and s1's BK collides
-    # internally with its VO
+    # (docs/radio.md, "EDCA"); VO takes the channel in TXOP bursts of six frames, as on the
+    # central DCF (internal collisions: tests/radio_edca.rs; here BK's AIFSN 7 outwaits VO's
+    # backoffs and the two hardly ever meet)
     geometry = "channel = 6\n[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]"
     summary = api.run(classes(tmp_path, geometry)).summary
     goodput = {f["name"]: f["goodput_bps"] for f in summary["flows"]}
     assert goodput["voice"] > 25e6, goodput
     assert goodput["best"] < 0.05 * goodput["voice"], goodput
     wlan = summary["wlans"][0]
-    assert wlan["txop_frames"] > 3 * wlan["txop_bursts"] > 0
-    assert wlan["internal_collisions"] > 0
+    assert wlan["txop_frames"] > 5 * wlan["txop_bursts"] > 0
 
 
 def test_effective_settings_state_both_parameter_sets(tmp_path: Path):
