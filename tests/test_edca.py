@@ -162,11 +162,13 @@ def test_bad_dscps_and_edca_with_geometry_are_one_line(tmp_path: Path):
     path = classes(tmp_path, geometry)
     several = path.read_text()
     assert airtcp("validate", str(path)).returncode == 0
-    # not agents beside several ACs
-    agent = '\n[[agents]]\nnode = "ap"\ninterface = "wlan"\nkind = "ack_priority"\n'
+    # an agent there works on its AC's queue; one that plans the AP's access is refused
+    agent = '\n[[agents]]\nnode = "ap"\ninterface = "wlan"\nkind = "af"\nac = "vo"\n'
     path.write_text(several + agent)
+    assert airtcp("validate", str(path)).returncode == 0
+    path.write_text(several + agent.replace('"af"', '"ack_priority"'))
     assert_one_line_error(
-        airtcp("validate", str(path)), "agents[0].kind", "several access categories"
+        airtcp("validate", str(path)), "agents[0].kind", "plans the AP's channel access"
     )
     best_effort = several.replace('dscp = "EF"', "dscp = 0").replace("dscp = 8", "")
     # and an agent cannot choose an AC there

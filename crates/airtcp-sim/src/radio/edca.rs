@@ -20,8 +20,9 @@
 //!
 //! With one AC in use a radio keeps its one EDCAF (the fast path, unchanged). An EDCAF's
 //! TXOP limit (`Edcaf::txop_ns`) makes bursts of single frames (`planning::Txop`) or
-//! shortens its A-MPDU (`aggregation`). Not run here (refused when the run is built):
-//! agents on such a WLAN, a firmware queue, a radio in WLANs of which only some have EDCA.
+//! shortens its A-MPDU (`aggregation`). An agent works on the queue of its AC's interface
+//! (`SharedChannel::place_agent`). Not run here (refused when the run is built): a firmware
+//! queue, a radio in WLANs of which only some have EDCA.
 
 use super::*;
 use crate::wlan::block_ack::RetryCounter;

@@ -49,8 +49,7 @@
 //! there when the transmission ends, each at its own arrival times (sub-microsecond
 //! propagation delays shift no event); the NAV is not reset after an unanswered RTS;
 //! adjacent-channel leakage is not modelled (two channels never interact); the MSDU
-//! lifetime, queue sojourn limits, agents beside several access categories and roaming
-//! need a WLAN without geometry, and an access-planning agent an AP whose node
+//! lifetime, queue sojourn limits and roaming need a WLAN without geometry, and an access-planning agent an AP whose node
 //! is in no other WLAN of its channel and neither A-MPDU nor EDCA.
 
 mod access;
@@ -704,11 +703,21 @@ impl SharedChannel {
         self.radios[interface.radio as usize].node
     }
 
-    /// Puts an agent on a MAC's interface (before any traffic); on the AP, an agent that
-    /// plans access gets the AP's ACK queue and plans its radio's accesses, and hears what
-    /// the radio perceives of the channel (`planning`).
-    pub fn place_agent(&mut self, bss: u32, mac: u32, mut agent: Box<dyn Agent>) {
-        let i = self.interface_of(bss, mac);
+    /// Puts an agent on a MAC's interface (before any traffic): with EDCA for several ACs,
+    /// its AC `ac`'s (`edca`), whose queue it works on; on the AP, an agent that plans access
+    /// gets the AP's ACK queue and plans its radio's accesses, and hears what the radio
+    /// perceives of the channel (`planning`).
+    pub fn place_agent(
+        &mut self,
+        bss: u32,
+        mac: u32,
+        mut agent: Box<dyn Agent>,
+        ac: AccessCategory,
+    ) {
+        let own = self.interface_of(bss, mac);
+        let i = self.interfaces[own as usize]
+            .by_ac
+            .map_or(own, |by_ac| by_ac[ac as usize]);
         if mac == 0 && agent.access_planner().is_some() {
             self.interfaces[i as usize].planning = Some(Planning::new());
             let r = self.interfaces[i as usize].radio;
@@ -726,14 +735,27 @@ impl SharedChannel {
             .ack_queue_packets = Some(packets);
     }
 
+    /// The interface of a MAC that has its agent, if any has it: its own, or with EDCA for
+    /// several ACs that of the agent's AC.
+    fn agent_interface(&self, bss: u32, mac: u32) -> u32 {
+        let own = self.interface_of(bss, mac);
+        let Some(by_ac) = self.interfaces[own as usize].by_ac else {
+            return own;
+        };
+        let with_agent = by_ac
+            .into_iter()
+            .find(|&i| self.interfaces[i as usize].agent.is_some());
+        with_agent.unwrap_or(own)
+    }
+
     pub fn has_agent(&self, bss: u32, mac: u32) -> bool {
-        self.interfaces[self.interface_of(bss, mac) as usize]
+        self.interfaces[self.agent_interface(bss, mac) as usize]
             .agent
             .is_some()
     }
 
     pub fn take_agent(&mut self, bss: u32, mac: u32) -> Option<Box<dyn Agent>> {
-        let i = self.interface_of(bss, mac) as usize;
+        let i = self.agent_interface(bss, mac) as usize;
         Some(self.interfaces[i].agent.take()?.agent)
     }
 
@@ -744,7 +766,7 @@ impl SharedChannel {
         bss: u32,
         mac: u32,
     ) -> Option<(&mut AgentSlot, MacQueue<'_>)> {
-        let i = self.interface_of(bss, mac);
+        let i = self.agent_interface(bss, mac);
         let aggregating = self.aggregates(i);
         let interface = &mut self.interfaces[i as usize];
         let slot = interface.agent.as_mut()?;

@@ -341,7 +341,7 @@ mod tests {
         let phy = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
         let fifo = crate::wlan::Queueing::Fifo;
         let mut channel = super::super::two_node_channel(&phy, None, 7, fifo);
-        channel.place_agent(0, 0, Box::new(AckPriority));
+        channel.place_agent(0, 0, Box::new(AckPriority), AccessCategory::Be);
         channel
     }
 

@@ -337,29 +337,14 @@ impl Scenario {
     }
 
     /// A WLAN with geometry and EDCA whose flows use several ACs (`radio::edca`): what it
-    /// does not run beside them is refused (agents, a firmware queue, a radio also in a
-    /// WLAN without EDCA).
+    /// does not run beside them is refused (a firmware queue, a radio also in a WLAN without
+    /// EDCA).
     fn validate_several_acs(
         &self,
-        (key, w): (&str, usize),
+        key: &str,
         wlan: &WlanConfig,
         group: &[usize],
     ) -> Result<(), ConfigError> {
-        let places = self.agent_places()?;
-        let on_wlan = places.iter().find(
-            |(_, place, _)| matches!(place, Interface::Wlan { bss, .. } if *bss as usize == w),
-        );
-        if let Some((agent_key, _, config)) = on_wlan {
-            return fail(
-                format!("{agent_key}.kind"),
-                format!(
-                    "agent '{}' is on a WLAN with geometry whose flows use several access \
-                     categories, which does not run agents yet; give the flows DSCPs of one \
-                     AC, set edca = false or remove the geometry",
-                    config.kind
-                ),
-            );
-        }
         if wlan.driver_queue != DriverQueue::Ath9k {
             return fail(
                 format!("{key}.driver_queue"),
@@ -429,13 +414,15 @@ impl Scenario {
                     return fail(format!("{key}.{field}"), format!("a WLAN with geometry does not run {what} yet; remove it or the geometry"));
                 }
             }
-            if wlan.uses_edca() && self.geometry_ac().is_none() {
-                self.validate_several_acs((&key, w), wlan, group)?;
+            let several_acs = wlan.uses_edca() && self.geometry_ac().is_none();
+            if several_acs {
+                self.validate_several_acs(&key, wlan, group)?;
             }
             let in_wlan = |place: &Interface| matches!(place, Interface::Wlan { bss, .. } if *bss as usize == w);
+            // beside several ACs an agent works on its `ac`'s queue
             let choosing = places
                 .iter()
-                .find(|(_, place, config)| in_wlan(place) && config.ac.is_some());
+                .find(|(_, place, config)| in_wlan(place) && config.ac.is_some() && !several_acs);
             if let Some((agent_key, _, _)) = choosing {
                 return fail(
                     format!("{agent_key}.ac"),

@@ -144,7 +144,7 @@ impl Simulation {
             }
             Wlan::Shared(k) => {
                 let channel = &mut self.shared[*k as usize];
-                channel.place_agent(bss, mac, agent);
+                channel.place_agent(bss, mac, agent, queues.ac);
                 if let Some(limit) = ack_queue {
                     channel.limit_ack_queue(bss, limit);
                 }
