@@ -126,6 +126,10 @@ pub(crate) struct Txqs {
     /// one's per receiver (`firmware`).
     ac_pending_ns: Vec<u64>,
     aql_pending: Vec<u64>,
+    /// With AQL: per EDCAF and receiver (`edcaf · MACs + receiver`), the last MSDU length
+    /// estimated and its estimate (a receiver's rate and an AC's aggregation are fixed for
+    /// the run, so the estimate depends on the length alone).
+    aql_last_estimate: Vec<(u32, u64)>,
     /// With a firmware queue: each EDCAF's frames there when it last refilled.
     fifo_frames: Vec<usize>,
 }
@@ -172,6 +176,7 @@ impl Txqs {
             ac_pending_ns: vec![0; edcafs],
             fifo_frames: vec![0; edcafs],
             aql_pending: vec![0; macs],
+            aql_last_estimate: vec![(u32::MAX, 0); edcafs * macs],
         })
     }
 

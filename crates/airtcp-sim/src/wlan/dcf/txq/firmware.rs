@@ -130,10 +130,21 @@ impl Txqs {
         let depth = (self.driver.firmware_frames as usize).saturating_sub(elsewhere);
         let aql = self.driver.aql();
         let mut pending = std::mem::take(&mut self.aql_pending);
+        // most frames of a receiver are of one or two lengths (TCP segments, ACKs): its last
+        // estimate spares the airtime arithmetic
+        let mut last = std::mem::take(&mut self.aql_last_estimate);
+        let first = edcaf as usize * pending.len();
+        let mut estimate = |frame: &Frame| {
+            let (bytes, ns) = &mut last[first + frame.to as usize];
+            if *bytes != frame.msdu_bytes() {
+                (*bytes, *ns) = (frame.msdu_bytes(), (sizing.estimate)(frame));
+            }
+            *ns
+        };
         if aql.is_some() {
             pending.fill(0);
             for frame in fifo.iter() {
-                pending[frame.to as usize] += (sizing.estimate)(frame);
+                pending[frame.to as usize] += estimate(frame);
             }
             interface_ns += pending.iter().sum::<u64>();
         }
@@ -158,7 +169,7 @@ impl Txqs {
             };
             dropped += self.pull(now, (edcaf, to), fifo, sizing, (budget, 0, 0));
             if aql.is_some() {
-                let added: u64 = fifo.range(before..).map(sizing.estimate).sum();
+                let added: u64 = fifo.range(before..).map(&mut estimate).sum();
                 pending[to as usize] += added;
                 interface_ns += added;
             }
@@ -168,6 +179,7 @@ impl Txqs {
         }
         self.fifo_frames[edcaf as usize] = fifo.len();
         self.aql_pending = pending;
+        self.aql_last_estimate = last;
         dropped
     }
 }
