@@ -109,8 +109,8 @@ fn a_voice_txop_shortens_the_ampdus_as_on_the_central_dcf() {
     // The standard's VO with its 1.504 ms TXOP: an A-MPDU and its BlockAck fit in it, 44
     // MPDUs at MCS 9 instead of 64, in both models; VO's goodput agrees within 3 % over two
     // seeds. (BE, starved, gets 1.1 % of the accesses on the central DCF and 1.8 % here over
-    // 12 seeds, against 1.2 % in both without the TXOP: the models resolve collisions of
-    // frames of unequal length differently; docs/radio.md.)
+    // 12 seeds: here the AP decodes the tail of a long A-MPDU after a shorter one that
+    // collided with it has ended; docs/radio.md.)
     let results = [false, true].map(|placed| {
         let (mut vo, mut mpdus, mut ampdus) = (0.0, 0, 0);
         for seed in [1, 2] {
