@@ -151,7 +151,7 @@ pub(super) fn data_airtime_ns(phy: &Phy, bytes: u32, rate_bps: u64, mpdus: u16) 
 /// sequence number and the recipient's reordering buffer.
 #[derive(Debug, Default)]
 pub(super) struct BlockAcks {
-    next_sequence: HashMap<(u32, u32), u16>,
+    pub(super) next_sequence: HashMap<(u32, u32), u16>,
     buffers: HashMap<(u32, u32), Reordering>,
     /// Packets a recipient released (kept to reuse its allocation).
     released: Vec<Packet>,

@@ -4,6 +4,7 @@
 use super::*;
 use crate::packet::tests::udp_packet;
 use airtcp_proto::wifi::edca::EdcaParams;
+use airtcp_proto::wifi::mcs::{Format, McsPhy};
 
 const CS1: u8 = 8; // BK
 const EF: u8 = 46; // VO
@@ -53,22 +54,28 @@ fn run(channel: &mut SharedChannel, packets: &[Packet]) -> Vec<AirFrame> {
     for &packet in packets {
         channel.enqueue(Instant::ZERO, 0, 1, packet, 0, &mut out);
     }
+    drive(channel, out).0
+}
+
+/// Runs the channel from `out` on until nothing is left: the frames that went on the air
+/// and the packets delivered.
+fn drive(channel: &mut SharedChannel, mut out: RadioActions) -> (Vec<AirFrame>, Vec<Packet>) {
     let mut pending: Vec<(Instant, usize, RadioEvent)> = Vec::new();
-    let mut air = Vec::new();
-    let mut order = 0;
-    loop {
+    let (mut air, mut delivered) = (Vec::new(), Vec::new());
+    for order in 0.. {
         for (at, event) in out.timers.drain(..) {
             pending.push((at, order, event));
-            order += 1;
         }
         air.extend(out.air.drain(..).map(|(_, frame)| frame));
+        delivered.extend(out.deliveries.drain(..).map(|(_, _, _, packet)| packet));
         let Some(next) = (0..pending.len()).min_by_key(|&k| (pending[k].0, pending[k].1)) else {
-            return air;
+            break;
         };
         let (at, _, event) = pending.swap_remove(next);
         assert!(at < Instant::from_nanos(1_000_000_000), "runs away");
         channel.on_event(at, event, &mut out);
     }
+    (air, delivered)
 }
 
 /// The DSCP of each data frame on the air, and the idle time before it since the last
@@ -205,4 +212,41 @@ fn a_frame_dropped_in_an_internal_collision_makes_room_for_the_next_from_mac8021
     let dscps: Vec<u8> = data_frames(&air).iter().map(|f| f.0).collect();
     assert_eq!(dscps, [EF, AF41, AF41]);
     assert_eq!(channel.counters(0).0.retry_drops, 1);
+}
+
+#[test]
+fn an_mpdu_dropped_in_an_internal_collision_moves_its_recipients_window() {
+    // 802.11n MCS 7 with A-MPDU, a short limit of 1. VI's head MPDU was sent before (number
+    // 0, unacknowledged); it loses to VO and is dropped there: the AP's window must move
+    // past it, or VI's next MPDU (number 1) would wait in its reordering buffer for ever.
+    let setting = McsPhy {
+        format: Format::Ht,
+        width_mhz: 20,
+        streams: 1,
+        guard_interval_ns: 800,
+        band: airtcp_proto::wifi::mcs::Band::Ghz5,
+    };
+    let phy = Phy::mcs(setting, 7, None).unwrap();
+    let mut set = EdcaSet::standard(&phy);
+    for p in set.station.iter_mut().chain(set.ap.iter_mut()) {
+        (p.cw_min, p.cw_max, p.txop_limit_ns) = (0, 0, 0);
+    }
+    let mut channel = super::super::two_node_channel(&phy, Some((set, None)), 1, Queueing::Fifo);
+    let rates = [phy.data_rate_bps; 2];
+    let limits = AmpduLimits::of(Format::Ht);
+    channel.wlans[0].aggregation = Aggregating::of(&phy, Some(limits), &rates);
+    let mut out = RadioActions::default();
+    let (lost, next) = (marked(AF41), marked(AF41));
+    for packet in [lost, next, marked(EF)] {
+        channel.enqueue(Instant::ZERO, 0, 1, packet, 0, &mut out);
+    }
+    let vi = channel.interfaces[1].by_ac.unwrap()[AccessCategory::Vi as usize];
+    let head = &mut channel.interfaces[vi as usize].queues[ApQueue::Data as usize][0];
+    (head.sequence, head.transmitted, head.mpdu.numbered) = (0, true, true);
+    channel.block_acks.next_sequence.insert((vi, 0), 1);
+    let (_, delivered) = drive(&mut channel, out);
+    let (counters, _) = channel.counters(0);
+    assert_eq!((counters.internal_collisions, counters.retry_drops), (1, 1));
+    let dscps: Vec<u8> = delivered.iter().map(|p| p.repr.ip.dscp).collect();
+    assert_eq!(dscps, [EF, AF41], "VO's, then VI's second");
 }
