@@ -62,27 +62,50 @@ pub(super) struct Aggregating {
     limits: AmpduLimits,
     format: Format,
     longest: Vec<(u64, u32)>,
+    /// Per (rate, TXOP limit of its EDCAFs): the longest PSDU whose exchange fits in the
+    /// limit (`max_psdu_in_txop`).
+    longest_in_txop: Vec<(u64, u64, u32)>,
 }
 
 impl Aggregating {
     /// A WLAN's, if it aggregates: `limits` set and an MCS PHY; the longest PSDUs at its
-    /// links' `rates` found already.
-    pub(super) fn of(phy: &Phy, limits: Option<AmpduLimits>, rates: &[u64]) -> Option<Aggregating> {
+    /// links' `rates` found already, also for each of its EDCAFs' TXOP limits `txops` (with
+    /// RTS/CTS counted where `protected`).
+    pub(super) fn of(
+        phy: &Phy,
+        limits: Option<AmpduLimits>,
+        rates: &[u64],
+        (txops, protected): (&[u64], bool),
+    ) -> Option<Aggregating> {
         let Modulation::Mcs(setting) = phy.modulation else {
             return None;
         };
         let limits = limits?;
         let mut longest: Vec<(u64, u32)> = Vec::new();
+        let mut longest_in_txop = Vec::new();
         for &rate in rates {
-            if !longest.iter().any(|&(known, _)| known == rate) {
-                let bytes = longest_psdu(phy, rate, limits.max_bytes, limits.max_ppdu_ns);
-                longest.push((rate, bytes));
+            if longest.iter().any(|&(known, _)| known == rate) {
+                continue;
+            }
+            let bytes = longest_psdu(phy, rate, limits.max_bytes, limits.max_ppdu_ns);
+            longest.push((rate, bytes));
+            let response_ns =
+                phy.airtime_ns(block_ack_bytes(limits.window), phy.control_rate_bps(rate));
+            for &txop in txops.iter().filter(|&&txop| txop > 0) {
+                if !longest_in_txop
+                    .iter()
+                    .any(|&(r, t, _)| (r, t) == (rate, txop))
+                {
+                    let fitting = psdu_within_txop(phy, txop, response_ns, protected);
+                    longest_in_txop.push((rate, txop, longest_psdu(phy, rate, bytes, fitting)));
+                }
             }
         }
         Some(Aggregating {
             limits,
             format: setting.format,
             longest,
+            longest_in_txop,
         })
     }
 
@@ -108,15 +131,15 @@ impl Aggregating {
     /// The longest PSDU at `rate_bps` of an EDCAF with TXOP limit `txop_ns` (0: none): one
     /// whose exchange with its BlockAck, and RTS/CTS where the WLAN may send them, fits in
     /// the limit (§10.23.2.9, as the central DCF and ns-3 shorten an A-MPDU).
-    fn max_psdu_in_txop(&self, phy: &Phy, rate_bps: u64, txop_ns: u64, protected: bool) -> u32 {
-        let longest = self.max_psdu(rate_bps);
+    fn max_psdu_in_txop(&self, rate_bps: u64, txop_ns: u64) -> u32 {
         if txop_ns == 0 {
-            return longest;
+            return self.max_psdu(rate_bps);
         }
-        let response_bytes = block_ack_bytes(self.limits.window);
-        let response_ns = phy.airtime_ns(response_bytes, phy.control_rate_bps(rate_bps));
-        let fitting = psdu_within_txop(phy, txop_ns, response_ns, protected);
-        longest_psdu(phy, rate_bps, longest, fitting)
+        let found = (self.longest_in_txop.iter())
+            .find(|&&(rate, txop, _)| (rate, txop) == (rate_bps, txop_ns));
+        found
+            .expect("a rate of its links and a TXOP limit of its EDCAFs")
+            .2
     }
 }
 
@@ -224,9 +247,7 @@ impl SharedChannel {
             next
         };
         let edcaf = &self.radios[r as usize].access.edcafs[usize::from(interface.edcaf)];
-        let protected = part.params.rts_threshold.is_some();
-        let max_psdu =
-            aggregating.max_psdu_in_txop(&part.phy, exchange.rate_bps, edcaf.txop_ns, protected);
+        let max_psdu = aggregating.max_psdu_in_txop(exchange.rate_bps, edcaf.txop_ns);
         let forming = Forming {
             format: aggregating.format,
             mac_overhead_bytes: part.phy.mac_overhead_bytes,
@@ -477,11 +498,10 @@ impl SharedChannel {
             let count = usize::from(exchange.mpdus);
             counters.count_ampdu(count, count - acked);
         }
-        let mac_interface = interface.mac_interface as usize;
         positions.clear();
         interface.in_flight.positions = positions;
         interface.in_flight.count = 0;
-        self.interfaces[mac_interface].stats.delivered += acked as u64;
+        self.mac_stats(i).delivered += acked as u64;
         if dropped {
             self.follow_window(i, to, at);
         }

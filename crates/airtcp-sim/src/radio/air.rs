@@ -369,8 +369,7 @@ impl SharedChannel {
     /// The addressee of radio `sender`'s exchange decoded its frame at `power_mw`.
     pub(super) fn heard(&mut self, sender: u32, power_mw: f64) {
         if let Some(exchange) = self.radios[sender as usize].exchange {
-            let mac_interface = self.interfaces[exchange.interface as usize].mac_interface;
-            let stats = &mut self.interfaces[mac_interface as usize].stats;
+            let stats = self.mac_stats(exchange.interface);
             stats.received += 1;
             stats.power_sum_mw += power_mw;
         }

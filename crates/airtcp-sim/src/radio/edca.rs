@@ -107,10 +107,10 @@ impl SharedChannel {
         }
         let winner = (0..count).rev().find(|&k| due[k] == (true, true));
         let access = &mut self.radios[r as usize].access;
+        for (k, _) in due.iter().enumerate().filter(|(_, d)| d.0) {
+            access.edcafs[k].backoff = None;
+        }
         let Some(winner) = winner else {
-            for (k, _) in due.iter().enumerate().filter(|(_, d)| d.0) {
-                access.edcafs[k].backoff = None;
-            }
             self.refresh(r, now, now);
             if self.radios[r as usize].access.idle_since.is_some() {
                 self.schedule_access(r, now);
@@ -119,9 +119,6 @@ impl SharedChannel {
         };
         // the others keep the slots they had left
         access.seize(now, &self.phy);
-        for (k, _) in due.iter().enumerate().filter(|(_, d)| d.0) {
-            access.edcafs[k].backoff = None;
-        }
         for (k, _) in due
             .iter()
             .enumerate()

@@ -30,10 +30,7 @@ impl SharedChannel {
             self.open_exchange(r, i, (queue, msdus), now)
         };
         let w = self.interfaces[i as usize].wlan;
-        let mac_interface = self.interfaces[i as usize].mac_interface;
-        self.interfaces[mac_interface as usize]
-            .stats
-            .count_attempt(exchange.rate_bps);
+        self.mac_stats(i).count_attempt(exchange.rate_bps);
         let part = &mut self.wlans[w as usize];
         part.counters.attempts += 1;
         let phy = &part.phy;
@@ -331,7 +328,6 @@ impl SharedChannel {
         let interface = &mut self.interfaces[exchange.interface as usize];
         let counters = &mut self.wlans[interface.wlan as usize].counters;
         counters.successes += u64::from(!exchange.continues_txop);
-        let mac_interface = interface.mac_interface as usize;
         if exchange.mpdus == 0 {
             for _ in 0..exchange.msdus {
                 let frame = interface.queues[exchange.queue]
@@ -341,7 +337,7 @@ impl SharedChannel {
                 counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
             }
             counters.count_aggregate(exchange.msdus);
-            self.interfaces[mac_interface].stats.delivered += exchange.msdus as u64;
+            self.mac_stats(exchange.interface).delivered += exchange.msdus as u64;
         }
         self.refill(exchange.interface, at); // the transmission completed (`queueing`)
         self.report_rate(r, &exchange, at, Some(true), true);
@@ -373,12 +369,12 @@ impl SharedChannel {
         };
         let interface = &self.interfaces[exchange.interface as usize];
         let (w, k) = (interface.wlan as usize, usize::from(interface.edcaf));
-        let mac_interface = interface.mac_interface as usize;
-        self.interfaces[mac_interface].stats.failures += 1;
+        self.mac_stats(exchange.interface).failures += 1;
         let params = &self.wlans[w].params;
         let short_limit = params.short_retry_limit;
         // Sent: the data frame after its CTS, or alone.
         let long = exchange.long && (exchange.cts_received || !exchange.rts);
+        let radio = &mut self.radios[r as usize];
         let edcaf = &mut radio.access.edcafs[k];
         let mac_limit = if long {
             edcaf.short_retries = 0;

@@ -219,6 +219,15 @@ impl Interface {
     }
 }
 
+impl SharedChannel {
+    /// What the MAC of interface `i` sent and was heard with, counted on its own interface
+    /// for all of its ACs'.
+    fn mac_stats(&mut self, i: u32) -> &mut StationStats {
+        let mac_interface = self.interfaces[i as usize].mac_interface;
+        &mut self.interfaces[mac_interface as usize].stats
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Data,
@@ -441,8 +450,15 @@ impl SharedChannel {
         let mut parts = Vec::new();
         // Per radio: it took an AP's EDCA parameters.
         let mut edca_ap: Vec<bool> = Vec::new();
+        // The TXOP limits any radio's EDCAF may have (a relay takes another WLAN's set).
+        let txops: Vec<u64> = (wlans.iter().flat_map(|spec| &spec.edca))
+            .flat_map(|(set, _)| set.station.iter().chain(&set.ap))
+            .map(|params| params.txop_limit_ns)
+            .collect();
         for (w, spec) in wlans.into_iter().enumerate() {
             let first_interface = interfaces.len() as u32;
+            // an interface per AC and MAC (`edca`)
+            let several_acs = matches!(spec.edca, Some((_, None)));
             for (mac, &node) in spec.nodes.iter().enumerate() {
                 let index = match radios.iter().position(|r| r.node == node) {
                     Some(index) => index,
@@ -501,7 +517,6 @@ impl SharedChannel {
                     edca_ap[index] |= mac == 0;
                 }
                 let own = interfaces.len() as u32;
-                let several_acs = matches!(spec.edca, Some((_, None)));
                 interfaces.push(Interface {
                     wlan: w as u32,
                     mac: mac as u32,
@@ -523,11 +538,13 @@ impl SharedChannel {
                     sampled: StationStats::default(),
                 });
             }
-            if matches!(spec.edca, Some((_, None))) {
+            if several_acs {
                 edca::add_ac_interfaces(&mut interfaces, &mut radios, first_interface, &spec);
             }
             let stations = spec.nodes.len() - 1;
-            let aggregation = Aggregating::of(&spec.phy, spec.ampdu, &spec.mac_rates);
+            let protected = spec.params.rts_threshold.is_some();
+            let aggregation =
+                Aggregating::of(&spec.phy, spec.ampdu, &spec.mac_rates, (&txops, protected));
             parts.push(WlanPart {
                 bss: spec.bss,
                 counters: MacCounters {

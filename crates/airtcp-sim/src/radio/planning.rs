@@ -306,10 +306,7 @@ impl SharedChannel {
                 next.continues_txop = true;
                 next.txop = Some(txop);
                 let sifs = Duration::from_nanos(phy.sifs_ns);
-                let mac_interface = self.interfaces[i as usize].mac_interface;
-                self.interfaces[mac_interface as usize]
-                    .stats
-                    .count_attempt(next.rate_bps);
+                self.mac_stats(i).count_attempt(next.rate_bps);
                 let radio = &mut self.radios[r as usize];
                 radio.exchange = Some(next);
                 radio.owed = Some(Owed {

@@ -234,7 +234,7 @@ fn an_mpdu_dropped_in_an_internal_collision_moves_its_recipients_window() {
     let mut channel = super::super::two_node_channel(&phy, Some((set, None)), 1, Queueing::Fifo);
     let rates = [phy.data_rate_bps; 2];
     let limits = AmpduLimits::of(Format::Ht);
-    channel.wlans[0].aggregation = Aggregating::of(&phy, Some(limits), &rates);
+    channel.wlans[0].aggregation = Aggregating::of(&phy, Some(limits), &rates, (&[], false));
     let mut out = RadioActions::default();
     let (lost, next) = (marked(AF41), marked(AF41));
     for packet in [lost, next, marked(EF)] {
