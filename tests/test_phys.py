@@ -158,18 +158,22 @@ def test_captures_show_each_subframe_and_the_block_acks(tmp_path: Path, geometry
     assert {f["wlan.ba.control.ba_type"] for f in block_acks} == {"0x0002"}  # compressed
 
 
-def test_captures_show_a_msdus_inside_a_mpdus(tmp_path: Path):
+@pytest.mark.parametrize("geometry", [False, True])
+def test_captures_show_a_msdus_inside_a_mpdus(tmp_path: Path, geometry: bool):
     if shutil.which("tshark") is None:
         pytest.skip("tshark is not installed (make test installs it)")
-    path = scenario(tmp_path, 'phy = "802.11ac"\nmcs = 9\nmax_amsdu = 7935\nloss = 0.1')
-    path.write_text(shortened(path, "0.5s", "0.2s"))
+    wlan = 'phy = "802.11ac"\nmcs = 9\nmax_amsdu = 7935' + ("" if geometry else "\nloss = 0.1")
+    path = scenario(tmp_path, wlan)
+    text = shortened(path, "0.5s", "0.2s")
+    path.write_text(text.replace("[[flows]]", GEOMETRY, 1) if geometry else text)
     fields = ["wlan.fc.type_subtype", "radiotap.flags.badfcs", "wlan.qos.amsdupresent", "ip.id"]
     wlan, frames = captured(path, tmp_path / "o", fields, "-E", "aggregator=;")
     data = [f for f in frames if f["wlan.fc.type_subtype"] == "0x0028"]
     # a record per MPDU, an A-MSDU where it carries several datagrams, every one dissected;
     # those received carry every MSDU delivered (and those of the A-MPDU whose BlockAck
-    # the run's end cut off, not yet counted: at most 64 MPDUs of 5)
-    assert len(data) == wlan["ampdu_mpdus"]
+    # the run's end cut off, not yet counted: at most 64 MPDUs of 5; on a channel with
+    # geometry the A-MPDUs on the air at the end are captured but not yet counted)
+    assert 0 <= len(data) - wlan["ampdu_mpdus"] <= (2 * 64 if geometry else 0)
     good = [f for f in data if f["radiotap.flags.badfcs"] == "0"]
     msdus = [len(f["ip.id"].split(";")) for f in good]
     assert all(
@@ -179,18 +183,25 @@ def test_captures_show_a_msdus_inside_a_mpdus(tmp_path: Path):
     assert len(good) < len(data) and wlan["delivered_msdus"] > 3 * len(good)
 
 
-def test_captures_show_block_ack_reqs_and_their_block_acks(tmp_path: Path):
+@pytest.mark.parametrize("geometry", [False, True])
+def test_captures_show_block_ack_reqs_and_their_block_acks(tmp_path: Path, geometry: bool):
     if shutil.which("tshark") is None:
         pytest.skip("tshark is not installed (make test installs it)")
-    path = scenario(tmp_path, 'phy = "802.11ac"\nmcs = 9\nloss = 0.5\nshort_retry_limit = 1')
-    path.write_text(shortened(path, "0.3s", "0.1s"))
+    # (on a channel with geometry the stations 8 m from the AP lose about a fifth of the
+    # MPDUs, and with one attempt each give them up)
+    wlan = 'phy = "802.11ac"\nmcs = 9\nshort_retry_limit = 1' + ("" if geometry else "\nloss = 0.5")
+    path = scenario(tmp_path, wlan)
+    text = shortened(path, "0.3s", "0.1s")
+    path.write_text(text.replace("[[flows]]", GEOMETRY, 1) if geometry else text)
     fields = ["wlan.fc.type_subtype", "wlan.fcs.status", "wlan.fixed.ssc.sequence"]
     wlan, frames = captured(path, tmp_path / "o", fields)
     # every MPDU given up is followed by a BlockAckReq; those that did not collide (FCS
-    # good) are answered by a BlockAck from the same starting sequence number
+    # good) are answered by a BlockAck from the same starting sequence number (on a channel
+    # with geometry a BlockAck can be lost, and its BlockAckReq then counts a failure)
     bars = [k for k, f in enumerate(frames) if f["wlan.fc.type_subtype"] == "0x0018"]
     good = [k for k in bars if frames[k]["wlan.fcs.status"] == "1"]
-    assert 0 <= len(good) - wlan["block_ack_reqs"] <= 1 and wlan["block_ack_reqs"] > 10
+    assert 0 <= len(good) - wlan["block_ack_reqs"] <= (5 if geometry else 1)
+    assert wlan["block_ack_reqs"] > 10
     assert len(bars) > len(good), "two stations: some BlockAckReqs collide"
     for k in good[:-1]:
         bar, answer = frames[k], frames[k + 1]
@@ -279,11 +290,6 @@ def test_captures_say_each_stations_mcs_and_answer_at_non_ht_rates(tmp_path: Pat
             'phy = "802.11ac"\nmax_amsdu = 7935\n[[agents]]\nnode = "ap"\ninterface = "wlan"\n'
             'kind = "af"',
             ("agents[0].interface", "A-MSDUs inside A-MPDUs", "max_amsdu"),
-        ),
-        (
-            'phy = "802.11ac"\nmax_amsdu = 7935\n'
-            "[positions]\nap = [0, 0]\ns1 = [5, 0]\ns2 = [-5, 0]",
-            ("wlan.max_amsdu", "geometry"),
         ),
     ],
 )

@@ -193,14 +193,15 @@ fn an_agent_beside_several_acs_works_on_the_queue_of_its_ac() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
-    /// As tests/edca_conservation.rs on the central DCF: whatever the ACs, aggregation,
-    /// queueing and distance (up to where every frame fails), every datagram is delivered
+    /// As tests/edca_conservation.rs on the central DCF: whatever the ACs, aggregation (with
+    /// A-MSDUs or not), queueing and distance (up to where every frame fails), every datagram is delivered
     /// once or counted dropped.
     #[test]
     fn every_datagram_is_delivered_once_or_counted_dropped(
         n in 1usize..4,
         dscps in common::dscp_sets(),
         ampdu in any::<bool>(),
+        amsdu in any::<bool>(),
         queueing in common::queueings(),
         distance in proptest::sample::select(&[5.0, 60.0, 90.0, 110.0][..]),
         slow in any::<bool>(),
@@ -208,6 +209,10 @@ proptest! {
     ) {
         // the standard's EDCA: AC_VI and AC_VO with TXOP limits (bursts, shortened A-MPDUs)
         let mut scenario = common::two_way_udp(n, &dscps, ampdu, queueing, None, 0.0, slow, seed);
+        if ampdu && amsdu {
+            // HT's shorter A-MSDU: up to three of these 1000-byte datagrams an MPDU
+            scenario["wlans"][0]["max_amsdu_bytes"] = json!(3839);
+        }
         let positions: Vec<Value> = (0..=n)
             .map(|k| json!({"node": k, "x": if k == 0 { 0.0 } else { distance }, "y": k as f64}))
             .collect();

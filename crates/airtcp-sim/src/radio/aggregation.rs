@@ -31,27 +31,31 @@
 //!   failure, and those the recipient had come again: it discards them (`duplicates`) and
 //!   acknowledges them in its next BlockAck.
 //! - **Reordering** (`wlan::block_ack::Reordering`): the recipient hands MPDUs up in
-//!   sequence order; an MPDU the originator gives up moves the recipient's window past it,
-//!   as a BlockAckReq would (its airtime is not modelled), also before anything of the
-//!   agreement has arrived.
+//!   sequence order; for an MPDU the originator gives up it owes the recipient a
+//!   BlockAckReq (`block_ack_req`), which moves the window past it.
 //! - **Rates**: the link's (a station's own MCS where it has one); rate control over MCSs is
 //!   refused when the run is built, and would see each A-MPDU as one frame.
 //!
+//! - **A-MSDU** (`max_amsdu_bytes`): MSDUs not yet sent gather into the MPDU before them as
+//!   on the central DCF (`select_mpdus`); an A-MSDU is one MPDU: one sequence number, one
+//!   stretch of the PPDU decoded over its whole length, one bit of the BlockAck, one retry
+//!   count (its frames' counts kept equal, also in internal collisions), handed up whole.
 //! - **TXOP**: an EDCAF with a TXOP limit shortens its A-MPDU so that it and its BlockAck
 //!   (and RTS/CTS where the WLAN sets a threshold) fit in the limit (§10.23.2.9).
 //!
-//! Not modelled here: BlockAckReq frames on the air, A-MSDU inside A-MPDU, several A-MPDUs in
-//! a TXOP, an AP agent that plans access beside A-MPDU (refused when the run is built).
+//! Not modelled here: several A-MPDUs in a TXOP, an AP agent that plans access beside
+//! A-MPDU (refused when the run is built).
 
 use std::collections::{HashMap, VecDeque};
 
 use airtcp_proto::wifi::mcs::{block_ack_bytes, subframe_bytes, Format};
 
 use super::air::frame_shape;
+use super::block_ack_req::BlockAckReq;
 use super::*;
 use crate::wlan::block_ack::{
-    longest_psdu, modular_distance, number_mpdus, psdu_within_txop, select_mpdus, AmpduLimits,
-    Forming, Reordering, RetryCounter,
+    longest_psdu, modular_distance, mpdu_positions, msdus_bytes, number_mpdus, psdu_within_txop,
+    select_mpdus, AmpduLimits, Forming, Reordering, RetryCounter,
 };
 use crate::wlan::dcf::Budget;
 
@@ -116,7 +120,7 @@ impl Aggregating {
     /// What one transmission at `rate_bps`, a rate of its links, may carry (`wlan::dcf::txq`).
     pub(super) fn budget(&self, rate_bps: u64) -> Budget {
         Budget {
-            frames: usize::from(self.limits.window),
+            frames: self.limits.frames_per_ampdu(),
             psdu_bytes: self.max_psdu(rate_bps),
         }
     }
@@ -175,29 +179,41 @@ pub(super) fn data_airtime_ns(phy: &Phy, bytes: u32, rate_bps: u64, mpdus: u16) 
 #[derive(Debug, Default)]
 pub(super) struct BlockAcks {
     pub(super) next_sequence: HashMap<(u32, u32), u16>,
-    buffers: HashMap<(u32, u32), Reordering>,
+    pub(super) buffers: HashMap<(u32, u32), Reordering>,
     /// Packets a recipient released (kept to reuse its allocation).
-    released: Vec<Packet>,
+    pub(super) released: Vec<Packet>,
     /// Packets a window moved by a given-up MPDU released, handed to the run after the call.
     pub(super) given_up: Vec<(Instant, u32, u32, Packet)>,
     /// While capturing: per recipient radio, the bitmap of the BlockAck it owed last (the
     /// first MPDU's sequence number, and a bit per MPDU after it that it has).
-    bitmaps: HashMap<u32, (u16, [u8; 32])>,
+    pub(super) bitmaps: HashMap<u32, (u16, [u8; 32])>,
+    /// The BlockAckReqs owed (`block_ack_req`).
+    pub(super) requests: Vec<BlockAckReq>,
 }
 
-/// The A-MPDU an interface has on the air: its MPDUs, flagged `in_flight` in the queue (an
-/// agent may remove other frames from it meanwhile, so their positions are found again at
-/// each use: `locate`), how many they are, and the PSDU's length.
+/// The A-MPDU an interface has on the air: the frames of its MPDUs, flagged `in_flight` in
+/// the queue (an agent may remove other frames from it meanwhile, so their positions are
+/// found again at each use: `locate`), how many they are, and the PSDU's length.
 #[derive(Debug, Default)]
 pub(super) struct InFlight {
     positions: Vec<usize>,
-    /// Where each MPDU starts among `positions`: each, as A-MSDU is not formed here.
+    /// Where each MPDU starts among `positions` (an A-MSDU's frames follow its first).
     starts: Vec<usize>,
     count: usize,
     bytes: u32,
 }
 
 impl InFlight {
+    /// The MPDUs on the air.
+    fn mpdus(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The queue positions of the frames (MSDUs) of MPDU `k`.
+    fn mpdu(&self, k: usize) -> &[usize] {
+        mpdu_positions(&self.positions, &self.starts, k)
+    }
+
     /// Finds the positions of the MPDUs in flight in `frames` again.
     fn locate(&mut self, frames: &VecDeque<Frame>) {
         self.positions.clear();
@@ -253,17 +269,17 @@ impl SharedChannel {
             mac_overhead_bytes: part.phy.mac_overhead_bytes,
             window: aggregating.limits.window,
             max_psdu,
-            max_amsdu: 0,
+            max_amsdu: aggregating.limits.max_amsdu_bytes,
         };
         let in_flight = &mut interface.in_flight;
         let (positions, starts) = (&mut in_flight.positions, &mut in_flight.starts);
         let psdu = select_mpdus(frames, to, (start, next), forming, positions, starts);
         let next = number_mpdus(frames, (positions, starts), next);
         self.block_acks.next_sequence.insert(key, next);
-        let count = in_flight.positions.len();
-        in_flight.count = count;
-        in_flight.bytes = if count == 1 {
-            part.phy.mac_overhead_bytes + frames[0].msdu_bytes()
+        in_flight.count = in_flight.positions.len();
+        let mpdus = in_flight.mpdus();
+        in_flight.bytes = if mpdus == 1 {
+            part.phy.mac_overhead_bytes + msdus_bytes(frames, in_flight.mpdu(0))
         } else {
             psdu
         };
@@ -272,7 +288,7 @@ impl SharedChannel {
             .params
             .rts_threshold
             .is_some_and(|threshold| bytes > threshold);
-        exchange.mpdus = count as u16;
+        exchange.mpdus = mpdus as u16;
         exchange.rts = long;
         exchange.long = long;
         (exchange, bytes)
@@ -285,13 +301,17 @@ impl SharedChannel {
         let w = interface.wlan;
         let part = &mut self.wlans[w as usize];
         let frames = &mut interface.queues[ApQueue::Data as usize];
-        interface.in_flight.locate(frames);
-        for &position in &interface.in_flight.positions {
-            let frame = &mut frames[position];
-            frame.mpdu.resent = frame.transmitted;
-            (frame.mpdu.acked, frame.mpdu.received) = (false, false);
-            part.counters.retries += u64::from(frame.transmitted);
-            frame.transmitted = true;
+        let in_flight = &mut interface.in_flight;
+        in_flight.locate(frames);
+        for k in 0..in_flight.mpdus() {
+            let group = in_flight.mpdu(k);
+            part.counters.retries += u64::from(frames[group[0]].transmitted);
+            for &position in group {
+                let frame = &mut frames[position];
+                frame.mpdu.resent = frame.transmitted;
+                (frame.mpdu.acked, frame.mpdu.received) = (false, false);
+                frame.transmitted = true;
+            }
         }
         let head = frames[0];
         let phy = &part.phy;
@@ -348,9 +368,10 @@ impl SharedChannel {
         // subframe's start (its delimiter and padding with it), the last to the PPDU's end
         // (the tail and pad bits with it); a lone MPDU is the whole data field.
         let at = |bits: u64| (payload_at + bits * 1_000_000_000 / t.rate_bps).min(end);
-        let last = in_flight.positions.len() - 1;
-        for (k, &position) in in_flight.positions.iter().enumerate() {
-            let mpdu = overhead + frames[position].msdu_bytes();
+        let last = in_flight.mpdus() - 1;
+        for k in 0..=last {
+            let group = in_flight.mpdu(k);
+            let mpdu = overhead + msdus_bytes(frames, group);
             let from = if k == 0 {
                 payload_at
             } else {
@@ -369,8 +390,10 @@ impl SharedChannel {
             if !addressed {
                 return arrived;
             }
-            let state = &mut frames[position].mpdu;
-            (state.acked, state.received) = (arrived, arrived);
+            for &position in group {
+                let state = &mut frames[position].mpdu;
+                (state.acked, state.received) = (arrived, arrived);
+            }
             any |= arrived;
         }
         any
@@ -390,8 +413,8 @@ impl SharedChannel {
         let window = part.block_ack_window();
         let interface = &mut self.interfaces[i as usize];
         let frames = &mut interface.queues[ApQueue::Data as usize];
-        let positions = &interface.in_flight.positions;
-        let first = frames[positions[0]];
+        let in_flight = &interface.in_flight;
+        let first = frames[in_flight.positions[0]];
         let to = first.to;
         let blocks = &mut self.block_acks;
         let buffer = blocks
@@ -399,27 +422,32 @@ impl SharedChannel {
             .entry((i, to))
             .or_insert_with(|| Reordering::new(window));
         blocks.released.clear();
-        for &position in positions {
-            let frame = &mut frames[position];
-            let had = buffer.is_behind(frame.sequence) || buffer.holds(frame.sequence);
+        for k in 0..in_flight.mpdus() {
+            let group = in_flight.mpdu(k);
+            let lead = frames[group[0]];
+            let had = buffer.is_behind(lead.sequence) || buffer.holds(lead.sequence);
             if had {
                 // Received before (its BlockAck lost): its recipient's scoreboard acknowledges
                 // it again, whether or not this copy arrived (§10.25.6.3).
-                frame.mpdu.acked = true;
-                part.radio_counters.duplicates += u64::from(frame.mpdu.received);
+                for &position in group {
+                    frames[position].mpdu.acked = true;
+                }
+                part.radio_counters.duplicates += u64::from(lead.mpdu.received);
                 continue;
             }
-            if frame.mpdu.received {
-                let held = buffer.receive(frame.sequence, [frame.packet], &mut blocks.released);
+            if lead.mpdu.received {
+                let msdus = group.iter().map(|&position| frames[position].packet);
+                let held = buffer.receive(lead.sequence, msdus, &mut blocks.released);
                 part.counters.reordered_mpdus += u64::from(held);
             }
         }
         for &packet in &blocks.released {
             out.deliveries.push((at, part.bss, to, packet));
         }
-        if self.capture && positions.len() > 1 {
+        let aggregated = in_flight.mpdus() > 1;
+        if self.capture && aggregated {
             let mut bitmap = [0u8; 32];
-            for &position in positions {
+            for &position in &in_flight.positions {
                 if frames[position].mpdu.acked {
                     let bit =
                         usize::from(modular_distance(first.sequence, frames[position].sequence));
@@ -428,7 +456,7 @@ impl SharedChannel {
             }
             blocks.bitmaps.insert(q, (first.sequence, bitmap));
         }
-        let kind = if positions.len() > 1 {
+        let kind = if aggregated {
             Kind::BlockAck
         } else {
             Kind::Ack
@@ -444,13 +472,8 @@ impl SharedChannel {
 
     /// Settles interface `i`'s A-MPDU of `exchange`, `answered` by its BlockAck (or ACK) or
     /// not: MPDUs acknowledged leave the queue, the others count a failure and are dropped
-    /// at the limit, their recipient's window moving past them. Whether one was dropped.
-    pub(super) fn settle_mpdus(
-        &mut self,
-        exchange: &Exchange,
-        answered: bool,
-        at: Instant,
-    ) -> bool {
+    /// at the limit, a BlockAckReq then owed to their recipient. Whether one was dropped.
+    pub(super) fn settle_mpdus(&mut self, exchange: &Exchange, answered: bool) -> bool {
         let i = exchange.interface;
         let interface = &mut self.interfaces[i as usize];
         let part = &mut self.wlans[interface.wlan as usize];
@@ -462,29 +485,51 @@ impl SharedChannel {
         };
         let counters = &mut part.counters;
         let frames = &mut interface.queues[ApQueue::Data as usize];
-        interface.in_flight.locate(frames);
-        let mut positions = std::mem::take(&mut interface.in_flight.positions);
-        let to = frames[positions[0]].to;
-        let (mut acked, mut dropped) = (0, false);
-        // Removed from the back, so that the positions ahead stay valid.
-        for k in (0..positions.len()).rev() {
-            let frame = &mut frames[positions[k]];
-            frame.mpdu.in_flight = false;
-            if answered && frame.mpdu.acked {
-                acked += 1;
-                counters.delivered_msdus += 1;
-                counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
-            } else {
-                frame.mpdu.acked = false;
-                if !frame.mpdu.count_failure(counter, limits) {
-                    positions.swap_remove(k);
-                    continue;
+        let in_flight = &mut interface.in_flight;
+        in_flight.locate(frames);
+        let to = frames[in_flight.positions[0]].to;
+        let (mut acked_mpdus, mut acked_msdus, mut dropped) = (0, 0, false);
+        // The positions of the frames that leave the queue are gathered at the front of
+        // `positions`, in queue order (each written at or before where it was read).
+        let mut leaving = 0;
+        for k in 0..in_flight.mpdus() {
+            let (from, to_end) = (
+                in_flight.starts[k],
+                in_flight
+                    .starts
+                    .get(k + 1)
+                    .copied()
+                    .unwrap_or(in_flight.count),
+            );
+            let delivered = answered && frames[in_flight.positions[from]].mpdu.acked;
+            let mut at_limit = false;
+            for j in from..to_end {
+                let frame = &mut frames[in_flight.positions[j]];
+                frame.mpdu.in_flight = false;
+                if delivered {
+                    counters.delivered_msdu_bytes += u64::from(frame.msdu_bytes());
+                } else {
+                    frame.mpdu.acked = false;
+                    // an A-MSDU's frames share one count (`number_mpdus`)
+                    at_limit = frame.mpdu.count_failure(counter, limits);
                 }
-                counters.retry_drops += 1;
-                dropped = true;
             }
+            let msdus = to_end - from;
+            if delivered {
+                acked_mpdus += 1;
+                acked_msdus += msdus;
+                counters.delivered_msdus += msdus as u64;
+            } else if at_limit {
+                counters.retry_drops += msdus as u64;
+                dropped = true;
+            } else {
+                continue;
+            }
+            in_flight.positions.copy_within(from..to_end, leaving);
+            leaving += msdus;
         }
-        positions.sort_unstable();
+        let positions = &mut in_flight.positions;
+        positions.truncate(leaving);
         let prefix = positions.iter().enumerate().all(|(k, &p)| k == p);
         if prefix {
             frames.drain(..positions.len());
@@ -496,44 +541,15 @@ impl SharedChannel {
         let sent = !exchange.rts || exchange.cts_received;
         if sent {
             let count = usize::from(exchange.mpdus);
-            counters.count_ampdu(count, count - acked);
+            counters.count_ampdu(count, count - acked_mpdus);
         }
         positions.clear();
-        interface.in_flight.positions = positions;
-        interface.in_flight.count = 0;
-        self.mac_stats(i).delivered += acked as u64;
+        in_flight.count = 0;
+        self.mac_stats(i).delivered += acked_msdus as u64;
         if dropped {
-            self.follow_window(i, to, at);
+            self.owe_block_ack_req(i, to);
         }
         dropped
-    }
-
-    /// The recipient `to` of interface `i`'s MPDUs moves its window to the oldest MPDU `i`
-    /// still holds for it (or the next it will number), handing up what it held before it
-    /// (a BlockAckReq's effect).
-    /// A recipient that has received nothing yet gets its buffer here, so that its window
-    /// starts past what was given up.
-    pub(super) fn follow_window(&mut self, i: u32, to: u32, at: Instant) {
-        let interface = &self.interfaces[i as usize];
-        let part = &self.wlans[interface.wlan as usize];
-        let window = part.block_ack_window();
-        let blocks = &mut self.block_acks;
-        let buffer = blocks
-            .buffers
-            .entry((i, to))
-            .or_insert_with(|| Reordering::new(window));
-        let start = interface.queues[ApQueue::Data as usize]
-            .iter()
-            .find(|f| f.to == to && f.mpdu.numbered)
-            .map_or_else(
-                || blocks.next_sequence.get(&(i, to)).copied().unwrap_or(0),
-                |f| f.sequence,
-            );
-        blocks.released.clear();
-        buffer.move_window(start, &mut blocks.released);
-        for &packet in &blocks.released {
-            blocks.given_up.push((at, part.bss, to, packet));
-        }
     }
 
     /// What a capture shows of aggregated data frame `t`, ended at `end`: one record per
@@ -547,30 +563,34 @@ impl SharedChannel {
     ) -> Vec<AirFrame> {
         let (i, _, _) = self.carried_at(t);
         let interface = &self.interfaces[i as usize];
-        let count = interface.in_flight.count;
-        let mpdus = interface.queues[ApQueue::Data as usize]
+        let in_flight = &interface.in_flight;
+        let frames: Vec<&Frame> = interface.queues[ApQueue::Data as usize]
             .iter()
             .filter(|frame| frame.mpdu.in_flight)
-            .take(count);
+            .take(in_flight.count)
+            .collect();
         let decoded = at_receiver.is_some_and(|(decoded, _)| decoded);
         let whole = self.air_frame(t, end, at_receiver);
-        mpdus
-            .enumerate()
-            .map(|(k, frame)| {
+        let count = in_flight.mpdus();
+        (0..count)
+            .map(|k| {
                 let AirBody::Data {
                     transmitter, ap, ..
                 } = whole.body
                 else {
                     unreachable!("a data frame's record")
                 };
+                let members = in_flight.starts[k]
+                    ..in_flight.starts.get(k + 1).copied().unwrap_or(frames.len());
+                let lead = frames[members.start];
                 AirFrame {
-                    bad_fcs: !(decoded && frame.mpdu.received),
+                    bad_fcs: !(decoded && lead.mpdu.received),
                     body: AirBody::Data {
                         transmitter,
                         ap,
-                        retry: frame.mpdu.resent,
-                        sequence: frame.sequence,
-                        msdus: vec![frame.packet],
+                        retry: lead.mpdu.resent,
+                        sequence: lead.sequence,
+                        msdus: frames[members].iter().map(|frame| frame.packet).collect(),
                         ampdu: (count > 1).then_some((t.serial, k + 1 == count)),
                     },
                     ..whole.clone()

@@ -179,12 +179,13 @@ impl SharedChannel {
         let s = t.sender;
         let radio = &mut self.radios[s as usize];
         radio.sending_until = None;
-        if matches!(t.kind, Kind::Data | Kind::Rts) {
+        if matches!(t.kind, Kind::Data | Kind::Rts | Kind::BlockAckReq) {
             radio.access.stale();
             let generation = radio.access.generation;
             radio.awaiting = Some(Awaiting {
                 kind: match t.kind {
                     Kind::Rts => Kind::Cts,
+                    Kind::BlockAckReq => Kind::BlockAck,
                     _ if t.data.is_some_and(|data| data.mpdus > 1) => Kind::BlockAck,
                     _ => Kind::Ack,
                 },
@@ -263,6 +264,10 @@ impl SharedChannel {
             Kind::Cts => AirBody::Cts,
             Kind::Ack => AirBody::Ack,
             Kind::BlockAck => self.air_block_ack(t.sender, aggregation::response_bytes(part, 2)),
+            Kind::BlockAckReq => AirBody::BlockAckReq {
+                transmitter: node(t.sender),
+                start_sequence: t.data.expect("a BlockAckReq has its header").sequence,
+            },
             Kind::Data => {
                 let DataHeader {
                     sequence, retry, ..
@@ -379,7 +384,7 @@ impl SharedChannel {
     /// to is its sender's (data, RTS) or its addressee's (the ACK or CTS it awaited).
     pub(super) fn blame(&mut self, t: &Transmission, collided: bool) {
         let owner = match t.kind {
-            Kind::Data | Kind::Rts => t.sender,
+            Kind::Data | Kind::Rts | Kind::BlockAckReq => t.sender,
             Kind::Ack | Kind::Cts | Kind::BlockAck => t.to,
         };
         if let Some(exchange) = &mut self.radios[owner as usize].exchange {

@@ -107,21 +107,25 @@ impl SharedChannel {
         self.backoff_ends.set(r, end);
     }
 
-    /// The interface whose head frame a radio's EDCAF `k` sends next: the earliest queued of
-    /// those it serves (of the queue a planning AP's plan serves).
+    /// The interface whose head frame a radio's EDCAF `k` sends next: one that owes a
+    /// BlockAckReq (`block_ack_req`), or the earliest queued of those it serves (of the
+    /// queue a planning AP's plan serves).
     #[inline]
     pub(super) fn head_interface(&self, radio: u32, k: usize) -> Option<u32> {
         let interfaces = &self.radios[radio as usize].interfaces;
         if let [only] = interfaces[..] {
             // Most radios serve one interface, with one EDCAF.
             let queue = &self.interfaces[only as usize].queues[self.serving(only)];
-            return (!queue.is_empty()).then_some(only);
+            return (!queue.is_empty() || self.owes_block_ack_req(only)).then_some(only);
         }
         interfaces
             .iter()
             .copied()
             .filter(|&i| self.edcaf_of(i) == k)
             .filter_map(|i| {
+                if self.owes_block_ack_req(i) {
+                    return Some((Instant::ZERO, i)); // it goes ahead of data
+                }
                 let queue = &self.interfaces[i as usize].queues[self.serving(i)];
                 Some((queue.front()?.queued_at, i))
             })

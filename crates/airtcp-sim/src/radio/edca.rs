@@ -25,7 +25,7 @@
 //! queue, a radio in WLANs of which only some have EDCA.
 
 use super::*;
-use crate::wlan::block_ack::RetryCounter;
+use crate::wlan::block_ack::{head_mpdu, RetryCounter};
 
 /// Adds the interfaces of ACs BK, VI and VO of every MAC of WLAN `spec`, whose MACs' own
 /// interfaces (AC_BE's) start at `first_interface`; each joins its MAC's radio.
@@ -138,17 +138,31 @@ impl SharedChannel {
         let w = interface.wlan as usize;
         let limit = self.wlans[w].params.short_retry_limit;
         self.wlans[w].counters.internal_collisions += 1;
+        if self.owes_block_ack_req(i) {
+            // its BlockAckReq was to go first
+            self.settle_block_ack_req(r, i, false, now);
+            return;
+        }
+        let interface = &mut self.interfaces[i as usize];
         let edcaf = &mut self.radios[r as usize].access.edcafs[k];
         let frames = &mut interface.queues[ApQueue::Data as usize];
         let at_limit = if self.wlans[w].aggregation.is_some() {
-            let head = &mut frames[0];
-            let at_limit = head
-                .mpdu
-                .count_failure(RetryCounter::Short, (limit, u32::MAX));
+            // the head MPDU's frames (an A-MSDU's, if it went as one) share one count
+            let mut members = Vec::new();
+            head_mpdu(frames, &mut members);
+            let mut at_limit = false;
+            for &position in &members {
+                let state = &mut frames[position].mpdu;
+                at_limit = state.count_failure(RetryCounter::Short, (limit, u32::MAX));
+            }
             if at_limit {
+                for &position in members[1..].iter().rev() {
+                    frames.remove(position);
+                }
+                self.wlans[w].counters.retry_drops += (members.len() - 1) as u64;
                 let head = frames.pop_front().expect("the head");
                 if head.mpdu.numbered {
-                    self.follow_window(i, head.to, now);
+                    self.owe_block_ack_req(i, head.to);
                 }
             }
             at_limit

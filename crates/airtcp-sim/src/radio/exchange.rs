@@ -22,6 +22,10 @@ impl SharedChannel {
         out: &mut RadioActions,
     ) {
         let i = self.head_interface(r, k).expect("a frame is queued");
+        if self.owes_block_ack_req(i) {
+            self.send_block_ack_req(r, i, now, out); // ahead of data
+            return;
+        }
         self.refill(i, now); // at each channel access (`queueing`)
         let (queue, msdus, txop) = self.access_selection(i, now);
         let (exchange, bytes) = if self.aggregates(i) {
@@ -99,6 +103,7 @@ impl SharedChannel {
             collided: false,
             txop: None,
             continues_txop: false,
+            block_ack_req: None,
         };
         (exchange, bytes)
     }
@@ -270,6 +275,11 @@ impl SharedChannel {
                 });
                 out.timers.push((at + sifs, RadioEvent::Sifs { radio: q }));
             }
+            Kind::BlockAckReq => {
+                let owed = self.take_block_ack_req(q, t, at);
+                self.radios[q as usize].owed = Some(owed);
+                out.timers.push((at + sifs, RadioEvent::Sifs { radio: q }));
+            }
             Kind::Rts => {
                 // A CTS only while the NAV is clear (§10.3.2.8).
                 if radio.nav_until <= at {
@@ -322,8 +332,14 @@ impl SharedChannel {
             .exchange
             .take()
             .expect("an exchange");
+        if exchange.block_ack_req.is_some() {
+            self.settle_block_ack_req(r, exchange.interface, true, at);
+            let k = self.edcaf_of(exchange.interface);
+            self.back_off(r, k, at);
+            return;
+        }
         if exchange.mpdus > 0 {
-            self.settle_mpdus(&exchange, true, at);
+            self.settle_mpdus(&exchange, true);
         }
         let interface = &mut self.interfaces[exchange.interface as usize];
         let counters = &mut self.wlans[interface.wlan as usize].counters;
@@ -369,6 +385,12 @@ impl SharedChannel {
         };
         let interface = &self.interfaces[exchange.interface as usize];
         let (w, k) = (interface.wlan as usize, usize::from(interface.edcaf));
+        if exchange.block_ack_req.is_some() {
+            self.settle_block_ack_req(r, exchange.interface, false, now);
+            self.back_off(r, k, now);
+            self.refresh(r, now, now);
+            return;
+        }
         self.mac_stats(exchange.interface).failures += 1;
         let params = &self.wlans[w].params;
         let short_limit = params.short_retry_limit;
@@ -412,7 +434,7 @@ impl SharedChannel {
         // back to CWmin, §10.23.2.2); rate control sees each A-MPDU as one frame.
         let aggregated = exchange.mpdus > 0;
         let at_limit = if aggregated {
-            self.settle_mpdus(&exchange, false, now)
+            self.settle_mpdus(&exchange, false)
         } else {
             at_limit
         };

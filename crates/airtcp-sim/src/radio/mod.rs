@@ -55,6 +55,7 @@
 mod access;
 mod aggregation;
 mod air;
+mod block_ack_req;
 mod carrier;
 pub mod config;
 mod edca;
@@ -235,6 +236,7 @@ enum Kind {
     Cts,
     Ack,
     BlockAck,
+    BlockAckReq,
 }
 
 /// A frame on the air.
@@ -309,6 +311,9 @@ struct Exchange {
     cts_received: bool,
     /// The attempt failed where another signal interfered (a collision), as far as known.
     collided: bool,
+    /// A BlockAckReq's exchange (`block_ack_req`): the recipient MAC and the starting
+    /// sequence number it carries.
+    block_ack_req: Option<(u32, u16)>,
 }
 
 /// Waiting for the response to a frame (CTS to an RTS, ACK to data).

@@ -401,11 +401,6 @@ impl Scenario {
                 );
             }
             let unsupported = [
-                (
-                    wlan.max_amsdu_bytes.is_some(),
-                    "max_amsdu_bytes",
-                    "A-MSDUs inside A-MPDUs",
-                ),
                 (wlan.errors.loss > 0.0, "errors.loss", STAND_IN),
                 (wlan.errors.ber > 0.0, "errors.ber", STAND_IN),
             ];

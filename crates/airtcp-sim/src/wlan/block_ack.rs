@@ -18,11 +18,15 @@ use std::collections::VecDeque;
 use airtcp_proto::wifi::mcs::{subframe_bytes, Format};
 use airtcp_proto::wifi::Phy;
 
+use super::ap_plan::a_msdu_bytes;
 use super::Frame;
 use crate::packet::Packet;
 
 /// Sequence numbers run modulo 4096 (§9.2.4.4.2).
 pub(crate) const SEQUENCE_MODULO: u16 = 4096;
+/// A compressed BlockAckReq's length with its FCS (§9.3.1.7: Frame Control, Duration, RA,
+/// TA, BAR Control, Starting Sequence Control, FCS).
+pub const BLOCK_ACK_REQ_BYTES: u32 = 24;
 /// The longest PPDU (aPPDUMaxTime, 5.484 ms, the longest an L-SIG can announce).
 pub const MAX_PPDU_NS: u64 = 5_484_000;
 
@@ -63,7 +67,19 @@ impl AmpduLimits {
             max_amsdu_bytes: 0,
         }
     }
+
+    /// The frames one A-MPDU may carry, which a driver's queue keeps ready
+    /// (`wlan::dcf::Budget`): an MPDU per window slot, and with A-MSDUs as many full-size
+    /// frames an MPDU as its A-MSDU holds (1500-byte packets; smaller ones, TCP ACKs, then
+    /// fill less of an A-MPDU than it could carry, never more than the driver's depth).
+    pub(crate) fn frames_per_ampdu(&self) -> usize {
+        usize::from(self.window) * (self.max_amsdu_bytes / FULL_SIZE_AMSDU_SUBFRAME).max(1) as usize
+    }
 }
+
+/// An A-MSDU subframe of a 1500-byte IP packet: 14 bytes of header, the LLC/SNAP header and
+/// the packet, padded to 4 bytes.
+const FULL_SIZE_AMSDU_SUBFRAME: u32 = 1524;
 
 /// The PPDU time left in a TXOP of `txop_ns` for an A-MPDU and its BlockAck (`response_ns`),
 /// SIFS apart, each propagating, with RTS/CTS ahead where `protected` (§10.23.2.9: the
@@ -264,6 +280,29 @@ pub(crate) fn mpdu_positions<'a>(
 ) -> &'a [usize] {
     let end = starts.get(k + 1).copied().unwrap_or(positions.len());
     &positions[starts[k]..end]
+}
+
+/// The MSDU bytes an MPDU carries of the frames at `group`: one MSDU, or an A-MSDU of
+/// several.
+pub(crate) fn msdus_bytes(frames: &VecDeque<Frame>, group: &[usize]) -> u32 {
+    match group {
+        [one] => frames[*one].msdu_bytes(),
+        _ => a_msdu_bytes(group.iter().map(|&position| frames[position].msdu_bytes())),
+    }
+}
+
+/// The positions in `frames` of the head MPDU's frames: the head frame and, if it was sent
+/// as an A-MSDU, the frames numbered with it (to its receiver, with its sequence number).
+pub(crate) fn head_mpdu(frames: &VecDeque<Frame>, members: &mut Vec<usize>) {
+    members.clear();
+    members.push(0);
+    let head = frames[0];
+    if head.mpdu.numbered {
+        members.extend(frames.iter().enumerate().skip(1).filter_map(|(p, f)| {
+            let with_head = f.to == head.to && f.mpdu.numbered && f.sequence == head.sequence;
+            with_head.then_some(p)
+        }));
+    }
 }
 
 /// Numbers the MPDUs of `selection` sent for the first time from `next` on (every frame of

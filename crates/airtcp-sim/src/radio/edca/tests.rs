@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::packet::tests::udp_packet;
+use crate::wlan::block_ack::Reordering;
 use airtcp_proto::wifi::edca::EdcaParams;
 use airtcp_proto::wifi::mcs::{Format, McsPhy};
 
@@ -214,11 +215,15 @@ fn a_frame_dropped_in_an_internal_collision_makes_room_for_the_next_from_mac8021
     assert_eq!(channel.counters(0).0.retry_drops, 1);
 }
 
-#[test]
-fn an_mpdu_dropped_in_an_internal_collision_moves_its_recipients_window() {
-    // 802.11n MCS 7 with A-MPDU, a short limit of 1. VI's head MPDU was sent before (number
-    // 0, unacknowledged); it loses to VO and is dropped there: the AP's window must move
-    // past it, or VI's next MPDU (number 1) would wait in its reordering buffer for ever.
+/// 802.11n MCS 7 with A-MPDU (A-MSDUs of up to `max_amsdu_bytes`), every CW 0, no TXOP,
+/// a short limit of 1, the air captured; VI's first `sent` of `vi` frames queued at the
+/// station went before as MPDU 0 (unacknowledged), then VO's frame is queued: the channel
+/// and what `drive` gives.
+fn vi_mpdu_sent_then_vo(
+    max_amsdu_bytes: u32,
+    vi: usize,
+    sent: usize,
+) -> (SharedChannel, (Vec<AirFrame>, Vec<Packet>)) {
     let setting = McsPhy {
         format: Format::Ht,
         width_mhz: 20,
@@ -233,20 +238,101 @@ fn an_mpdu_dropped_in_an_internal_collision_moves_its_recipients_window() {
     }
     let mut channel = super::super::two_node_channel(&phy, Some((set, None)), 1, Queueing::Fifo);
     let rates = [phy.data_rate_bps; 2];
-    let limits = AmpduLimits::of(Format::Ht);
+    let limits = AmpduLimits {
+        max_amsdu_bytes,
+        ..AmpduLimits::of(Format::Ht)
+    };
     channel.wlans[0].aggregation = Aggregating::of(&phy, Some(limits), &rates, (&[], false));
+    channel.capture_air();
     let mut out = RadioActions::default();
-    let (lost, next) = (marked(AF41), marked(AF41));
-    for packet in [lost, next, marked(EF)] {
-        channel.enqueue(Instant::ZERO, 0, 1, packet, 0, &mut out);
+    for _ in 0..vi {
+        channel.enqueue(Instant::ZERO, 0, 1, marked(AF41), 0, &mut out);
     }
-    let vi = channel.interfaces[1].by_ac.unwrap()[AccessCategory::Vi as usize];
-    let head = &mut channel.interfaces[vi as usize].queues[ApQueue::Data as usize][0];
-    (head.sequence, head.transmitted, head.mpdu.numbered) = (0, true, true);
-    channel.block_acks.next_sequence.insert((vi, 0), 1);
-    let (_, delivered) = drive(&mut channel, out);
+    channel.enqueue(Instant::ZERO, 0, 1, marked(EF), 0, &mut out);
+    let interface = channel.interfaces[1].by_ac.unwrap()[AccessCategory::Vi as usize];
+    let frames = &mut channel.interfaces[interface as usize].queues[ApQueue::Data as usize];
+    for frame in frames.iter_mut().take(sent) {
+        (frame.sequence, frame.transmitted, frame.mpdu.numbered) = (0, true, true);
+    }
+    channel.block_acks.next_sequence.insert((interface, 0), 1);
+    let driven = drive(&mut channel, out);
+    (channel, driven)
+}
+
+/// The DSCPs of `packets`.
+fn dscps(packets: &[Packet]) -> Vec<u8> {
+    packets.iter().map(|p| p.repr.ip.dscp).collect()
+}
+
+#[test]
+fn an_mpdu_dropped_in_an_internal_collision_moves_its_recipients_window() {
+    // VI's head MPDU was sent before (number 0, unacknowledged); it loses to VO and is
+    // dropped there: the AP's window must move past it, or VI's next MPDU (number 1) would
+    // wait in its reordering buffer for ever.
+    let (channel, (air, delivered)) = vi_mpdu_sent_then_vo(0, 2, 1);
     let (counters, _) = channel.counters(0);
     assert_eq!((counters.internal_collisions, counters.retry_drops), (1, 1));
-    let dscps: Vec<u8> = delivered.iter().map(|p| p.repr.ip.dscp).collect();
-    assert_eq!(dscps, [EF, AF41], "VO's, then VI's second");
+    assert_eq!(dscps(&delivered), [EF, AF41], "VO's, then VI's second");
+    // VI owes the AP a BlockAckReq, which goes at its next access ahead of its data: 24
+    // bytes at the PHY's basic rate, 24 Mbit/s, 20 µs + 3 symbols of 96 bits (16 + 192 + 6
+    // bits), its Duration SIFS and the 32-byte BlockAck (20 µs + 3 symbols), which follows
+    // SIFS later from 1
+    let summary: Vec<String> = air
+        .iter()
+        .map(|frame| match &frame.body {
+            AirBody::Data { sequence, .. } => format!("data {sequence}"),
+            AirBody::Ack => "ack".into(),
+            AirBody::BlockAckReq { start_sequence, .. } => format!("bar {start_sequence}"),
+            AirBody::BlockAck { start_sequence, .. } => format!("ba {start_sequence}"),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(summary, ["data 0", "ack", "bar 1", "ba 1", "data 1", "ack"]);
+    let (bar, block_ack) = (&air[2], &air[3]);
+    assert_eq!((bar.rate_bps, bar.airtime_ns), (24_000_000, 32_000));
+    assert_eq!(
+        (bar.nav_ns, block_ack.airtime_ns),
+        (16_000 + 32_000, 32_000)
+    );
+    let gap = block_ack.at.as_nanos() - (bar.at.as_nanos() + bar.airtime_ns);
+    assert_eq!(gap, 16_000 + 17, "SIFS and the propagation delay");
+    assert_eq!(
+        (counters.block_ack_reqs, counters.block_ack_reqs_given_up),
+        (1, 0)
+    );
+}
+
+#[test]
+fn a_block_ack_req_given_up_moves_the_recipients_window_all_the_same() {
+    // The AP holds VI's MPDU 1 behind MPDU 0, which VI gave up; VI's BlockAckReq fails at
+    // its limit (1): the request is given up, and the window moves past MPDU 0 anyway
+    // (standing in for the recipient's reorder timeout), handing MPDU 1 up.
+    let (mut channel, _) = vi_mpdu_sent_then_vo(0, 0, 0);
+    let vi = channel.interfaces[1].by_ac.unwrap()[AccessCategory::Vi as usize];
+    let held = marked(AF41);
+    let buffer = channel.block_acks.buffers.entry((vi, 0));
+    let buffer = buffer.or_insert_with(|| Reordering::new(64));
+    buffer.receive(1, [held], &mut Vec::new());
+    channel.block_acks.next_sequence.insert((vi, 0), 2);
+    channel.owe_block_ack_req(vi, 0);
+    assert!(channel.owes_block_ack_req(vi));
+    channel.settle_block_ack_req(1, vi, false, Instant::ZERO);
+    assert!(!channel.owes_block_ack_req(vi));
+    let released: Vec<Packet> = channel.block_acks.given_up.iter().map(|g| g.3).collect();
+    assert_eq!(dscps(&released), [AF41]);
+    let (counters, _) = channel.counters(0);
+    assert_eq!(
+        (counters.block_ack_reqs, counters.block_ack_reqs_given_up),
+        (0, 1)
+    );
+}
+
+#[test]
+fn an_a_msdu_losing_an_internal_collision_counts_and_goes_whole() {
+    // VI's head MPDU is an A-MSDU of two frames sent before; it loses to VO at the limit:
+    // both its MSDUs are dropped (one MPDU, one retry count), and VI's third frame goes.
+    let (channel, (_, delivered)) = vi_mpdu_sent_then_vo(3839, 3, 2);
+    let (counters, _) = channel.counters(0);
+    assert_eq!((counters.internal_collisions, counters.retry_drops), (1, 2));
+    assert_eq!(dscps(&delivered), [EF, AF41], "VO's, then VI's third");
 }

@@ -45,9 +45,8 @@
 //! What both MACs share (the limits, forming, retry counts per MPDU, the reordering buffer)
 //! is `wlan::block_ack`; a channel with geometry aggregates in `radio::aggregation`.
 //!
-//! Not modelled here: BlockAckReq frames on the air, lost BlockAcks,
-//! the recipient's reorder timeout (needed only when a BlockAckReq is lost), more than one
-//! TID per AC, and several A-MPDUs in a TXOP.
+//! Not modelled here: lost BlockAcks, the recipient's reorder timeout (a BlockAckReq given
+//! up moves the window instead), more than one TID per AC, and several A-MPDUs in a TXOP.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -56,15 +55,13 @@ use airtcp_proto::wifi::mcs::{block_ack_bytes, Format};
 use airtcp_proto::wifi::{Modulation, Phy};
 use airtcp_proto::Instant;
 
-use super::{Actions, AirBody, AirFrame, Bss, FailedFrame, Frame, Outcome};
+use super::{Actions, AirBody, AirFrame, Bss, FailedFrame, Outcome};
 use crate::packet::Packet;
-use crate::wlan::ap_plan::a_msdu_bytes;
 pub use crate::wlan::block_ack::AmpduLimits;
 use crate::wlan::block_ack::{
-    longest_psdu, modular_distance, mpdu_positions, number_mpdus, psdu_within_txop, select_mpdus,
-    Forming, Reordering, RetryCounter,
+    head_mpdu, longest_psdu, modular_distance, mpdu_positions, msdus_bytes, number_mpdus,
+    psdu_within_txop, select_mpdus, Forming, Reordering, RetryCounter,
 };
-use std::collections::VecDeque;
 
 /// A-MPDU state of a BSS: the limits, sequence numbers and the recipients' buffers.
 #[derive(Debug)]
@@ -207,15 +204,6 @@ fn recipient_buffer(
     buffers
         .entry(link)
         .or_insert_with(|| Reordering::new(window))
-}
-
-/// The MSDU bytes an MPDU carries of the frames at `group`: one MSDU, or an A-MSDU of
-/// several.
-fn msdus_bytes(frames: &VecDeque<Frame>, group: &[usize]) -> u32 {
-    match group {
-        [one] => frames[*one].msdu_bytes(),
-        _ => a_msdu_bytes(group.iter().map(|&position| frames[position].msdu_bytes())),
-    }
 }
 
 /// The PHY of the A-MPDU formed last (its link's: `Bss::use_station_phys`).
@@ -678,15 +666,8 @@ impl Bss {
         limit: u32,
     ) -> bool {
         let frames = &mut self.edcafs[edcaf as usize].queues[queue];
-        let head = frames[0];
-        // the head MPDU: the head frame and, in an A-MSDU, the frames numbered with it
-        let mut members = vec![0];
-        if head.mpdu.numbered {
-            members.extend(frames.iter().enumerate().skip(1).filter_map(|(p, f)| {
-                let with_head = f.to == head.to && f.mpdu.numbered && f.sequence == head.sequence;
-                with_head.then_some(p)
-            }));
-        }
+        let mut members = Vec::new();
+        head_mpdu(frames, &mut members);
         let mut at_limit = false;
         for &position in &members {
             let counts = (limit, u32::MAX);

@@ -24,11 +24,7 @@ use std::time::Duration;
 use airtcp_proto::Instant;
 
 use super::{Actions, AirBody, AirFrame, Bss, FailedFrame, Outcome};
-use crate::wlan::block_ack::SEQUENCE_MODULO;
-
-/// A compressed BlockAckReq's length with its FCS (§9.3.1.7: Frame Control, Duration, RA,
-/// TA, BAR Control, Starting Sequence Control, FCS).
-pub const BLOCK_ACK_REQ_BYTES: u32 = 24;
+use crate::wlan::block_ack::{BLOCK_ACK_REQ_BYTES, SEQUENCE_MODULO};
 
 /// A BlockAckReq an EDCAF owes a recipient.
 #[derive(Clone, Copy, Debug)]

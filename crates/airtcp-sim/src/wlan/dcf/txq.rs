@@ -369,19 +369,11 @@ impl Txqs {
     }
 }
 
-/// An A-MSDU subframe of a 1500-byte IP packet: 14 bytes of header, the LLC/SNAP header and
-/// the packet, padded to 4 bytes.
-const FULL_SIZE_AMSDU_SUBFRAME: u32 = 1524;
-
 /// One transmission's limits from the MAC `mac` to `to`, for an EDCAF of TXOP limit `txop_ns`.
 fn budget_of(ampdu: Option<&Aggregation>, mac: u32, to: u32, txop_ns: Option<u64>) -> Budget {
     match ampdu {
         Some(ampdu) => Budget {
-            // with A-MSDUs an MPDU of the window carries several frames: as many as fit of
-            // full-size ones (1500-byte packets; smaller ones, TCP ACKs, then fill less of
-            // an A-MPDU than it could carry, never more than the driver's depth)
-            frames: usize::from(ampdu.limits.window)
-                * (ampdu.limits.max_amsdu_bytes / FULL_SIZE_AMSDU_SUBFRAME).max(1) as usize,
+            frames: ampdu.limits.frames_per_ampdu(),
             psdu_bytes: ampdu.max_psdu_for(super::link_of(mac, to), txop_ns),
         },
         None => Budget::SINGLE,
