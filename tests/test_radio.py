@@ -118,7 +118,6 @@ def test_run_prints_a_wlan_with_geometry_by_its_channel_counters(tmp_path: Path)
         ("wlan.rate_control=fast", ("wlan.rate_control", "minstrel")),
         ("wlan.station_rates.left=3Mbps", ("wlan.station_rates.left", "not a 802.11b rate")),
         ("wlan.station_rates.ap=1Mbps", ("wlan.station_rates.ap", "a station of this WLAN")),
-        ("wlan.msdu_lifetime=100ms", ("wlan.msdu_lifetime", "geometry")),
         ("wlan.loss=0.1", ("wlan.loss", "geometry")),
         ("wlan.layout.shape=circle", ("wlan.layout", "radius")),
     ],

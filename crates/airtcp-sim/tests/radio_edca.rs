@@ -194,7 +194,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     /// As tests/edca_conservation.rs on the central DCF: whatever the ACs, aggregation (with
-    /// A-MSDUs or not), queueing and distance (up to where every frame fails), every datagram is delivered
+    /// A-MSDUs or not), an MSDU lifetime or sojourn limit, queueing and distance (up to where every frame fails), every datagram is delivered
     /// once or counted dropped.
     #[test]
     fn every_datagram_is_delivered_once_or_counted_dropped(
@@ -202,6 +202,7 @@ proptest! {
         dscps in common::dscp_sets(),
         ampdu in any::<bool>(),
         amsdu in any::<bool>(),
+        time_limit in proptest::sample::select(&["", "msdu_lifetime_ns", "queue_max_delay_ns"][..]),
         queueing in common::queueings(),
         distance in proptest::sample::select(&[5.0, 60.0, 90.0, 110.0][..]),
         slow in any::<bool>(),
@@ -212,6 +213,9 @@ proptest! {
         if ampdu && amsdu {
             // HT's shorter A-MSDU: up to three of these 1000-byte datagrams an MPDU
             scenario["wlans"][0]["max_amsdu_bytes"] = json!(3839);
+        } else if !time_limit.is_empty() {
+            // (refused beside A-MSDUs) 2 ms: some frames expire, far away most
+            scenario["wlans"][0][time_limit] = json!(2 * common::MS);
         }
         let positions: Vec<Value> = (0..=n)
             .map(|k| json!({"node": k, "x": if k == 0 { 0.0 } else { distance }, "y": k as f64}))

@@ -275,6 +275,12 @@ impl SharedChannel {
         let (positions, starts) = (&mut in_flight.positions, &mut in_flight.starts);
         let psdu = select_mpdus(frames, to, (start, next), forming, positions, starts);
         let next = number_mpdus(frames, (positions, starts), next);
+        if part.params.msdu_lifetime_ns.is_some() {
+            // the MSDU lifetime runs from an MSDU's first attempt (`expiry`)
+            for &position in positions.iter() {
+                frames[position].note_attempt(now);
+            }
+        }
         self.block_acks.next_sequence.insert(key, next);
         in_flight.count = in_flight.positions.len();
         let mpdus = in_flight.mpdus();

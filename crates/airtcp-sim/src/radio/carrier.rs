@@ -64,6 +64,11 @@ impl SharedChannel {
         let access = &mut self.radios[radio as usize].access;
         access.scheduled = None;
         self.backoff_ends.set(radio, None);
+        if self.time_limits {
+            // an MSDU past its lifetime or sojourn limit is discarded instead of sent
+            self.discard_expired(radio, now);
+        }
+        let access = &mut self.radios[radio as usize].access;
         if access.edcafs.len() > 1 {
             self.contend(radio, now, out);
             return;

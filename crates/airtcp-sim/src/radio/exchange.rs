@@ -73,10 +73,17 @@ impl SharedChannel {
         (queue, msdus): (usize, usize),
         now: Instant,
     ) -> (Exchange, u32) {
+        let w = self.interfaces[i as usize].wlan;
+        if self.wlans[w as usize].params.msdu_lifetime_ns.is_some() {
+            // the MSDU lifetime runs from an MSDU's first attempt (`expiry`)
+            let frames = &mut self.interfaces[i as usize].queues[queue];
+            for frame in frames.iter_mut().take(msdus) {
+                frame.note_attempt(now);
+            }
+        }
         let interface = &self.interfaces[i as usize];
         let frames = &interface.queues[queue];
         let frame = *frames.front().expect("head frame");
-        let w = interface.wlan;
         let to =
             self.interfaces[(self.wlans[w as usize].first_interface + frame.to) as usize].radio;
         let edcaf = &self.radios[r as usize].access.edcafs[usize::from(interface.edcaf)];

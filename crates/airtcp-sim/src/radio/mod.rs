@@ -60,6 +60,7 @@ mod carrier;
 pub mod config;
 mod edca;
 mod exchange;
+mod expiry;
 mod geometry;
 pub mod motion;
 mod planning;
@@ -377,6 +378,8 @@ pub struct SharedChannel {
     cca_busy_mw: f64,
     /// ns-3 3.44's channel access (`DcfModel::Ns3`).
     dcf_ns3: bool,
+    /// A WLAN sets an MSDU lifetime or a queue sojourn limit (`expiry`).
+    time_limits: bool,
     preamble_rssi_mw: f64,
     preamble_snr: f64,
     capture_ratio: Option<f64>,
@@ -583,6 +586,8 @@ impl SharedChannel {
                 _ => phy.eifs_ns(phy.basic_rate_bps) - phy.sifs_ns - phy.difs_ns(),
             });
         }
+        let time_limits = (parts.iter())
+            .any(|p| p.params.msdu_lifetime_ns.is_some() || p.params.queue_max_delay_ns.is_some());
         SharedChannel {
             backoff_ends: BackoffEnds::new(radios.len()),
             cca_time_ns: radio.cca_time_ns,
@@ -602,6 +607,7 @@ impl SharedChannel {
                     }),
             ),
             dcf_ns3: radio.dcf == DcfModel::Ns3,
+            time_limits,
             preamble_rssi_mw: dbm_to_mw(radio.preamble_rssi_dbm),
             preamble_snr: dbm_to_mw(radio.preamble_snr_db),
             capture_ratio: radio.capture_margin_db.map(dbm_to_mw),

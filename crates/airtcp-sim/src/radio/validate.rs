@@ -404,7 +404,7 @@ impl Scenario {
                 (wlan.errors.loss > 0.0, "errors.loss", STAND_IN),
                 (wlan.errors.ber > 0.0, "errors.ber", STAND_IN),
             ];
-            for (set, field, what) in wlan.queue_time_limits().into_iter().chain(unsupported) {
+            for (set, field, what) in unsupported {
                 if set {
                     return fail(format!("{key}.{field}"), format!("a WLAN with geometry does not run {what} yet; remove it or the geometry"));
                 }
