@@ -173,7 +173,7 @@ impl Access {
             return;
         };
         if let Some(perception) = &mut self.perceived {
-            perception.idle_ended(since, at, true, phy);
+            perception.idle_ended(since, at, true, (self.edcafs[0].ifs_ns, phy));
         }
         if self.edcafs.len() > 1 {
             self.count_slots(since, at, phy);
@@ -187,7 +187,7 @@ impl Access {
             return;
         };
         if let Some(perception) = &mut self.perceived {
-            perception.idle_ended(since, at, false, phy);
+            perception.idle_ended(since, at, false, (self.edcafs[0].ifs_ns, phy));
         }
         self.count_slots(since, at, phy);
         self.stale();

@@ -9,8 +9,9 @@
 //!   (acknowledged or given up), and when a frame changes the head of its queues (the first
 //!   frame, or the first ACK) while it has no exchange under way.
 //! - **Backoff 0**: the radio's backoff is set to no slots, so it transmits once its medium
-//!   has been idle for its IFS: DIFS, or EIFS after a frame it received in error
-//!   (IEEE 802.11-2020 §10.3.2.3.7), as any of its accesses.
+//!   has been idle for its IFS: DIFS (with EDCA, its traffic's one AC's AIFS: the agent's
+//!   `ac` is that AC), or EIFS after a frame it received in error (IEEE 802.11-2020
+//!   §10.3.2.3.7, EIFS − DIFS + AIFS with EDCA, §10.23.2.4), as any of its accesses.
 //! - **TXOP** (§10.23.2.9): after the ACK of an access's frame, the next frame of the queue
 //!   goes SIFS later, without RTS, if its exchange (`ap_plan::txop_frame_ns`) ends within the
 //!   limit counted from the access's first frame; a frame that fails ends the TXOP and backs
@@ -22,8 +23,8 @@
 //!   DCF's rule: all delivered or lost together). Once sent, its retries carry the same MSDUs
 //!   (one sequence number: the receiver drops a retry it has, all of it).
 //! - **What the radio perceives** (`Perception`): Bianchi's virtual slots as one radio sees
-//!   them. A busy period lasts until the medium has been idle for DIFS (frames SIFS apart,
-//!   and a NAV, stay one period); the idle slots after that DIFS are counted in the radio's
+//!   them. A busy period lasts until the medium has been idle for DIFS (AIFS with EDCA;
+//!   frames SIFS apart, and a NAV, stay one period); the idle slots after it are counted in the radio's
 //!   slot time and reported when the medium next falls busy or the radio accesses it. A busy
 //!   period the radio's own access opened is not reported (the central DCF reports none for
 //!   the AP's accesses); any other is, when it is over, as a collision if the radio saw a
@@ -92,11 +93,18 @@ struct BusyPeriod {
 }
 
 impl Perception {
-    /// The radio's medium, idle since `since`, fell busy at `at`, by its own access if `own`.
-    pub fn idle_ended(&mut self, since: Instant, at: Instant, own: bool, phy: &Phy) {
-        let counting = since + Duration::from_nanos(phy.difs_ns());
+    /// The radio's medium, idle since `since`, fell busy at `at`, by its own access if `own`;
+    /// the radio counts idle slots after `ifs_ns` (DIFS, or its AC's AIFS with EDCA).
+    pub fn idle_ended(
+        &mut self,
+        since: Instant,
+        at: Instant,
+        own: bool,
+        (ifs_ns, phy): (u64, &Phy),
+    ) {
+        let counting = since + Duration::from_nanos(ifs_ns);
         if at < counting {
-            return; // idle for less than DIFS: the busy period goes on
+            return; // idle for less than its IFS: the busy period goes on
         }
         if let Some(busy) = self.busy.filter(|busy| !busy.own) {
             let collision = busy.frame_failed;
@@ -384,16 +392,17 @@ mod tests {
         let phy = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
         let us = |micros: u64| Instant::from_nanos(micros * 1_000);
         let mut seen = Perception::default();
+        let difs = phy.difs_ns();
         // Idle from 0: busy 50 µs (DIFS) + 3 slots + 5 µs later.
-        seen.idle_ended(us(0), us(115), false, &phy);
+        seen.idle_ended(us(0), us(115), false, (difs, &phy));
         // A frame fails; idle again at 1000 µs, busy again SIFS later (the ACK): one period.
         seen.frame_failed();
-        seen.idle_ended(us(1000), us(1010), false, &phy);
+        seen.idle_ended(us(1000), us(1010), false, (difs, &phy));
         // Idle at 1400 µs; the radio's own access after DIFS and 2 slots.
-        seen.idle_ended(us(1400), us(1490), true, &phy);
+        seen.idle_ended(us(1400), us(1490), true, (difs, &phy));
         // Its own exchange ends at 2000 µs; another radio's frame comes DIFS later.
         seen.frame_failed();
-        seen.idle_ended(us(2000), us(2050), false, &phy);
+        seen.idle_ended(us(2000), us(2050), false, (difs, &phy));
         let events: Vec<_> = seen.pending.drain(..).collect();
         assert_eq!(
             events,

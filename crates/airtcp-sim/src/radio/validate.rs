@@ -430,10 +430,11 @@ impl Scenario {
                 if !agent::plans_access(&config.kind) {
                     continue;
                 }
-                let refused = if wlan.uses_edca() {
+                let refused = if several_acs {
                     Some(format!(
                         "agent '{}' plans the AP's channel access, which a WLAN with geometry \
-                         does not do beside EDCA yet; set edca = false or remove the geometry",
+                         does not do beside EDCA for several access categories yet; give the \
+                         flows DSCPs of one AC, set edca = false or remove the geometry",
                         config.kind
                     ))
                 } else if wlan.ampdu_limits().is_some() {
