@@ -182,7 +182,8 @@ pub(super) struct BlockAcks {
     pub(super) buffers: HashMap<(u32, u32), Reordering>,
     /// Packets a recipient released (kept to reuse its allocation).
     pub(super) released: Vec<Packet>,
-    /// Packets a window moved by a given-up MPDU released, handed to the run after the call.
+    /// Packets a window moved by a BlockAckReq (or one given up) released, handed to the run
+    /// after the call.
     pub(super) given_up: Vec<(Instant, u32, u32, Packet)>,
     /// While capturing: per recipient radio, the bitmap of the BlockAck it owed last (the
     /// first MPDU's sequence number, and a bit per MPDU after it that it has).

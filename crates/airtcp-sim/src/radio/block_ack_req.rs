@@ -8,8 +8,9 @@
 //! - **When**: an interface that gives up a numbered MPDU (its retry limit, or an internal
 //!   collision at the limit) owes its recipient a BlockAckReq (one a recipient, however many
 //!   MPDUs). The interface contends for it even with nothing else queued, and it goes at the
-//!   next access, ahead of data (as ns-3 sends it), at the WLAN's basic rate (§10.6.6.2: a
-//!   control frame that opens an exchange), its starting sequence number the oldest MPDU the
+//!   next access, ahead of data (as ns-3 sends it), at the control rate of its link (the
+//!   highest basic rate not above the link's data rate, as the central DCF and ns-3 choose
+//!   it), its starting sequence number the oldest MPDU the
 //!   interface still holds for the recipient (or the next it will number), its Duration
 //!   covering SIFS and the BlockAck.
 //! - **The recipient** that decodes it moves its window there, handing up the MPDUs it held
@@ -22,8 +23,14 @@
 //!   to the implementation. An internal collision lost with a request owed counts against
 //!   the request, as on the central DCF.
 //!
-//! Not modelled: a BlockAckReq after a missed BlockAck (the originator retransmits the
-//! MPDUs instead, as ns-3 does by default), RTS/CTS ahead of a BlockAckReq.
+//! Chosen differently from ns-3 (whose `BlockAckManager` sends a BlockAckReq after a missed
+//! BlockAck, `UseExplicitBarAfterMissedBlockAck`, on by default): without its BlockAck an
+//! A-MPDU's MPDUs all count a failure and go again, as Linux's ath9k does
+//! (`ath_tx_complete_aggr` fails every subframe of an aggregate without a BlockAck). Also
+//! unlike ns-3: a BlockAckReq has a retry limit (the short one; ns-3 retries it without
+//! one), an internal collision lost with one owed counts against it (ns-3 charges the data
+//! MPDU), and one ends an access even with a TXOP limit left. Not modelled: RTS/CTS ahead
+//! of a BlockAckReq.
 
 use super::*;
 use crate::wlan::block_ack::{Reordering, BLOCK_ACK_REQ_BYTES, SEQUENCE_MODULO};
@@ -81,7 +88,13 @@ impl SharedChannel {
         part.counters.attempts += 1;
         let phy = &part.phy;
         let to_radio = self.interfaces[(part.first_interface + to) as usize].radio;
-        let rate_bps = phy.basic_rate_bps;
+        // the link's station: the recipient, or the sender if the AP receives
+        let station = if interface.mac == 0 {
+            to
+        } else {
+            interface.mac
+        };
+        let rate_bps = phy.control_rate_bps(part.mac_rates[station as usize]);
         let control = phy.control_rate_bps(rate_bps);
         let block_ack_ns = phy.airtime_ns(aggregation::response_bytes(part, 2), control);
         self.radios[r as usize].exchange = Some(Exchange {
@@ -143,9 +156,15 @@ impl SharedChannel {
     }
 
     /// Radio `r`'s BlockAckReq for interface `i` ended, `answered` by its BlockAck or not at
-    /// `at` (or lost an internal collision): the request done, or a failure counted (given
-    /// up at the limit); the EDCAF's CW.
-    pub(super) fn settle_block_ack_req(&mut self, r: u32, i: u32, answered: bool, at: Instant) {
+    /// `at`, or it lost an internal collision (not `sent`): the request done, or a failure
+    /// counted (given up at the limit); the EDCAF's CW.
+    pub(super) fn settle_block_ack_req(
+        &mut self,
+        r: u32,
+        i: u32,
+        (sent, answered): (bool, bool),
+        at: Instant,
+    ) {
         let interface = &self.interfaces[i as usize];
         let (w, k) = (interface.wlan as usize, usize::from(interface.edcaf));
         let limit = self.wlans[w].params.short_retry_limit;
@@ -160,7 +179,7 @@ impl SharedChannel {
         if answered {
             counters.block_ack_reqs += 1;
             counters.successes += 1;
-        } else {
+        } else if sent {
             counters.failed_attempts += 1;
         }
         if answered || given_up {
@@ -178,11 +197,13 @@ impl SharedChannel {
         (edcaf.short_retries, edcaf.long_retries) = (0, 0);
         if answered {
             edcaf.cw = edcaf.cw_min;
+            edcaf.station_retries = 0; // ns-3's ResetCw
         } else if self.dcf_ns3 {
             exchange::ns3_failed_cw(edcaf, limit);
         } else {
             edcaf.after_failure(given_up);
         }
+        self.refill(i, at); // the transmission completed (`queueing`)
     }
 
     /// Where the recipient `to` of interface `i`'s MPDUs is told to move its window: the

@@ -11,8 +11,9 @@
 //! - **Internal collisions** (§10.23.2.4): when EDCAFs of one radio reach the end of their
 //!   backoff in the same slot, the one of the highest AC transmits; each other one counts a
 //!   failed attempt of its head frame (its head MPDU in an aggregating WLAN) against the
-//!   short retry limit, dropping it there (CW back to CWmin; a numbered MPDU moves its
-//!   recipient's window, as a given-up MPDU does on this channel), doubling its CW
+//!   short retry limit, dropping it there (CW back to CWmin; for a numbered MPDU a
+//!   BlockAckReq is owed, `block_ack_req`, or with one owed already that counts the
+//!   failure instead), doubling its CW
 //!   otherwise, and draws a new backoff, counted once the medium is idle again. Nothing of
 //!   it goes on the air (`MacCounters::internal_collisions`).
 //! - **Duplicates** are detected per transmitter and TID (§10.3.2.14.3), since frames of
@@ -140,7 +141,7 @@ impl SharedChannel {
         self.wlans[w].counters.internal_collisions += 1;
         if self.owes_block_ack_req(i) {
             // its BlockAckReq was to go first
-            self.settle_block_ack_req(r, i, false, now);
+            self.settle_block_ack_req(r, i, (false, false), now);
             return;
         }
         let interface = &mut self.interfaces[i as usize];

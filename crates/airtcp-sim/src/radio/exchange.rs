@@ -340,7 +340,7 @@ impl SharedChannel {
             .take()
             .expect("an exchange");
         if exchange.block_ack_req.is_some() {
-            self.settle_block_ack_req(r, exchange.interface, true, at);
+            self.settle_block_ack_req(r, exchange.interface, (true, true), at);
             let k = self.edcaf_of(exchange.interface);
             self.back_off(r, k, at);
             return;
@@ -393,7 +393,7 @@ impl SharedChannel {
         let interface = &self.interfaces[exchange.interface as usize];
         let (w, k) = (interface.wlan as usize, usize::from(interface.edcaf));
         if exchange.block_ack_req.is_some() {
-            self.settle_block_ack_req(r, exchange.interface, false, now);
+            self.settle_block_ack_req(r, exchange.interface, (true, false), now);
             self.back_off(r, k, now);
             self.refresh(r, now, now);
             return;

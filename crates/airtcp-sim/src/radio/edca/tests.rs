@@ -316,7 +316,7 @@ fn a_block_ack_req_given_up_moves_the_recipients_window_all_the_same() {
     channel.block_acks.next_sequence.insert((vi, 0), 2);
     channel.owe_block_ack_req(vi, 0);
     assert!(channel.owes_block_ack_req(vi));
-    channel.settle_block_ack_req(1, vi, false, Instant::ZERO);
+    channel.settle_block_ack_req(1, vi, (true, false), Instant::ZERO);
     assert!(!channel.owes_block_ack_req(vi));
     let released: Vec<Packet> = channel.block_acks.given_up.iter().map(|g| g.3).collect();
     assert_eq!(dscps(&released), [AF41]);
