@@ -649,6 +649,7 @@ impl Bss {
         to: u32,
         actions: &mut Actions,
     ) {
+        self.hand_up_released_late(now, actions); // a station left (`roaming`)
         if let Some(hold) = self.diverted(mac, to) {
             let frame = Frame::new(packet, to, now, 0); // numbered when queued again
             self.divert(mac, frame, hold);
@@ -831,6 +832,7 @@ impl Bss {
         if generation != self.access_generation {
             return;
         }
+        self.hand_up_released_late(now, actions); // a station left (`roaming`)
         self.scheduled_access = None;
         let Medium::Idle { origin, base, .. } = self.medium else {
             return;
@@ -1385,6 +1387,7 @@ impl Bss {
         if !self.evict_at_busy_end.is_empty() {
             self.evict_postponed();
         }
+        self.hand_up_released_late(now, actions);
         self.schedule_access(actions);
     }
 

@@ -126,6 +126,15 @@ pub fn extend_wlan(scenario: &mut Value, wlan: &Value) {
     }
 }
 
+/// Adds `wlan`'s settings to every WLAN of `scenario`.
+pub fn extend_wlans(scenario: &mut Value, wlan: &Value) {
+    for own in scenario["wlans"].as_array_mut().into_iter().flatten() {
+        if let (Some(own), Some(more)) = (own.as_object_mut(), wlan.as_object()) {
+            own.extend(more.clone());
+        }
+    }
+}
+
 /// One station sending UDP to its AP at twice `rate_bps` (1472-byte payloads) over `phy`,
 /// its MAC queue `queue_packets` deep, for `seconds` (measured from 2 s); `wlan` adds to
 /// the WLAN.

@@ -69,7 +69,7 @@ pub struct Aggregation {
     pub(super) limits: AmpduLimits,
     pub(super) format: Format,
     /// The next sequence number, per (originator MAC, recipient MAC).
-    next_sequence: HashMap<(u32, u32), u16>,
+    pub(super) next_sequence: HashMap<(u32, u32), u16>,
     /// The recipients' reordering buffers, per (originator MAC, recipient MAC).
     pub(super) buffers: HashMap<(u32, u32), Reordering>,
     /// The BlockAckReqs owed (`block_ack_req`).
@@ -90,6 +90,9 @@ pub struct Aggregation {
     removals: Vec<usize>,
     /// Packets a recipient released, to hand up (kept to reuse its allocation).
     released: Vec<Packet>,
+    /// Packets released when a station left (`realign_after_eviction`), with their
+    /// recipients, handed up at the next call that can (`hand_up_released_late`).
+    released_late: Vec<(u32, Packet)>,
     /// The reference number of the next A-MPDU a capture shows.
     reference: u32,
 }
@@ -125,6 +128,7 @@ impl Aggregation {
             in_flight_end: Vec::new(),
             removals: Vec::new(),
             released: Vec::new(),
+            released_late: Vec::new(),
             reference: 0,
         })
     }
@@ -653,6 +657,38 @@ impl Bss {
         buffer.move_window(start, &mut ampdu.released);
         for &packet in &ampdu.released {
             actions.deliveries.push((now, to, packet));
+        }
+    }
+
+    /// Station `mac` left and its frames (and perhaps the AP's for it) were taken out of the
+    /// queues (`roaming`): each recipient of an agreement between it and the AP moves its
+    /// window to the oldest MPDU its originator still holds (or the next it will number), so
+    /// that what was taken out is not waited for, as the recipient's reorder timeout would
+    /// release it (Linux's 100 ms, `HT_RX_REORDER_BUF_TIMEOUT`; not waited here). What it
+    /// held goes up at the next call that can hand it up.
+    pub(super) fn realign_after_eviction(&mut self, mac: u32) {
+        if self.ampdu.is_none() {
+            return;
+        }
+        let links = (self.edcafs_of(mac).map(|edcaf| (edcaf, 0)))
+            .chain(self.edcafs_of(0).map(|edcaf| (edcaf, mac)));
+        for (edcaf, to) in links.collect::<Vec<_>>() {
+            let start = self.window_start(edcaf, to);
+            let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
+            let buffer = recipient_buffer(&mut ampdu.buffers, (edcaf, to), ampdu.limits.window);
+            ampdu.released.clear();
+            buffer.move_window(start, &mut ampdu.released);
+            let released = ampdu.released.iter().map(|&packet| (to, packet));
+            ampdu.released_late.extend(released);
+        }
+    }
+
+    /// Hands up at `now` what `realign_after_eviction` released.
+    pub(super) fn hand_up_released_late(&mut self, now: Instant, actions: &mut Actions) {
+        if let Some(ampdu) = &mut self.ampdu {
+            for (to, packet) in ampdu.released_late.drain(..) {
+                actions.deliveries.push((now, to, packet));
+            }
         }
     }
 

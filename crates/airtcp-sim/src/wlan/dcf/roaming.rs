@@ -12,6 +12,9 @@
 //!
 //! A transmission under way when the station leaves completes (it began while in range);
 //! the frames it carried are settled first and what is left is evicted at the busy end.
+//! With A-MPDU, the Block Ack agreements between the station and the AP move their
+//! recipients' windows past what was evicted (`realign_after_eviction`); held frames go
+//! again as new MPDUs.
 
 use std::collections::VecDeque;
 
@@ -142,6 +145,7 @@ impl Bss {
             }
         }
         if !(hold || known) {
+            self.realign_after_eviction(mac);
             return;
         }
         for edcaf in self.edcafs_of(0) {
@@ -169,5 +173,6 @@ impl Bss {
                 self.divert(0, frame, hold);
             }
         }
+        self.realign_after_eviction(mac);
     }
 }

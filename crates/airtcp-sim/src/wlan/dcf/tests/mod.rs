@@ -399,3 +399,45 @@ fn an_agent_sees_neither_the_heads_nor_numbered_mpdus() {
         [0, 2, 3]
     );
 }
+
+#[test]
+fn a_station_that_leaves_does_not_leave_its_block_ack_windows_waiting() {
+    use crate::wlan::block_ack::{AmpduLimits, Reordering};
+    use airtcp_proto::wifi::mcs::{Band, Format, McsPhy};
+    // 802.11n with A-MPDU. The AP sent MPDUs 0 and 1 to station 1, which has 1 and waits
+    // for 0; MPDU 0 is still queued at the AP when the station leaves (its frames held).
+    // Held, MPDU 0 will go again as a new MPDU: the station's window must move past it now
+    // (the reorder timeout's release), handing MPDU 1 up, or 1 waits for ever.
+    let setting = McsPhy {
+        format: Format::Ht,
+        width_mhz: 20,
+        streams: 1,
+        guard_interval_ns: 800,
+        band: Band::Ghz5,
+    };
+    let phy = Phy::mcs(setting, 7, None).unwrap();
+    let mut bss = bss_on(phy, 2, params(None, 7, 4, 100), 0.0, None, 1);
+    bss.aggregate(AmpduLimits::of(Format::Ht));
+    let (waiting, held) = (
+        Packet {
+            uid: 7,
+            ..udp_packet(10)
+        },
+        udp_packet(10),
+    );
+    let mut frame = Frame::new(waiting, 1, Instant::ZERO, 0);
+    frame.mpdu = MpduState::numbered_mpdu();
+    bss.edcafs[0].queues[0].push_back(frame);
+    bss.holding += 1;
+    let ampdu = bss.ampdu.as_mut().unwrap();
+    ampdu.next_sequence.insert((0, 1), 2);
+    let mut buffer = Reordering::new(64);
+    buffer.receive(1, [held], &mut Vec::new());
+    ampdu.buffers.insert((0, 1), buffer);
+    bss.leave(1, true);
+    let mut actions = Actions::default();
+    bss.hand_up_released_late(Instant::ZERO, &mut actions);
+    let delivered: Vec<u64> = actions.deliveries.iter().map(|d| d.2.uid).collect();
+    assert_eq!(delivered, [held.uid]);
+    assert_eq!(bss.take_held(1).len(), 1, "MPDU 0 held, to go again");
+}
