@@ -101,44 +101,13 @@ fn each_mpdu_fails_as_a_lone_frame_would_at_its_snr() {
     );
 }
 
-/// A station `x` metres from its AP uploading over TCP to a server 10 ms behind it, with
-/// Rayleigh fading drawn per frame, MPDU retries enough that none is dropped.
-fn tcp_upload_with_fading(x: f64, seed: u64) -> Value {
-    let wired = json!({"rate_bps": 1_000_000_000u64, "delay_ns": 10_000_000u64});
-    json!({
-        "name": "radio-ampdu-tcp", "seed": seed, "duration_ns": 8 * S, "measure_from_ns": 2 * S,
-        "nodes": ["ap", "server", "sta"],
-        "links": [{"a": 0, "b": 1, "a_to_b": wired, "b_to_a": wired}],
-        "wlans": [{"ap": 0, "stations": [2], "queue_packets": 1000, "edca": false,
-                   "short_retry_limit": 255, "long_retry_limit": 255,
-                   "phy": {"standard": "802.11ac", "mcs": 9, "channel_width_mhz": 80}}],
-        "positions": [{"node": 0, "x": 0.0, "y": 0.0}, {"node": 1, "x": 0.0, "y": 0.0},
-                      {"node": 2, "x": x, "y": 0.0}],
-        "radio": {"fading": {"model": "rayleigh"}},
-        "flows": [{"name": "up", "src": 2, "dst": 1,
-                   "app": {"kind": "tcp_bulk", "tcp": {"window_scaling": true,
-                           "send_buffer": 1_000_000, "receive_buffer": 1_000_000}}}],
-    })
-}
-
 #[test]
 fn tcp_sees_neither_loss_nor_reordering_when_mpdus_and_block_acks_are_lost() {
     // With fading some A-MPDUs lose MPDUs (they go again; the AP holds what follows a gap)
     // and some BlockAcks are lost (the station sends MPDUs the AP had, which it discards):
     // the server gets every segment once, in order, so TCP sees no duplicate ACK.
-    let summary = common::run(&tcp_upload_with_fading(5.0, 4)).summary;
-    let wlan = &summary.wlans[0];
-    let (c, radio) = (&wlan.counters, wlan.radio.as_ref().expect("geometry"));
-    let flow = &summary.flows[0];
-    eprintln!("{c:?}\n{radio:?}\n{flow:?}");
-    assert!(
-        c.ampdu_failed_mpdus > 1000 && c.reordered_mpdus > 1000,
-        "{c:?}"
-    );
-    assert!(radio.duplicates > 50, "{radio:?}: BlockAcks lost");
-    assert_eq!((c.retry_drops, c.queue_drops), (0, 0));
-    assert_eq!((flow.duplicate_acks, flow.retransmissions), (0, 0));
-    assert!(flow.goodput_bps > 100e6, "{}", flow.goodput_bps);
+    let summary = common::run(&common::tcp_upload_with_fading(5.0, 4)).summary;
+    common::assert_tcp_intact_over_lossy_ampdus(&summary, 1000, 50);
 }
 
 #[test]
@@ -147,7 +116,7 @@ fn every_datagram_is_delivered_once_or_counted_dropped() {
     // losing MPDUs and BlockAcks, the queues overflowing: what is sent is delivered once or
     // dropped from a queue (retries enough that no MPDU reaches its limit).
     for seed in 1..4 {
-        let mut scenario = station_at(
+        let scenario = station_at(
             5.0,
             9,
             400_000_000,
@@ -155,23 +124,9 @@ fn every_datagram_is_delivered_once_or_counted_dropped() {
             "short_retry_limit": 255, "long_retry_limit": 255, "queue_packets": 100}),
             3,
         );
-        scenario["seed"] = json!(seed);
-        scenario["radio"] = json!({"fading": {"model": "rayleigh"}});
-        let mut down = scenario["flows"][0].clone();
-        down["name"] = json!("down");
-        down["src"] = json!(0);
-        down["dst"] = json!(1);
-        scenario["flows"].as_array_mut().unwrap().push(down);
-        for flow in scenario["flows"].as_array_mut().unwrap() {
-            flow["stop_ns"] = json!(S); // the queues drain by the end
-        }
-        scenario["measure_from_ns"] = json!(0);
-        let summary = common::run(&scenario).summary;
+        let (summary, sent, delivered) = common::run_both_ways_with_fading(scenario, seed);
         let wlan = &summary.wlans[0];
         let (c, radio) = (&wlan.counters, wlan.radio.as_ref().expect("geometry"));
-        let sent: u64 = summary.flows.iter().map(|f| f.packets_sent).sum();
-        let delivered: u64 = summary.flows.iter().map(|f| f.bytes_delivered / 1472).sum();
-        eprintln!("seed {seed}: sent {sent} delivered {delivered} {c:?} {radio:?}");
         assert!(c.collisions > 0 && radio.duplicates > 0 && c.queue_drops > 0);
         assert_eq!(c.retry_drops, 0);
         assert_eq!(sent, delivered + c.queue_drops, "seed {seed}");

@@ -7,7 +7,7 @@
 mod common;
 
 use airtcp_sim::wlan::MacCounters;
-use common::S;
+
 use serde_json::{json, Value};
 
 /// One station `x` metres from its AP sending 1472-byte UDP payloads at `rate_bps` to it for
@@ -92,37 +92,16 @@ fn tcp_sees_neither_loss_nor_reordering_when_a_msdus_and_block_acks_are_lost() {
     // A TCP upload 5 m from its AP with Rayleigh fading: MPDUs are lost (each with every
     // MSDU of its A-MSDU) and go again; BlockAcks are lost, so the AP gets A-MSDUs it had,
     // which it discards. The server gets every segment once, in order.
-    let wired = json!({"rate_bps": 1_000_000_000u64, "delay_ns": 10_000_000u64,
-                       "queue": {"packets": 1000}});
-    let scenario = json!({
-        "name": "radio-amsdu-tcp", "seed": 4, "duration_ns": 8 * S, "measure_from_ns": 2 * S,
-        "nodes": ["ap", "server", "sta"],
-        "links": [{"a": 0, "b": 1, "a_to_b": wired, "b_to_a": wired}],
-        "wlans": [{"ap": 0, "stations": [2], "queue_packets": 1000, "edca": false,
-                   "short_retry_limit": 255, "long_retry_limit": 255, "max_amsdu_bytes": 7935,
-                   "phy": {"standard": "802.11ac", "mcs": 9, "channel_width_mhz": 80}}],
-        "positions": [{"node": 0, "x": 0.0, "y": 0.0}, {"node": 1, "x": 0.0, "y": 0.0},
-                      {"node": 2, "x": 5.0, "y": 0.0}],
-        "radio": {"fading": {"model": "rayleigh"}},
-        "flows": [{"name": "up", "src": 2, "dst": 1,
-                   "app": {"kind": "tcp_bulk", "tcp": {"window_scaling": true,
-                           "send_buffer": 1_000_000, "receive_buffer": 1_000_000}}}],
-    });
+    let mut scenario = common::tcp_upload_with_fading(5.0, 4);
+    scenario["wlans"][0]["max_amsdu_bytes"] = json!(7935);
+    for way in ["a_to_b", "b_to_a"] {
+        // (an A-MPDU hands up to 200 segments to the wired link at once)
+        scenario["links"][0][way]["queue"] = json!({"packets": 1000});
+    }
     let summary = common::run(&scenario).summary;
-    let wlan = &summary.wlans[0];
-    let (c, radio) = (&wlan.counters, wlan.radio.as_ref().expect("geometry"));
-    let flow = &summary.flows[0];
-    eprintln!("{c:?}\n{radio:?}\n{flow:?}");
-    let (per_mpdu, _) = shape(c);
+    let (per_mpdu, _) = shape(&summary.wlans[0].counters);
     assert!(per_mpdu > 2.0, "{per_mpdu}: the segments went as A-MSDUs");
-    assert!(
-        c.ampdu_failed_mpdus > 300 && c.reordered_mpdus > 300,
-        "{c:?}"
-    );
-    assert!(radio.duplicates > 10, "{radio:?}: BlockAcks lost");
-    assert_eq!((c.retry_drops, c.queue_drops), (0, 0));
-    assert_eq!((flow.duplicate_acks, flow.retransmissions), (0, 0));
-    assert!(flow.goodput_bps > 100e6, "{}", flow.goodput_bps);
+    common::assert_tcp_intact_over_lossy_ampdus(&summary, 300, 10);
 }
 
 #[test]
@@ -135,23 +114,10 @@ fn every_datagram_is_delivered_once_or_counted_dropped_with_a_msdus() {
     for seed in 1..4 {
         let wlan = json!({"short_retry_limit": 2, "long_retry_limit": 2,
                           "queue_packets": 100, "edca": false});
-        let mut scenario = station_at(7.0, 400_000_000, wlan, 3);
-        scenario["seed"] = json!(seed);
-        scenario["radio"] = json!({"fading": {"model": "rayleigh"}});
-        let mut down = scenario["flows"][0].clone();
-        down["name"] = json!("down");
-        (down["src"], down["dst"]) = (json!(0), json!(1));
-        scenario["flows"].as_array_mut().unwrap().push(down);
-        for flow in scenario["flows"].as_array_mut().unwrap() {
-            flow["stop_ns"] = json!(S); // the queues drain by the end
-        }
-        scenario["measure_from_ns"] = json!(0);
-        let summary = common::run(&scenario).summary;
+        let scenario = station_at(7.0, 400_000_000, wlan, 3);
+        let (summary, sent, delivered) = common::run_both_ways_with_fading(scenario, seed);
         let wlan = &summary.wlans[0];
-        let (c, radio) = (&wlan.counters, wlan.radio.as_ref().expect("geometry"));
-        let sent: u64 = summary.flows.iter().map(|f| f.packets_sent).sum();
-        let delivered: u64 = summary.flows.iter().map(|f| f.bytes_delivered / 1472).sum();
-        eprintln!("seed {seed}: sent {sent} delivered {delivered} {c:?} {radio:?}");
+        let c = &wlan.counters;
         assert!(c.collisions > 0 && c.queue_drops > 0);
         assert!(c.retry_drops > 0, "{c:?}");
         let (per_mpdu, _) = shape(c);

@@ -192,6 +192,21 @@ pub(super) struct BlockAcks {
     pub(super) requests: Vec<BlockAckReq>,
 }
 
+impl BlockAcks {
+    /// The reordering buffer of the recipient of `link` (originator interface, recipient
+    /// MAC), made with a window of `window` MPDUs when it first receives (or is told where
+    /// to start), and the emptied list of what it releases.
+    pub(super) fn recipient(
+        &mut self,
+        link: (u32, u32),
+        window: u16,
+    ) -> (&mut Reordering, &mut Vec<Packet>) {
+        self.released.clear();
+        let buffer = (self.buffers.entry(link)).or_insert_with(|| Reordering::new(window));
+        (buffer, &mut self.released)
+    }
+}
+
 /// The A-MPDU an interface has on the air: the frames of its MPDUs, flagged `in_flight` in
 /// the queue (an agent may remove other frames from it meanwhile, so their positions are
 /// found again at each use: `locate`), how many they are, and the PSDU's length.
@@ -423,12 +438,7 @@ impl SharedChannel {
         let in_flight = &interface.in_flight;
         let first = frames[in_flight.positions[0]];
         let to = first.to;
-        let blocks = &mut self.block_acks;
-        let buffer = blocks
-            .buffers
-            .entry((i, to))
-            .or_insert_with(|| Reordering::new(window));
-        blocks.released.clear();
+        let (buffer, released) = self.block_acks.recipient((i, to), window);
         for k in 0..in_flight.mpdus() {
             let group = in_flight.mpdu(k);
             let lead = frames[group[0]];
@@ -444,11 +454,11 @@ impl SharedChannel {
             }
             if lead.mpdu.received {
                 let msdus = group.iter().map(|&position| frames[position].packet);
-                let held = buffer.receive(lead.sequence, msdus, &mut blocks.released);
+                let held = buffer.receive(lead.sequence, msdus, released);
                 part.counters.reordered_mpdus += u64::from(held);
             }
         }
-        for &packet in &blocks.released {
+        for &packet in released.iter() {
             out.deliveries.push((at, part.bss, to, packet));
         }
         let aggregated = in_flight.mpdus() > 1;
@@ -461,7 +471,7 @@ impl SharedChannel {
                     bitmap[bit / 8] |= 1 << (bit % 8);
                 }
             }
-            blocks.bitmaps.insert(q, (first.sequence, bitmap));
+            self.block_acks.bitmaps.insert(q, (first.sequence, bitmap));
         }
         let kind = if aggregated {
             Kind::BlockAck

@@ -33,7 +33,7 @@
 //! of a BlockAckReq.
 
 use super::*;
-use crate::wlan::block_ack::{Reordering, BLOCK_ACK_REQ_BYTES, SEQUENCE_MODULO};
+use crate::wlan::block_ack::{BLOCK_ACK_REQ_BYTES, SEQUENCE_MODULO};
 
 /// A BlockAckReq an interface owes a recipient MAC, and its failed attempts.
 #[derive(Clone, Copy, Debug)]
@@ -226,16 +226,11 @@ impl SharedChannel {
     fn move_recipient_window(&mut self, i: u32, to: u32, start: u16, at: Instant) {
         let part = &self.wlans[self.interfaces[i as usize].wlan as usize];
         let window = part.block_ack_window();
-        let blocks = &mut self.block_acks;
-        let buffer = blocks
-            .buffers
-            .entry((i, to))
-            .or_insert_with(|| Reordering::new(window));
-        blocks.released.clear();
-        buffer.move_window(start, &mut blocks.released);
-        for &packet in &blocks.released {
-            blocks.given_up.push((at, part.bss, to, packet));
-        }
+        let (buffer, released) = self.block_acks.recipient((i, to), window);
+        buffer.move_window(start, released);
+        let released = released.iter().map(|&packet| (at, part.bss, to, packet));
+        let released: Vec<_> = released.collect();
+        self.block_acks.given_up.extend(released);
     }
 
     /// While capturing: the bitmap of the BlockAck radio `q` owes for the BlockAckReq of

@@ -34,27 +34,14 @@ impl SharedChannel {
         let interface = &mut self.interfaces[i as usize];
         let part = &mut self.wlans[interface.wlan as usize];
         let (lifetime, max_delay) = (part.params.msdu_lifetime_ns, part.params.queue_max_delay_ns);
-        let older = |since: Instant, limit: Option<u64>| {
-            limit.is_some_and(|limit| (now - since).as_nanos() > u128::from(limit))
-        };
-        let station = (interface.mac as usize).checked_sub(1);
         let (mut discarded, mut numbered) = (false, Vec::new());
+        let limits = (lifetime, max_delay);
         for queue in &mut interface.queues {
             while let Some(frame) = queue.front() {
-                let c = &mut part.counters;
-                if frame.attempted_at().is_some_and(|at| older(at, lifetime)) {
-                    c.lifetime_drops += 1;
-                    match station {
-                        None => c.ap_lifetime_drops += 1,
-                        Some(s) => c.station_lifetime_drops[s] += 1,
-                    }
-                } else if older(frame.queued_at, max_delay) {
-                    c.queue_delay_drops += 1;
-                    match station {
-                        None => c.ap_queue_delay_drops += 1,
-                        Some(s) => c.station_queue_delay_drops[s] += 1,
-                    }
-                } else {
+                if !part
+                    .counters
+                    .count_expired(frame, now, limits, interface.mac)
+                {
                     break;
                 }
                 let frame = queue.pop_front().expect("the head");

@@ -115,6 +115,41 @@ impl MacCounters {
         self.ampdu_failed_mpdus += failed as u64;
     }
 
+    /// Whether `frame`, queued at MAC `mac` (0: the AP), is past its MSDU lifetime (counted
+    /// from its first attempt) or its queue's sojourn limit at `now` (either `None`: none);
+    /// if so it is counted as such, for the BSS and for its MAC.
+    pub(crate) fn count_expired(
+        &mut self,
+        frame: &Frame,
+        now: Instant,
+        (lifetime_ns, max_delay_ns): (Option<u64>, Option<u64>),
+        mac: u32,
+    ) -> bool {
+        let older = |since: Instant, limit: Option<u64>| {
+            limit.is_some_and(|limit| (now - since).as_nanos() > u128::from(limit))
+        };
+        let station = (mac as usize).checked_sub(1);
+        if frame
+            .attempted_at()
+            .is_some_and(|at| older(at, lifetime_ns))
+        {
+            self.lifetime_drops += 1;
+            match station {
+                None => self.ap_lifetime_drops += 1,
+                Some(s) => self.station_lifetime_drops[s] += 1,
+            }
+        } else if older(frame.queued_at, max_delay_ns) {
+            self.queue_delay_drops += 1;
+            match station {
+                None => self.ap_queue_delay_drops += 1,
+                Some(s) => self.station_queue_delay_drops[s] += 1,
+            }
+        } else {
+            return false;
+        }
+        true
+    }
+
     /// A data PPDU of `airtime_ns` from MAC `sender` to MAC `receiver` (0: the AP): the
     /// station's at the other end of the AP's, the sender's own otherwise.
     pub(crate) fn count_airtime(&mut self, sender: u32, receiver: u32, airtime_ns: u64) {

@@ -1434,27 +1434,11 @@ impl Bss {
         if lifetime.is_none() && max_delay.is_none() {
             return false;
         }
-        let older = |since: Instant, limit: Option<u64>| {
-            limit.is_some_and(|limit| (now - since).as_nanos() > u128::from(limit))
-        };
-        let station = (self.edcafs[edcaf as usize].mac as usize).checked_sub(1);
+        let mac = self.edcafs[edcaf as usize].mac;
         let mut discarded = false;
         for queue in 0..2 {
             while let Some(frame) = self.edcafs[edcaf as usize].queues[queue].front() {
-                let c = &mut self.counters;
-                if frame.attempted_at().is_some_and(|at| older(at, lifetime)) {
-                    c.lifetime_drops += 1;
-                    match station {
-                        None => c.ap_lifetime_drops += 1,
-                        Some(s) => c.station_lifetime_drops[s] += 1,
-                    }
-                } else if older(frame.queued_at, max_delay) {
-                    c.queue_delay_drops += 1;
-                    match station {
-                        None => c.ap_queue_delay_drops += 1,
-                        Some(s) => c.station_queue_delay_drops[s] += 1,
-                    }
-                } else {
+                if !(self.counters).count_expired(frame, now, (lifetime, max_delay), mac) {
                     break;
                 }
                 let frame = self.pop_head(edcaf, queue);

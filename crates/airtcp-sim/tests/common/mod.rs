@@ -252,3 +252,72 @@ pub fn dscp_sets() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
 pub fn queueings() -> impl proptest::strategy::Strategy<Value = &'static str> {
     proptest::sample::select(&["fifo", "fq_codel", "fq_codel_airtime"][..])
 }
+
+/// A station `x` metres from its AP uploading over TCP to a server 10 ms behind it, with
+/// Rayleigh fading drawn per frame, MPDU retries enough that none is dropped.
+pub fn tcp_upload_with_fading(x: f64, seed: u64) -> Value {
+    let wired = json!({"rate_bps": 1_000_000_000u64, "delay_ns": 10_000_000u64});
+    json!({
+        "name": "radio-ampdu-tcp", "seed": seed, "duration_ns": 8 * S, "measure_from_ns": 2 * S,
+        "nodes": ["ap", "server", "sta"],
+        "links": [{"a": 0, "b": 1, "a_to_b": wired, "b_to_a": wired}],
+        "wlans": [{"ap": 0, "stations": [2], "queue_packets": 1000, "edca": false,
+                   "short_retry_limit": 255, "long_retry_limit": 255,
+                   "phy": {"standard": "802.11ac", "mcs": 9, "channel_width_mhz": 80}}],
+        "positions": [{"node": 0, "x": 0.0, "y": 0.0}, {"node": 1, "x": 0.0, "y": 0.0},
+                      {"node": 2, "x": x, "y": 0.0}],
+        "radio": {"fading": {"model": "rayleigh"}},
+        "flows": [{"name": "up", "src": 2, "dst": 1,
+                   "app": {"kind": "tcp_bulk", "tcp": {"window_scaling": true,
+                           "send_buffer": 1_000_000, "receive_buffer": 1_000_000}}}],
+    })
+}
+
+/// `tcp_upload_with_fading`'s run: at least `failed` MPDUs lost and as many held in the
+/// recipient's buffer, at least `duplicates` received again (BlockAcks lost), none dropped,
+/// and TCP saw every segment once and in order at over 100 Mbit/s.
+pub fn assert_tcp_intact_over_lossy_ampdus(
+    summary: &airtcp_sim::Summary,
+    failed: u64,
+    duplicates: u64,
+) {
+    let wlan = &summary.wlans[0];
+    let (c, radio) = (&wlan.counters, wlan.radio.as_ref().expect("geometry"));
+    let flow = &summary.flows[0];
+    eprintln!("{c:?}\n{radio:?}\n{flow:?}");
+    assert!(
+        c.ampdu_failed_mpdus > failed && c.reordered_mpdus > failed,
+        "{c:?}"
+    );
+    assert!(radio.duplicates > duplicates, "{radio:?}: BlockAcks lost");
+    assert_eq!((c.retry_drops, c.queue_drops), (0, 0));
+    assert_eq!((flow.duplicate_acks, flow.retransmissions), (0, 0));
+    assert!(flow.goodput_bps > 100e6, "{}", flow.goodput_bps);
+}
+
+/// Runs a one-station upload (`one_station_upload`'s, placed) as seed `seed` with Rayleigh
+/// fading, the AP sending the same back, both for 1 s so that the queues drain by the end:
+/// the summary and the datagrams sent and delivered (1472-byte payloads).
+pub fn run_both_ways_with_fading(
+    mut scenario: Value,
+    seed: u64,
+) -> (airtcp_sim::Summary, u64, u64) {
+    scenario["seed"] = json!(seed);
+    scenario["radio"] = json!({"fading": {"model": "rayleigh"}});
+    let mut down = scenario["flows"][0].clone();
+    down["name"] = json!("down");
+    (down["src"], down["dst"]) = (json!(0), json!(1));
+    scenario["flows"].as_array_mut().unwrap().push(down);
+    for flow in scenario["flows"].as_array_mut().unwrap() {
+        flow["stop_ns"] = json!(S);
+    }
+    scenario["measure_from_ns"] = json!(0);
+    let summary = run(&scenario).summary;
+    let sent = summary.flows.iter().map(|f| f.packets_sent).sum();
+    let delivered = summary.flows.iter().map(|f| f.bytes_delivered / 1472).sum();
+    eprintln!(
+        "seed {seed}: sent {sent} delivered {delivered} {:?}",
+        summary.wlans[0]
+    );
+    (summary, sent, delivered)
+}
