@@ -59,7 +59,9 @@ impl Simulation {
             for cell in &cells {
                 if cell.base_station != config.attached {
                     self.routes.set_pair(cell.base_station, config.node, false);
-                    self.leave_cell(*cell, hold);
+                    // the BSSs hold nothing yet: leaving delivers and records nothing
+                    let left = self.leave_cell(*cell, hold);
+                    left.expect("nothing to record before the run");
                 }
             }
             let mut rng = stream(self.scenario.seed, StreamId::Mobile { mobile: m as u32 });
@@ -92,14 +94,20 @@ impl Simulation {
         }
     }
 
-    /// The mobile is out of `cell`: its link down both ways, or out of the BSS.
-    fn leave_cell(&mut self, cell: Cell, hold: bool) {
+    /// The mobile is out of `cell`: its link down both ways, or out of the BSS (what the
+    /// AP's or the mobile's Block Ack buffers held then goes up: `Bss::leave`).
+    fn leave_cell(&mut self, cell: Cell, hold: bool) -> std::io::Result<()> {
         match cell.path {
             CellPath::Link { down } => {
                 self.channels[down as usize].go_down(hold);
                 self.channels[opposite(down) as usize].go_down(hold);
+                Ok(())
             }
-            CellPath::Wlan { bss, mac } => self.bss(bss).leave(mac, hold),
+            CellPath::Wlan { bss, mac } => {
+                let (now, mut actions) = (self.now(), std::mem::take(&mut self.wlan_actions));
+                self.bss(bss).leave(now, mac, hold, &mut actions);
+                self.apply_wlan(bss, actions)
+            }
         }
     }
 
@@ -163,11 +171,13 @@ impl Simulation {
         let (old, new) = (m.cell(from), m.cell(to));
         let about = |name| Signal::about(name, node_address(node));
         match step {
-            HandoffStep::Detach => self.leave_cell(old, hold),
+            HandoffStep::Detach => self.leave_cell(old, hold)?,
             HandoffStep::Greeting => self.signal(new.base_station_side(), about("greeting"))?,
             HandoffStep::Inform => {
                 if let CellPath::Wlan { bss, mac } = old.path {
-                    self.bss(bss).forget(mac);
+                    let (now, mut actions) = (self.now(), std::mem::take(&mut self.wlan_actions));
+                    self.bss(bss).forget(now, mac, &mut actions);
+                    self.apply_wlan(bss, actions)?;
                 }
                 self.signal(old.base_station_side(), about("inform"))?;
             }
@@ -177,7 +187,7 @@ impl Simulation {
                 if !self.is_in(new) {
                     // Greeted, the new base station holds what comes for the mobile until the
                     // attach, whatever became of what went to the old cell.
-                    self.leave_cell(new, true);
+                    self.leave_cell(new, true)?;
                 }
                 let (old_side, new_side) = (old.mobile_side(), new.mobile_side());
                 if old_side != new_side && !self.has_agent(new_side) {

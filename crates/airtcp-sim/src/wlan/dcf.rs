@@ -649,7 +649,6 @@ impl Bss {
         to: u32,
         actions: &mut Actions,
     ) {
-        self.hand_up_released_late(now, actions); // a station left (`roaming`)
         if let Some(hold) = self.diverted(mac, to) {
             let frame = Frame::new(packet, to, now, 0); // numbered when queued again
             self.divert(mac, frame, hold);
@@ -832,7 +831,6 @@ impl Bss {
         if generation != self.access_generation {
             return;
         }
-        self.hand_up_released_late(now, actions); // a station left (`roaming`)
         self.scheduled_access = None;
         let Medium::Idle { origin, base, .. } = self.medium else {
             return;
@@ -1385,9 +1383,8 @@ impl Bss {
             }
         }
         if !self.evict_at_busy_end.is_empty() {
-            self.evict_postponed();
+            self.evict_postponed(now, actions);
         }
-        self.hand_up_released_late(now, actions);
         self.schedule_access(actions);
     }
 

@@ -90,9 +90,6 @@ pub struct Aggregation {
     removals: Vec<usize>,
     /// Packets a recipient released, to hand up (kept to reuse its allocation).
     released: Vec<Packet>,
-    /// Packets released when a station left (`realign_after_eviction`), with their
-    /// recipients, handed up at the next call that can (`hand_up_released_late`).
-    released_late: Vec<(u32, Packet)>,
     /// The reference number of the next A-MPDU a capture shows.
     reference: u32,
 }
@@ -128,7 +125,6 @@ impl Aggregation {
             in_flight_end: Vec::new(),
             removals: Vec::new(),
             released: Vec::new(),
-            released_late: Vec::new(),
             reference: 0,
         })
     }
@@ -661,12 +657,12 @@ impl Bss {
     }
 
     /// Station `mac` left and its frames (and perhaps the AP's for it) were taken out of the
-    /// queues (`roaming`): each recipient of an agreement between it and the AP moves its
-    /// window to the oldest MPDU its originator still holds (or the next it will number), so
-    /// that what was taken out is not waited for, as the recipient's reorder timeout would
-    /// release it (Linux's 100 ms, `HT_RX_REORDER_BUF_TIMEOUT`; not waited here). What it
-    /// held goes up at the next call that can hand it up.
-    pub(super) fn realign_after_eviction(&mut self, mac: u32) {
+    /// queues at `now` (`roaming`): each recipient of an agreement between it and the AP
+    /// moves its window to the oldest MPDU its originator still holds (or the next it will
+    /// number), so that what was taken out is not waited for, as the recipient's reorder
+    /// timeout would release it (Linux's 100 ms, `HT_RX_REORDER_BUF_TIMEOUT`; not waited
+    /// here).
+    pub(super) fn realign_after_eviction(&mut self, now: Instant, mac: u32, actions: &mut Actions) {
         if self.ampdu.is_none() {
             return;
         }
@@ -674,21 +670,7 @@ impl Bss {
             .chain(self.edcafs_of(0).map(|edcaf| (edcaf, mac)));
         for (edcaf, to) in links.collect::<Vec<_>>() {
             let start = self.window_start(edcaf, to);
-            let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
-            let buffer = recipient_buffer(&mut ampdu.buffers, (edcaf, to), ampdu.limits.window);
-            ampdu.released.clear();
-            buffer.move_window(start, &mut ampdu.released);
-            let released = ampdu.released.iter().map(|&packet| (to, packet));
-            ampdu.released_late.extend(released);
-        }
-    }
-
-    /// Hands up at `now` what `realign_after_eviction` released.
-    pub(super) fn hand_up_released_late(&mut self, now: Instant, actions: &mut Actions) {
-        if let Some(ampdu) = &mut self.ampdu {
-            for (to, packet) in ampdu.released_late.drain(..) {
-                actions.deliveries.push((now, to, packet));
-            }
+            self.move_recipient_window(now, edcaf, (to, start), actions);
         }
     }
 

@@ -36,8 +36,9 @@ impl Bss {
         self.absent[mac as usize].is_some()
     }
 
-    /// Station `mac` leaves the BSS (or, already gone, changes how its frames are treated).
-    pub fn leave(&mut self, mac: u32, hold: bool) {
+    /// Station `mac` leaves the BSS at `now` (or, already gone, changes how its frames are
+    /// treated).
+    pub fn leave(&mut self, now: Instant, mac: u32, hold: bool, actions: &mut Actions) {
         assert_ne!(mac, 0, "the AP does not leave its BSS");
         let known = self.absent[mac as usize].is_some_and(|a| a.known);
         self.absent[mac as usize] = Some(Absence { hold, known });
@@ -48,21 +49,21 @@ impl Bss {
                 station.generation += 1;
             }
         }
-        self.evict_when_idle(mac);
+        self.evict_when_idle(now, mac, actions);
     }
 
     /// The AP learns that station `mac`, gone, is not coming back soon: it stops sending to
-    /// it. Nothing changes if the station is back already.
-    pub fn forget(&mut self, mac: u32) {
+    /// it at `now`. Nothing changes if the station is back already.
+    pub fn forget(&mut self, now: Instant, mac: u32, actions: &mut Actions) {
         if let Some(absence) = &mut self.absent[mac as usize] {
             absence.known = true;
-            self.evict_when_idle(mac);
+            self.evict_when_idle(now, mac, actions);
         }
     }
 
-    fn evict_when_idle(&mut self, mac: u32) {
+    fn evict_when_idle(&mut self, now: Instant, mac: u32, actions: &mut Actions) {
         match self.medium {
-            Medium::Idle { .. } => self.evict(mac),
+            Medium::Idle { .. } => self.evict(now, mac, actions),
             Medium::Busy { .. } => self.evict_at_busy_end.push(mac),
         }
     }
@@ -115,18 +116,18 @@ impl Bss {
         }
     }
 
-    /// The evictions a busy period postponed.
-    pub(super) fn evict_postponed(&mut self) {
+    /// The evictions a busy period postponed, at its end `now`.
+    pub(super) fn evict_postponed(&mut self, now: Instant, actions: &mut Actions) {
         for mac in std::mem::take(&mut self.evict_at_busy_end) {
             if self.is_absent(mac) {
-                self.evict(mac);
+                self.evict(now, mac, actions);
             }
         }
     }
 
     /// Takes a departed station's frames out of the queues: its own, and the AP's for it if
     /// they are held or the AP knows it has gone.
-    fn evict(&mut self, mac: u32) {
+    fn evict(&mut self, now: Instant, mac: u32, actions: &mut Actions) {
         let Some(Absence { hold, known }) = self.absent[mac as usize] else {
             return;
         };
@@ -145,7 +146,7 @@ impl Bss {
             }
         }
         if !(hold || known) {
-            self.realign_after_eviction(mac);
+            self.realign_after_eviction(now, mac, actions);
             return;
         }
         for edcaf in self.edcafs_of(0) {
@@ -173,6 +174,6 @@ impl Bss {
                 self.divert(0, frame, hold);
             }
         }
-        self.realign_after_eviction(mac);
+        self.realign_after_eviction(now, mac, actions);
     }
 }

@@ -104,7 +104,7 @@ fn an_unanswered_frame_holds_the_others_for_its_nav() {
     let phy = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
     let airtime = phy.data_airtime_ns(LLC_SNAP_BYTES + udp_packet(1000).len());
     let mut bss = bss_on(phy, 3, params(None, 1, 4, 10), 0.0, None, 1);
-    bss.leave(2, false);
+    bss.leave(Instant::ZERO, 2, false, &mut Actions::default());
     let arrivals = vec![
         (Instant::ZERO, 0, frame(2)),
         (Instant::from_nanos(10 * US), 1, frame(0)),

@@ -434,9 +434,8 @@ fn a_station_that_leaves_does_not_leave_its_block_ack_windows_waiting() {
     let mut buffer = Reordering::new(64);
     buffer.receive(1, [held], &mut Vec::new());
     ampdu.buffers.insert((0, 1), buffer);
-    bss.leave(1, true);
     let mut actions = Actions::default();
-    bss.hand_up_released_late(Instant::ZERO, &mut actions);
+    bss.leave(Instant::ZERO, 1, true, &mut actions);
     let delivered: Vec<u64> = actions.deliveries.iter().map(|d| d.2.uid).collect();
     assert_eq!(delivered, [held.uid]);
     assert_eq!(bss.take_held(1).len(), 1, "MPDU 0 held, to go again");
