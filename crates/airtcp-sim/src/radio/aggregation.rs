@@ -205,6 +205,24 @@ impl BlockAcks {
         let buffer = (self.buffers.entry(link)).or_insert_with(|| Reordering::new(window));
         (buffer, &mut self.released)
     }
+
+    /// The recipient of `link` moves its window to `start` (a BlockAckReq's, or one given
+    /// up); what it releases goes in `given_up`, handed up at `at` by BSS `bss`.
+    pub(super) fn move_window(
+        &mut self,
+        link: (u32, u32),
+        window: u16,
+        start: u16,
+        (at, bss): (Instant, u32),
+    ) {
+        let (buffer, released) = self.recipient(link, window);
+        buffer.move_window(start, released);
+        let released = self
+            .released
+            .iter()
+            .map(|&packet| (at, bss, link.1, packet));
+        self.given_up.extend(released);
+    }
 }
 
 /// The A-MPDU an interface has on the air: the frames of its MPDUs, flagged `in_flight` in

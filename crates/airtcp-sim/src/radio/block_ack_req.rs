@@ -33,7 +33,7 @@
 //! of a BlockAckReq.
 
 use super::*;
-use crate::wlan::block_ack::{BLOCK_ACK_REQ_BYTES, SEQUENCE_MODULO};
+use crate::wlan::block_ack::{self, BLOCK_ACK_REQ_BYTES};
 
 /// A BlockAckReq an interface owes a recipient MAC, and its failed attempts.
 #[derive(Clone, Copy, Debug)]
@@ -210,14 +210,8 @@ impl SharedChannel {
     /// oldest MPDU `i` still holds for it, or the next it will number.
     fn window_start(&self, i: u32, to: u32) -> u16 {
         let frames = &self.interfaces[i as usize].queues[ApQueue::Data as usize];
-        let oldest = frames.iter().find(|f| f.to == to && f.mpdu.numbered);
-        oldest.map_or_else(
-            || {
-                let next = self.block_acks.next_sequence.get(&(i, to));
-                next.copied().unwrap_or(0)
-            },
-            |f| f.sequence,
-        )
+        let next = self.block_acks.next_sequence.get(&(i, to));
+        block_ack::window_start(frames, to, next.copied().unwrap_or(0))
     }
 
     /// The recipient `to` of interface `i`'s MPDUs moves its window to `start`, handing up
@@ -226,27 +220,18 @@ impl SharedChannel {
     fn move_recipient_window(&mut self, i: u32, to: u32, start: u16, at: Instant) {
         let part = &self.wlans[self.interfaces[i as usize].wlan as usize];
         let window = part.block_ack_window();
-        let (buffer, released) = self.block_acks.recipient((i, to), window);
-        buffer.move_window(start, released);
-        let released = released.iter().map(|&packet| (at, part.bss, to, packet));
-        let released: Vec<_> = released.collect();
-        self.block_acks.given_up.extend(released);
+        self.block_acks
+            .move_window((i, to), window, start, (at, part.bss));
     }
 
     /// While capturing: the bitmap of the BlockAck radio `q` owes for the BlockAckReq of
     /// interface `i` starting at `start`: what its buffer holds from there.
     #[cold]
     fn note_block_ack_req_bitmap(&mut self, q: u32, i: u32, (to, start): (u32, u16)) {
-        let mut bitmap = [0u8; 32];
         let part = &self.wlans[self.interfaces[i as usize].wlan as usize];
         let bits = usize::from(part.block_ack_window());
-        if let Some(buffer) = self.block_acks.buffers.get(&(i, to)) {
-            for bit in 0..bits {
-                if buffer.holds((start + bit as u16) % SEQUENCE_MODULO) {
-                    bitmap[bit / 8] |= 1 << (bit % 8);
-                }
-            }
-        }
+        let bitmap = (self.block_acks.buffers.get(&(i, to)))
+            .map_or([0; 32], |buffer| buffer.scoreboard(start, bits));
         self.block_acks.bitmaps.insert(q, (start, bitmap));
     }
 }

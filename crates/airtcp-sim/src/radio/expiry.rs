@@ -33,9 +33,8 @@ impl SharedChannel {
     fn discard_expired_of(&mut self, i: u32, now: Instant) -> bool {
         let interface = &mut self.interfaces[i as usize];
         let part = &mut self.wlans[interface.wlan as usize];
-        let (lifetime, max_delay) = (part.params.msdu_lifetime_ns, part.params.queue_max_delay_ns);
+        let limits = (part.params.msdu_lifetime_ns, part.params.queue_max_delay_ns);
         let (mut discarded, mut numbered) = (false, Vec::new());
-        let limits = (lifetime, max_delay);
         for queue in &mut interface.queues {
             while let Some(frame) = queue.front() {
                 if !part

@@ -305,6 +305,19 @@ pub(crate) fn head_mpdu(frames: &VecDeque<Frame>, members: &mut Vec<usize>) {
     }
 }
 
+/// Where an originator tells its recipient `to` to start its window (a BlockAckReq's
+/// starting sequence number): the oldest MPDU for it among `frames` that was numbered, or
+/// `next`, the next number it will give.
+pub(crate) fn window_start<'a>(
+    frames: impl IntoIterator<Item = &'a Frame>,
+    to: u32,
+    next: u16,
+) -> u16 {
+    let mut frames = frames.into_iter();
+    let oldest = frames.find(|f| f.to == to && f.mpdu.numbered);
+    oldest.map_or(next, |f| f.sequence)
+}
+
 /// Numbers the MPDUs of `selection` sent for the first time from `next` on (every frame of
 /// an MPDU the same number) and marks their frames in flight; the next number.
 pub(crate) fn number_mpdus(
@@ -463,6 +476,18 @@ impl Reordering {
     pub(crate) fn holds(&self, sequence: u16) -> bool {
         let offset = usize::from(modular_distance(self.expected, sequence));
         self.held.get(offset).is_some_and(Option::is_some)
+    }
+
+    /// The bitmap of the BlockAck answering a BlockAckReq that starts at `start`, `bits`
+    /// long (at most 256): bit i set where MPDU `start + i` is held (§10.25.6.5).
+    pub(crate) fn scoreboard(&self, start: u16, bits: usize) -> [u8; 32] {
+        let mut bitmap = [0u8; 32];
+        for bit in 0..bits {
+            if self.holds((start + bit as u16) % SEQUENCE_MODULO) {
+                bitmap[bit / 8] |= 1 << (bit % 8);
+            }
+        }
+        bitmap
     }
 
     /// The originator gave up every MPDU before `start` (a BlockAckReq's starting sequence
@@ -738,5 +763,46 @@ mod tests {
         buffer.move_window(4, &mut out);
         assert_eq!(uids(&out), [40, 41]);
         assert!(buffer.further.is_empty());
+    }
+
+    #[test]
+    fn a_block_ack_req_is_answered_with_what_the_recipient_holds_from_its_start() {
+        // expecting 4090, holding 4092 and 3 (across the wrap): from 4091, bits 1 and 8
+        let mut buffer = Reordering::new(64);
+        // (a window moves forward by less than half the sequence space at a time)
+        for start in [2000, 4000, 4090] {
+            buffer.move_window(start, &mut Vec::new());
+        }
+        let mut out = Vec::new();
+        buffer.receive(4092, [packet(1)], &mut out);
+        buffer.receive(3, [packet(2)], &mut out);
+        assert!(out.is_empty());
+        let bitmap = buffer.scoreboard(4091, 64);
+        assert_eq!((bitmap[0], bitmap[1]), (0b10, 0b1));
+        assert!(bitmap[2..].iter().all(|&byte| byte == 0));
+        // a shorter bitmap leaves out what lies past it
+        assert_eq!(buffer.scoreboard(4091, 8)[1], 0);
+    }
+
+    #[test]
+    fn a_window_starts_at_the_oldest_numbered_mpdu_for_its_recipient() {
+        let frame = |to: u32, sequence: u16, numbered: bool| {
+            let mut frame = Frame::new(packet(0), to, airtcp_proto::Instant::ZERO, sequence);
+            frame.mpdu.numbered = numbered;
+            frame
+        };
+        let frames = [
+            frame(1, 7, true),
+            frame(2, 5, false),
+            frame(2, 9, true),
+            frame(2, 3, true),
+        ];
+        assert_eq!(window_start(&frames, 2, 11), 9);
+        assert_eq!(
+            window_start(&frames, 3, 11),
+            11,
+            "none held: the next number"
+        );
+        assert_eq!(window_start(&frames[1..2], 2, 11), 11, "not numbered yet");
     }
 }

@@ -60,7 +60,7 @@ use crate::packet::Packet;
 pub use crate::wlan::block_ack::AmpduLimits;
 use crate::wlan::block_ack::{
     head_mpdu, longest_psdu, modular_distance, mpdu_positions, msdus_bytes, number_mpdus,
-    psdu_within_txop, select_mpdus, Forming, Reordering, RetryCounter,
+    psdu_within_txop, select_mpdus, window_start, Forming, Reordering, RetryCounter,
 };
 
 /// A-MPDU state of a BSS: the limits, sequence numbers and the recipients' buffers.
@@ -626,15 +626,12 @@ impl Bss {
     /// sequence number).
     pub(super) fn window_start(&self, edcaf: u32, to: u32) -> u16 {
         let ampdu = self.ampdu.as_ref().expect("an aggregating BSS");
-        self.edcafs[edcaf as usize]
-            .queues
-            .iter()
-            .flatten()
-            .find(|f| f.to == to && f.mpdu.numbered)
-            .map_or_else(
-                || ampdu.next_sequence.get(&(edcaf, to)).copied().unwrap_or(0),
-                |f| f.sequence,
-            )
+        let next = ampdu.next_sequence.get(&(edcaf, to)).copied().unwrap_or(0);
+        window_start(
+            self.edcafs[edcaf as usize].queues.iter().flatten(),
+            to,
+            next,
+        )
     }
 
     /// The recipient `to` of `edcaf`'s MPDUs moves its window to `start`, handing up what it

@@ -24,7 +24,7 @@ use std::time::Duration;
 use airtcp_proto::Instant;
 
 use super::{Actions, AirBody, AirFrame, Bss, FailedFrame, Outcome};
-use crate::wlan::block_ack::{BLOCK_ACK_REQ_BYTES, SEQUENCE_MODULO};
+use crate::wlan::block_ack::BLOCK_ACK_REQ_BYTES;
 
 /// A BlockAckReq an EDCAF owes a recipient.
 #[derive(Clone, Copy, Debug)]
@@ -238,14 +238,9 @@ impl Bss {
             return;
         }
         // the recipient's scoreboard from the new window start: what its buffer holds
-        let mut bitmap = [0u8; 32];
-        if let Some(buffer) = ampdu.buffers.get(&(edcaf, to)) {
-            for bit in 0..usize::from(bitmap_bytes) * 8 {
-                if buffer.holds((start + bit as u16) % SEQUENCE_MODULO) {
-                    bitmap[bit / 8] |= 1 << (bit % 8);
-                }
-            }
-        }
+        let bitmap = (ampdu.buffers.get(&(edcaf, to))).map_or([0; 32], |buffer| {
+            buffer.scoreboard(start, usize::from(bitmap_bytes) * 8)
+        });
         actions.air.push(AirFrame {
             at: at + Duration::from_nanos(airtime + delta + sifs),
             airtime_ns: response,
