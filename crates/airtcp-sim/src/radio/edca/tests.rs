@@ -274,8 +274,8 @@ fn an_mpdu_dropped_in_an_internal_collision_moves_its_recipients_window() {
     assert_eq!((counters.internal_collisions, counters.retry_drops), (1, 1));
     assert_eq!(dscps(&delivered), [EF, AF41], "VO's, then VI's second");
     // VI owes the AP a BlockAckReq, which goes at its next access ahead of its data: 24
-    // bytes at the PHY's basic rate, 24 Mbit/s, 20 µs + 3 symbols of 96 bits (16 + 192 + 6
-    // bits), its Duration SIFS and the 32-byte BlockAck (20 µs + 3 symbols), which follows
+    // bytes at its link's control rate (24 Mbit/s, the highest basic rate below MCS 7's 65),
+    // 20 µs + 3 symbols of 96 bits (16 + 192 + 6 bits), its Duration SIFS and the 32-byte BlockAck (20 µs + 3 symbols), which follows
     // SIFS later from 1
     let summary: Vec<String> = air
         .iter()
