@@ -27,10 +27,10 @@ def test_the_fifo_is_the_default_and_resolves_as_before(tmp_path: Path):
     ("wlan", "fragments"),
     [
         ('queueing = "codel"', ("wlan.queueing", "fq_codel_airtime")),
-        ('queueing = "fq_codel"\nagent = "ack_priority"', ("wlan.agent", "queueing", "fifo")),
+        ('queueing = "fq_codel"\nagent = "snoop"', ("wlan.agent", "snoop", "fifo")),
         (
             'queueing = "fq_codel"\n[[agents]]\nnode = "ap"\ninterface = "wlan"\nkind = "af"',
-            ("agents[0].interface", "mac80211", "fifo"),
+            ("agents[0].kind", "mac80211", "fifo"),
         ),
         ("short_retry_limit = 300", ("wlan.short_retry_limit", "255")),
         ('driver_queue = "firmware"', ("wlan.driver_queue", "fifo", "fq_codel")),

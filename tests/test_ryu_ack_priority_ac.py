@@ -31,15 +31,16 @@ def run(overrides: dict, stations: int = 4, seed: int = 1) -> dict:
 
 
 def policy(name: str, ampdu: bool) -> dict:
-    agent = R.POLICIES[name][0]
-    if agent is None:
-        return {"wlan.queueing": "fq_codel_airtime", "wlan.ampdu": ampdu}
-    return {"wlan.agent": agent, "wlan.ampdu": ampdu}
+    settings = {"wlan.agent": R.POLICIES[name][0], "wlan.ampdu": ampdu}
+    if name in R.OVER_FQ:
+        settings["wlan.queueing"] = "fq_codel_airtime"
+    return settings
 
 
 def test_both_plans_load_and_resolve(tmp_path):
     # Every point of both sweeps passes the checks a run makes, before anything runs: the
-    # agents' sweep zips each agent with A-MPDU on or off, mac80211's queues run without one.
+    # agents' sweep zips each agent with A-MPDU on or off, mac80211's queues run without an
+    # agent (`dcf`) and with ACK priority.
     assert REPRODUCTIONS[R.NAME] is R
     for plan in (R.QUICK, R.FULL):
         main = from_text(R.experiment_toml(plan, R.SCENARIO), tmp_path / "main" / "e.toml")
@@ -57,10 +58,10 @@ def test_both_plans_load_and_resolve(tmp_path):
         (name, text), *rest = R.more_experiments(plan).items()
         assert name == R.FQ and not rest
         fq = from_text(text, tmp_path / "fq" / "e.toml")
-        assert len(fq.tasks) == 2 * len(plan.flows) * plan.replications
+        assert len(fq.tasks) == 2 * 2 * len(plan.flows) * plan.replications
         wlans = [t.scenario["wlans"][0] for t in fq.tasks]
         assert {w.get("queueing") for w in wlans} == {"fq_codel_airtime"}
-        assert not any(w.get("agent") for w in wlans)
+        assert {w["agent"]["kind"] for w in wlans} == {"dcf", "ack_priority"}
     # the quick plan is small: it runs in CI
     assert R.QUICK.replications == 2 and R.QUICK.duration_s <= 10
 
@@ -81,8 +82,8 @@ def test_the_resolved_scenario_is_the_documented_one():
 
 @pytest.mark.parametrize(
     ("name", "ampdu"),
-    [(name, True) for name in (*R.WITH_AMPDU, "fq_codel_airtime")]
-    + [(name, False) for name in (*R.WITHOUT_AMPDU, "fq_codel_airtime")],
+    [(name, True) for name in (*R.WITH_AMPDU, *R.OVER_FQ)]
+    + [(name, False) for name in (*R.WITHOUT_AMPDU, *R.OVER_FQ)],
 )
 def test_each_policy_runs(name: str, ampdu: bool):
     summary = run(policy(name, ampdu), stations=3)
@@ -92,7 +93,7 @@ def test_each_policy_runs(name: str, ampdu: bool):
         assert values["mpdus_per_ampdu"] > 2
     else:
         assert math.isnan(values["mpdus_per_ampdu"])
-    if name == "fq_codel_airtime":
+    if name in R.OVER_FQ:
         assert summary["wlans"][0]["queue_drops"] == 0
 
 
@@ -106,7 +107,7 @@ def test_the_dcf_agent_runs_as_no_agent():
         assert json.dumps(plain, sort_keys=True) == json.dumps(dcf, sort_keys=True)
 
 
-@pytest.mark.parametrize("name", ["ack_priority", "ack_priority_vo"])
+@pytest.mark.parametrize("name", ["ack_priority", "ack_priority_vo", "ack_priority_fq"])
 def test_ack_priority_sends_a_mpdus_of_acks_with_backoff_0(name: str):
     # Every access of the AP is headed by a TCP ACK and goes with backoff 0; each carries
     # the ACKs queued for one station as one A-MPDU, several of them. Under DCF none has
@@ -228,11 +229,11 @@ def test_a_small_reproduction_reports_its_claims(tmp_path):
     for used in set(table["verdict"]):
         assert escape(MEANINGS[used], quote=True) in html
     points = pd.read_csv(out / "points.csv")
-    combos = {(p, True) for p in (*R.WITH_AMPDU, "fq_codel_airtime")}
-    combos |= {(p, False) for p in (*R.WITHOUT_AMPDU, "fq_codel_airtime")}
+    combos = {(p, True) for p in (*R.WITH_AMPDU, *R.OVER_FQ)}
+    combos |= {(p, False) for p in (*R.WITHOUT_AMPDU, *R.OVER_FQ)}
     assert set(zip(points["policy"], points["ampdu"], strict=True)) == combos
     assert (points["runs"] == 2).all() and set(points["flows"]) == {1, 3}
-    priority = points[(points["policy"] == "ack_priority") & points["ampdu"]]
+    priority = points[points["policy"].isin(["ack_priority", "ack_priority_fq"]) & points["ampdu"]]
     assert (priority["zero_backoff_share"] > 0.95).all()
     assert (priority["acks_per_ap_access"] > 3).all()
     assert int(re.search(r'data-figures="(\d+)"', html).group(1)) == 4

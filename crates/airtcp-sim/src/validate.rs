@@ -22,6 +22,7 @@ use crate::wlan::{AmpduLimits, DriverQueue, Queueing};
 /// The shortest A-MPDU duration a scenario may set (an A-MPDU carries at least one MPDU
 /// whatever its limit).
 const MIN_AMPDU_DURATION_NS: u64 = 1_000;
+use airtcp_proto::agent;
 use airtcp_proto::tcp::cc;
 use airtcp_proto::time::seconds;
 use airtcp_proto::wifi::edca::{
@@ -90,12 +91,18 @@ impl Scenario {
                 );
             }
             if let Interface::Wlan { bss, .. } = place {
-                if self.wlans[bss as usize].queueing != Queueing::Fifo {
+                // an access planner's ACK queue goes below mac80211's queues (`wlan::dcf`)
+                let planner = agent::plans_access(&config.kind);
+                if self.wlans[bss as usize].queueing != Queueing::Fifo && !planner {
                     return fail(
-                        format!("{key}.interface"),
-                        "an agent on an interface of a WLAN with mac80211's queues is not \
-                         supported yet (it sees the MAC queue only); set queueing = \"fifo\" \
-                         on that WLAN",
+                        format!("{key}.kind"),
+                        format!(
+                            "agent '{}' on an interface of a WLAN with mac80211's queues is \
+                             not supported yet (it would see the driver's queue only, not \
+                             the frames waiting in mac80211's); set queueing = \"fifo\" on \
+                             that WLAN (access-planning agents run beside mac80211's queues)",
+                            config.kind
+                        ),
                     );
                 }
                 if self.wlans[bss as usize].ampdu_limits().is_some() {
@@ -301,14 +308,6 @@ impl Scenario {
         }
         let what = format!("queueing = \"{}\"", wlan.queueing.name());
         let way_out = "queueing = \"fifo\"";
-        if wlan.agent.is_some() {
-            return fail(
-                format!("{key}.agent"),
-                format!(
-                    "{what} does not run beside an agent on its AP yet; set {way_out} or remove it"
-                ),
-            );
-        }
         self.refuse_beside_roaming(key, wlan, &what, way_out)
     }
 

@@ -21,8 +21,7 @@ proptest! {
         slow in any::<bool>(),
         seed in 1u64..1000,
     ) {
-        // mac80211's queues do not run beside an AP agent
-        let agent = (ack_priority && queueing == "fifo").then_some("ack_priority");
+        let agent = ack_priority.then_some("ack_priority");
         let summary = run(&common::two_way_udp(n, &dscps, ampdu, queueing, agent, loss, slow, seed)).summary;
         let (sent, delivered, dropped, msdus) = common::datagram_accounts(&summary);
         prop_assert_eq!(sent, delivered + dropped, "sent {} delivered {} dropped {}",

@@ -14,8 +14,9 @@ The AP's policies, each over the numbers of stations, with A-MPDU on and off:
 - ``ack_priority_vo``: the same with the ACK queue in the AP's AC_VO EDCAF (AIFSN 1, CW
   3..7), 802.11e's own way to prioritise, still with backoff 0;
 - ``fq_codel_airtime``: no agent, Linux mac80211's per-station FQ-CoDel queues with the
-  airtime scheduler, on every MAC (AP and stations), in the ``fq-codel`` subdirectory (it
-  does not run beside an agent);
+  airtime scheduler, on every MAC (AP and stations), in the ``fq-codel`` subdirectory;
+- ``ack_priority_fq``: the paper's scheme over those queues, in the same subdirectory: the
+  ACK queue below mac80211's (in the driver), backoff 0; the data through the tins;
 - ``adaptive``: the paper's future work (airtcp's controller, docs/agents.md): backoff 0
   for only a share of the ACK-headed accesses, steered so that the estimated number of
   contenders tracks Bianchi's optimum; it counts the idle slots of its AC (AC_BE);
@@ -58,12 +59,14 @@ POLICIES = {
     "ack_priority": ("ack_priority", "ACK priority, backoff 0 (AC_BE)"),
     "ack_priority_vo": (VO, "ACK priority in AC_VO, backoff 0"),
     "adaptive": ("adaptive", "adaptive ACK priority (the paper's future work)"),
-    "fq_codel_airtime": (None, "mac80211 FQ-CoDel + airtime (no agent)"),
+    "fq_codel_airtime": ("dcf", "mac80211 FQ-CoDel + airtime (no agent)"),
+    "ack_priority_fq": ("ack_priority", "ACK priority over mac80211 FQ-CoDel + airtime"),
     "txop_burst": ("txop_burst", "TXOP burst of ACKs"),
     "ack_aggregation": ("ack_aggregation", "ACK aggregation (A-MSDU)"),
 }
 WITH_AMPDU = ("dcf", "ack_priority", "ack_priority_vo", "adaptive")
 WITHOUT_AMPDU = (*WITH_AMPDU, "txop_burst", "ack_aggregation")
+OVER_FQ = ("fq_codel_airtime", "ack_priority_fq")  # the fq-codel sweep's, A-MPDU on and off
 METRICS = [
     "aggregate_goodput_bps",
     "jain_fairness",
@@ -133,7 +136,8 @@ def experiment_toml(plan: Plan, scenario: str, settings: dict[str, Any] | None =
 
 
 def more_experiments(plan: Plan, settings: dict[str, Any] | None = None) -> dict[str, str]:
-    """mac80211's queues (no agent), A-MPDU on and off, in the ``fq-codel`` subdirectory."""
+    """mac80211's queues without an agent and with ACK priority, A-MPDU on and off, in the
+    ``fq-codel`` subdirectory."""
     fixed = '"wlan.queueing" = "fq_codel_airtime"\n'
     head = _head(
         "mac80211's FQ-CoDel with airtime fairness on 802.11ac",
@@ -145,6 +149,7 @@ def more_experiments(plan: Plan, settings: dict[str, Any] | None = None) -> dict
     )
     text = f"""{head}
 [grid]
+"wlan.agent" = {_toml([POLICIES[p][0] for p in OVER_FQ])}
 "wlan.ampdu" = [true, false]
 "wlan.stations" = {json.dumps(plan.flows)}
 """
@@ -155,9 +160,9 @@ def more_experiments(plan: Plan, settings: dict[str, Any] | None = None) -> dict
 
 
 def _policy(row: dict[str, Any], fq: bool) -> str:
-    if fq:
-        return "fq_codel_airtime"
     agent = row["wlan.agent"]
+    if fq:
+        return next(p for p in OVER_FQ if POLICIES[p][0] == agent)
     if isinstance(agent, dict):
         return "ack_priority_vo" if agent.get("ac") == "vo" else str(agent["kind"])
     return str(agent)
@@ -617,17 +622,22 @@ def fq_claim(points: pd.DataFrame, ampdu: bool) -> Claim:
     goodput = _against(points, "dcf", "fq_codel_airtime", ampdu, "goodput_bps", 1e6)
     jain = _against(points, "dcf", "fq_codel_airtime", ampdu, "jain", 1.0, 2)
     best = _against(points, "ack_priority", "fq_codel_airtime", ampdu, "goodput_bps", 1e6)
+    over = _against(points, "fq_codel_airtime", "ack_priority_fq", ampdu, "goodput_bps", 1e6)
     return Claim(
         f"Beyond the paper, {_mode(ampdu)}: Linux mac80211's FQ-CoDel queues with airtime "
-        "fairness (no agent) against the FIFO with and without ACK priority",
+        "fairness against the FIFO with and without ACK priority, and ACK priority over them",
         f"goodput (Mbit/s), DCF → FQ-CoDel: {goodput}. Jain's index, DCF → FQ-CoDel: {jain}. "
-        f"Goodput, ack_priority → FQ-CoDel: {best}",
+        f"Goodput, ack_priority → FQ-CoDel: {best}. Goodput, FQ-CoDel → ACK priority over "
+        f"FQ-CoDel: {over}",
         "beyond the paper",
         BEYOND_RULE,
         "mac80211's queues run on every MAC, the stations' too (docs/scenarios.md): CoDel at "
         "each station keeps its upload's window from overflowing its own queue, which under a "
         "FIFO drops segments by the hundred and costs timeouts; and at the AP each station's "
-        "ACKs have a queue of their own, so no flow's ACKs crowd out another's.",
+        "ACKs have a queue of their own, so no flow's ACKs crowd out another's. ACK priority "
+        "over them keeps the data in mac80211's queues and puts the AP's ACKs in the paper's "
+        "queue below them (in the driver), sent first with backoff 0: it changes how many "
+        "stations contend, not how the queues are served.",
     )
 
 
@@ -783,7 +793,8 @@ WHY = {
     "(target: Bianchi's optimum for the stations' frames as the WLAN sends them, 1 with "
     "A-MPDU, 3 without); without A-MPDU also txop_burst and ack_aggregation",
     "queueing": "per point: fifo (one DropTail queue per MAC, as the paper's ns-2) with the "
-    "agents; fq_codel_airtime (mac80211's, every MAC) without an agent",
+    "agents; fq_codel_airtime (mac80211's, every MAC) without an agent (dcf) and with "
+    "ack_priority (its ACK queue below mac80211's, in the driver)",
     "driver_queue": "ath9k's hardware queue (the default: two A-MPDUs) below mac80211's "
     "queues; firmware queues and AQL are beyond this experiment",
     "ampdu": "per point: on (the standard's for VHT: Block Ack window, A-MPDU length and "

@@ -851,11 +851,17 @@ impl SharedChannel {
         let queue = self.classify(i, &packet);
         let interface = &mut self.interfaces[i as usize];
         let r = interface.radio;
-        if interface.txqs.is_some() {
+        // (beside mac80211's queues a planning AP's ACK queue sits below them, in the driver)
+        if interface.txqs.is_some() && queue == ApQueue::Data as usize {
+            let idle = interface.queues.iter().all(VecDeque::is_empty);
+            let planning = interface.planning.is_some();
             let radio = &mut self.radios[r as usize];
             let sequence = radio.next_sequence;
             radio.next_sequence = sequence.wrapping_add(1);
             if self.enqueue_txq(i, Frame::new(packet, to, now, sequence), now) {
+                if idle && planning && self.planned_arrival(i, now) {
+                    return;
+                }
                 self.frame_waiting(r, k, now);
             }
             return;

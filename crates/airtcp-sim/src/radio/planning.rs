@@ -189,7 +189,8 @@ impl SharedChannel {
             .agent
             .as_mut()
             .and_then(|s| s.agent.access_planner());
-        let plan = plan_access(planner, now, &interface.queues);
+        let backlog = interface.txqs.as_ref().map_or(0, |t| t.backlog(0));
+        let plan = plan_access(planner, now, &interface.queues, backlog);
         interface.planning.as_mut().expect("a planning AP").plan = plan;
         plan
     }

@@ -10,6 +10,8 @@
 //!   the sender's scheduler and at the receiver's (the AP's, for an upload), collisions and
 //!   losses included, as on the central DCF; `station_uplink_airtime_ns` and
 //!   `station_downlink_airtime_ns` count it per station.
+//! - **A planning AP** (`planning`) keeps its ACK queue below the tins, as on the central
+//!   DCF (`wlan::dcf::txq`): the ACKs its agent classifies go straight to it.
 //! - **With EDCA** the tins are the interface's AC's: the one AC's, or with several ACs
 //!   (`edca`) each AC's interface keeps its own tins and scheduler, and airtime is charged
 //!   per AC (as Linux's `sta->airtime[ac]`).

@@ -19,20 +19,31 @@ pub(crate) const QOS_CONTROL_BYTES: u32 = 2;
 
 /// The AP's next access plan from its agent (plain DCF on the data queue without one). A
 /// plan for an empty queue serves the other one: an agent's choice of ACKs first is only a
-/// priority, and backoff 0 was meant for the queue it named.
+/// priority, and backoff 0 was meant for the queue it named. `data_backlog`: the data
+/// frames waiting above the data queue in mac80211's queues (`wlan::dcf::txq`), which the
+/// agent counts as data and the driver moves into the data queue at the access.
 pub(crate) fn plan_access(
     planner: Option<&mut dyn AccessPlanner>,
     now: Instant,
     queues: &[VecDeque<Frame>; 2],
+    data_backlog: usize,
 ) -> AccessPlan {
     let view = ApView {
-        data_frames: queues[0].len(),
+        data_frames: queues[0].len() + data_backlog,
         ack_frames: queues[1].len(),
     };
     let plan = match planner {
         Some(planner) => planner.plan(now, &view),
         None => AccessPlan::plain(ApQueue::Data),
     };
+    if plan.queue == ApQueue::Data && data_backlog > 0 {
+        return plan; // the driver fills the data queue at the access
+    }
+    serve_nonempty(plan, queues)
+}
+
+/// `plan`, or, if its queue is empty, the same for the other queue without backoff 0.
+pub(crate) fn serve_nonempty(plan: AccessPlan, queues: &[VecDeque<Frame>; 2]) -> AccessPlan {
     if !queues[plan.queue as usize].is_empty() {
         return plan;
     }

@@ -67,7 +67,9 @@ pub use txq::{Driver, DriverQueue, Queueing};
 
 #[cfg(test)]
 use super::ap_plan::{a_msdu_bytes, QOS_CONTROL_BYTES};
-use super::ap_plan::{frames_per_access, payload_bytes, plan_access, queue_full, txop_frame_ns};
+use super::ap_plan::{
+    frames_per_access, payload_bytes, plan_access, queue_full, serve_nonempty, txop_frame_ns,
+};
 use crate::error_model::ErrorModel;
 use crate::packet::Packet;
 use crate::rng::Stream;
@@ -615,7 +617,8 @@ impl Bss {
             _ => None,
         };
         let queues = &self.edcafs[self.planning as usize].queues;
-        self.ap_plan = plan_access(planner, now, queues);
+        let backlog = self.txqs.as_ref().map_or(0, |t| t.backlog(self.planning));
+        self.ap_plan = plan_access(planner, now, queues, backlog);
         self.ap_plan
     }
 
@@ -655,12 +658,9 @@ impl Bss {
             return;
         }
         let mut edcaf = self.edcaf_for(mac, &packet);
-        if self.txqs.is_some() {
-            self.enqueue_txq(now, edcaf, Frame::new(packet, to, now, 0), actions);
-            return;
-        }
         // The AP's planning agent takes the ACKs it classifies into its EDCAF's ACK queue,
         // whatever their DSCP (with EDCA, into the AC it names); other frames go by DSCP.
+        // Beside mac80211's queues (`txq`) the ACK queue sits below them, in the driver.
         let queue = match self.planner() {
             Some(planner) if mac == 0 => planner.classify(&packet.repr) as usize,
             _ => ApQueue::Data as usize,
@@ -670,26 +670,31 @@ impl Bss {
         }
         let planning = self.plans(edcaf);
         let queues = &self.edcafs[edcaf as usize].queues;
-        if queue_full(queues, &self.params, queue) {
+        let to_txqs = self.txqs.is_some() && queue == ApQueue::Data as usize;
+        if !to_txqs && queue_full(queues, &self.params, queue) {
             self.counters.queue_drops += 1;
             return;
         }
+        // (a BlockAckReq owed keeps an EDCAF holding and contending)
+        let was_empty = self.holds_nothing(edcaf);
+        let head_changed =
+            was_empty || (queue == ApQueue::Ack as usize && queues[queue].is_empty());
         let station = &mut self.macs[mac as usize];
         let frame = Frame::new(packet, to, now, station.next_sequence);
         station.next_sequence = station.next_sequence.wrapping_add(1);
-        let owes = self.owes_block_ack_req(edcaf);
-        let queues = &mut self.edcafs[edcaf as usize].queues;
-        // (a BlockAckReq owed keeps an EDCAF holding and contending)
-        let was_empty = queues.iter().all(VecDeque::is_empty) && !owes;
-        let queue_was_empty = queues[queue].is_empty();
-        queues[queue].push_back(frame);
+        if to_txqs {
+            // numbered as it enters mac80211's queues
+            let txqs = self.txqs.as_mut().expect("intermediate queues");
+            self.counters.queue_drops += txqs.enqueue(edcaf, frame);
+        } else {
+            self.edcafs[edcaf as usize].queues[queue].push_back(frame);
+        }
         if was_empty {
             self.holding += 1;
         }
         if planning {
             // The head of the AP changed: plan again (unless the AP is sending now: the end of
             // its busy period plans); a zero backoff can only shorten a backoff already running.
-            let head_changed = queue_was_empty && (was_empty || queue == ApQueue::Ack as usize);
             if head_changed && !self.transmitting(edcaf) {
                 let plan = self.replan(now);
                 let pending = self.edcafs[edcaf as usize].expiry;
@@ -707,20 +712,6 @@ impl Bss {
             return;
         }
         if was_empty {
-            self.contend(now, edcaf, actions);
-        }
-    }
-
-    /// Puts a frame into `edcaf`'s intermediate queues (`txq`), numbered as it enters them.
-    fn enqueue_txq(&mut self, now: Instant, edcaf: u32, mut frame: Frame, actions: &mut Actions) {
-        let was_empty = self.holds_nothing(edcaf);
-        let station = &mut self.macs[self.edcafs[edcaf as usize].mac as usize];
-        frame.sequence = station.next_sequence;
-        station.next_sequence = station.next_sequence.wrapping_add(1);
-        let txqs = self.txqs.as_mut().expect("intermediate queues");
-        self.counters.queue_drops += txqs.enqueue(edcaf, frame);
-        if was_empty {
-            self.holding += 1;
             self.contend(now, edcaf, actions);
         }
     }
@@ -848,6 +839,11 @@ impl Bss {
             }
             if self.txqs.is_some() {
                 self.refill(now, edcaf);
+                if self.plans(edcaf) {
+                    // CoDel may have emptied the planned queue
+                    self.ap_plan =
+                        serve_nonempty(self.ap_plan, &self.edcafs[edcaf as usize].queues);
+                }
             }
             if self.edcaf_len(edcaf) > 0 || self.owes_block_ack_req(edcaf) {
                 transmitters.push(edcaf);

@@ -27,6 +27,10 @@
 //!   `firmware` (`driver_queue`).
 //! - **Airtime**: every data PPDU's airtime is charged to the station it was for or from, at
 //!   the AP's scheduler (both directions, as the paper's scheduler does).
+//! - **Beside an AP's access-planning agent** (paper 000's, `wlan::ap_plan`) the data goes
+//!   through these queues and the agent's ACK queue sits below them, beside the driver's
+//!   FIFO: the ACKs it classifies skip the tins and the scheduler (ours: Linux has no such
+//!   queue) and their airtime is charged as any PPDU's.
 //! - **Where this departs from ath9k**: MPDUs to retry go again from the FIFO's head without
 //!   passing the scheduler (ath9k returns them to the TID's retry queue); A-MPDUs keep the
 //!   standard's limits (the Block Ack window, aPPDUMaxTime) unless `ba_window` and
