@@ -107,6 +107,13 @@ def print_summary(summary: dict) -> None:
             f"ping {ping['name']} {ping['src']} → {ping['dst']}: {_rtt_text(stats)}",
             highlight=False,
         )
+    for link in summary["links"]:
+        # Only the link directions that dropped: at the tail, or by their AQM at the head.
+        if link["queue_drops"] or link.get("aqm_drops"):
+            out.print(
+                f"link {link['from']} → {link['to']}: {link['delivered']} delivered, "
+                f"{link['queue_drops']} tail drops, {link.get('aqm_drops', 0)} AQM drops"
+            )
     for wlan in summary["wlans"]:
         # Only where a mobile has left the BSS: attempts nobody answered, frames lost.
         absent = (

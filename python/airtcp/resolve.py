@@ -23,6 +23,7 @@ from .scenario import (
     WLAN_DRIVER_QUEUES,
     WLAN_QUEUEINGS,
     Agent,
+    Aqm,
     Direction,
     EdcaAc,
     Flow,
@@ -559,6 +560,15 @@ def _unless_default(key: str, value: int | bool | str | None) -> dict[str, Any]:
     return {key: None if value == "off" else value}
 
 
+def _aqm(aqm: Aqm) -> dict[str, Any]:
+    """A direction's AQM as the simulator reads it, left out for DropTail."""
+    if aqm.kind == "none":
+        return {}
+    settings = {"target_ns": aqm.target, "interval_ns": aqm.interval}
+    settings |= {"flows": aqm.flows, "quantum": aqm.quantum}
+    return {"aqm": {"kind": aqm.kind} | {k: v for k, v in settings.items() if v is not None}}
+
+
 def _direction(link: Link, override: Direction) -> dict[str, Any]:
     queue = override.queue or link.queue
     rate, trace = link.pace(override)
@@ -566,6 +576,7 @@ def _direction(link: Link, override: Direction) -> dict[str, Any]:
         **({"trace_ms": trace.times_ms} if trace else {"rate_bps": rate}),
         "delay_ns": link.delay if override.delay is None else override.delay,
         "queue": {"packets": queue.packets, "bytes": queue.bytes},
+        **_aqm(override.aqm or link.aqm),
         "errors": {
             "loss": link.loss if override.loss is None else override.loss,
             "ber": link.ber if override.ber is None else override.ber,

@@ -198,6 +198,46 @@ Trace = Annotated[
 ]
 
 
+def _named(value: object) -> object:
+    """A bare name stands for a table of that ``kind`` (``agent = "snoop"``, ``aqm = "codel"``)."""
+    return {"kind": value} if isinstance(value, str) else value
+
+
+LINK_AQMS: tuple[str, ...] = tuple(_core.link_aqms())
+LinkAqmKind = Literal[LINK_AQMS]  # type: ignore[valid-type]
+
+
+class Aqm(Strict):
+    """A link direction's queue management (docs/scenarios.md, "AQM"): ``aqm = "codel"`` or
+    a table with ``kind`` and CoDel's ``target`` and ``interval`` (and for ``fq_codel`` its
+    ``flows`` and ``quantum``); unset values are Linux's defaults."""
+
+    kind: LinkAqmKind = LINK_AQMS[0]
+    target: PositiveDuration | None = None
+    interval: PositiveDuration | None = None
+    flows: Annotated[int, Field(gt=0)] | None = None
+    quantum: Annotated[int, Field(gt=0)] | None = None
+
+    @model_validator(mode="after")
+    def _settings_of_the_kind(self) -> Aqm:
+        allowed = {"none": (), "codel": ("target", "interval")}.get(
+            self.kind, ("target", "interval", "flows", "quantum")
+        )
+        for name in ("target", "interval", "flows", "quantum"):
+            if getattr(self, name) is not None and name not in allowed:
+                raise ValueError(f"'{name}' is not a setting of aqm '{self.kind}'")
+        return self
+
+
+AqmSpec = Annotated[
+    Aqm,
+    BeforeValidator(_named),
+    WithJsonSchema(
+        {"type": ["string", "object"], "description": "none, codel, fq_codel, or a table"}
+    ),
+]
+
+
 class Direction(Strict):
     """Per-direction overrides of a link's properties."""
 
@@ -205,6 +245,7 @@ class Direction(Strict):
     trace: Trace | None = None
     delay: Duration | None = None
     queue: QueueSpec | None = None
+    aqm: AqmSpec | None = None
     loss: Probability | None = None
     ber: Probability | None = None
 
@@ -223,6 +264,7 @@ class Link(Strict):
     trace: Trace | None = None
     delay: Duration
     queue: QueueSpec = Queue(packets=100)
+    aqm: AqmSpec = Aqm()
     loss: Probability = 0.0
     ber: Probability = 0.0
     a_to_b: Direction = Direction()
@@ -267,13 +309,9 @@ class Agent(Strict):
     ac: AccessCategoryName | None = None
 
 
-def _agent(value: object) -> object:
-    return {"kind": value} if isinstance(value, str) else value
-
-
 AgentSpec = Annotated[
     Agent,
-    BeforeValidator(_agent),
+    BeforeValidator(_named),
     WithJsonSchema(
         {"type": ["string", "object"], "description": "agent name, or a table with kind"}
     ),

@@ -131,6 +131,13 @@ fn wlan_queueings() -> Vec<&'static str> {
     airtcp_sim::wlan::Queueing::NAMES.to_vec()
 }
 
+/// The AQMs a wired link direction can name (`airtcp_sim::aqm::AqmConfig`), the default
+/// (DropTail) first.
+#[pyfunction]
+fn link_aqms() -> Vec<&'static str> {
+    airtcp_sim::aqm::AqmConfig::KINDS.to_vec()
+}
+
 /// The driver queues a WLAN can name (`airtcp_sim::wlan::DriverQueue`), the default first.
 #[pyfunction]
 fn wlan_driver_queues() -> Vec<&'static str> {
@@ -480,6 +487,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tcp_records, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;
     m.add_function(wrap_pyfunction!(wlan_queueings, m)?)?;
+    m.add_function(wrap_pyfunction!(link_aqms, m)?)?;
     m.add_function(wrap_pyfunction!(wlan_driver_queues, m)?)?;
     m.add_function(wrap_pyfunction!(access_categories, m)?)?;
     m.add_function(wrap_pyfunction!(dscp_names, m)?)?;

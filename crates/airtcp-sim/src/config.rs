@@ -15,6 +15,7 @@ use airtcp_proto::wifi::mcs::{Band, Format, McsPhy};
 use airtcp_proto::wifi::{Modulation, Phy, PhyError, Preamble};
 use serde::Deserialize;
 
+use crate::aqm::AqmConfig;
 use crate::error_model::ErrorModel;
 pub use crate::mobility::MobileConfig;
 use crate::queue::QueueLimit;
@@ -97,6 +98,9 @@ pub struct DirectionConfig {
     pub delay_ns: u64,
     #[serde(default)]
     pub queue: QueueLimit,
+    /// DropTail without one (`crate::aqm`).
+    #[serde(default)]
+    pub aqm: AqmConfig,
     #[serde(default)]
     pub errors: ErrorModel,
 }

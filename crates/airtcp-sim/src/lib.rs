@@ -7,6 +7,7 @@
 //! a stream derived from (seed, component). The same scenario and seed give bit-identical
 //! results.
 
+pub mod aqm;
 pub mod config;
 pub mod delivery_trace;
 pub mod effective;

@@ -1,5 +1,5 @@
 //! Point-to-point wired links: per direction a rate (or a mahimahi delivery trace), a
-//! propagation delay, a DropTail queue and an error model, so asymmetric links (a slow
+//! propagation delay, a queue (DropTail, or an AQM: `aqm`) and an error model, so asymmetric links (a slow
 //! uplink) are one link.
 //!
 //! A mobile host's cell is such a link, and goes down when the mobile leaves the cell
@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use airtcp_proto::Instant;
 
+use crate::aqm::LinkQueue;
 use crate::config::DirectionConfig;
 use crate::delivery_trace::TraceCursor;
 use crate::error_model::ErrorModel;
 use crate::interface::AgentSlot;
 use crate::packet::Packet;
-use crate::queue::DropTailQueue;
 use crate::rng::Stream;
 
 /// How fast a channel sends.
@@ -34,7 +34,7 @@ pub struct Channel {
     delay: Duration,
     errors: ErrorModel,
     rng: Stream,
-    pub queue: DropTailQueue,
+    pub queue: LinkQueue,
     /// The agent on the sending node's side of this direction.
     pub agent: Option<AgentSlot>,
     in_transmission: Option<Packet>,
@@ -57,7 +57,9 @@ pub struct ChannelActions {
 }
 
 impl Channel {
-    pub fn new(config: &DirectionConfig, to_node: usize, rng: Stream) -> Self {
+    /// One direction of a link to `to_node`, its error model drawing from `rng`;
+    /// `hash_key` keys an FQ-CoDel queue's flow hash.
+    pub fn new(config: &DirectionConfig, to_node: usize, rng: Stream, hash_key: u64) -> Self {
         Channel {
             to_node,
             pace: match (&config.trace_ms, config.rate_bps) {
@@ -67,7 +69,7 @@ impl Channel {
             delay: Duration::from_nanos(config.delay_ns),
             errors: config.errors,
             rng,
-            queue: DropTailQueue::new(config.queue),
+            queue: LinkQueue::new(config.queue, config.aqm, hash_key),
             agent: None,
             in_transmission: None,
             cut: false,
@@ -89,8 +91,7 @@ impl Channel {
         self.hold = hold;
         self.cut = self.in_transmission.is_some();
         if !hold {
-            self.lost += self.queue.len() as u64;
-            while self.queue.pop().is_some() {}
+            self.lost += self.queue.drain().len() as u64;
         }
     }
 
@@ -100,7 +101,7 @@ impl Channel {
         if self.in_transmission.is_some() {
             return ChannelActions::default(); // the cut packet's end starts the next
         }
-        match self.queue.pop() {
+        match self.queue.pop(now) {
             Some(next) => {
                 self.in_transmission = Some(next);
                 ChannelActions {
@@ -114,7 +115,7 @@ impl Channel {
 
     /// Empties the queue of a link that is down (its sender sends them another way).
     pub fn take_held(&mut self) -> Vec<Packet> {
-        std::iter::from_fn(|| self.queue.pop()).collect()
+        self.queue.drain()
     }
 
     /// A packet arriving over the link at its far end: lost if the link went down while it
@@ -146,7 +147,7 @@ impl Channel {
             if !self.hold {
                 self.lost += 1;
             } else {
-                self.queue.push(packet);
+                self.queue.push(now, packet);
             }
             return ChannelActions::default();
         }
@@ -157,7 +158,7 @@ impl Channel {
                 arrival: None,
             };
         }
-        self.queue.push(packet);
+        self.queue.push(now, packet);
         ChannelActions::default()
     }
 
@@ -178,7 +179,7 @@ impl Channel {
         if !self.up {
             return actions;
         }
-        if let Some(next) = self.queue.pop() {
+        if let Some(next) = self.queue.pop(now) {
             actions.tx_done = Some(self.sent_at(now, &next, true));
             self.in_transmission = Some(next);
         }

@@ -1,4 +1,5 @@
-//! DropTail FIFO limited in packets, in bytes, or both.
+//! DropTail FIFO limited in packets, in bytes, or both: a wired link direction's queue
+//! without AQM (`aqm`).
 
 use std::collections::VecDeque;
 
@@ -29,7 +30,6 @@ pub struct DropTailQueue {
     limit: QueueLimit,
     packets: VecDeque<Packet>,
     bytes: u64,
-    pub drops: u64,
 }
 
 impl DropTailQueue {
@@ -38,7 +38,6 @@ impl DropTailQueue {
             limit,
             packets: VecDeque::new(),
             bytes: 0,
-            drops: 0,
         }
     }
 
@@ -51,7 +50,6 @@ impl DropTailQueue {
             .is_some_and(|max| self.packets.len() as u64 >= u64::from(max));
         let full_bytes = self.limit.bytes.is_some_and(|max| self.bytes + size > max);
         if full_packets || full_bytes {
-            self.drops += 1;
             return false;
         }
         self.bytes += size;
@@ -110,7 +108,7 @@ mod tests {
         assert!(q.push(udp_packet(100)));
         assert!(q.push(udp_packet(100)));
         assert!(!q.push(udp_packet(100)));
-        assert_eq!((q.len(), q.drops), (2, 1));
+        assert_eq!(q.len(), 2);
         q.pop();
         assert!(q.push(udp_packet(100)));
     }

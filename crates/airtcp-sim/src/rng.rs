@@ -57,6 +57,11 @@ pub enum StreamId {
     FlowHash {
         bss: u32,
     },
+    /// The key of a link direction's FQ-CoDel flow hash (`aqm`).
+    LinkFlowHash {
+        link: u32,
+        direction: u8,
+    },
 }
 
 impl StreamId {
@@ -80,6 +85,9 @@ impl StreamId {
                 (9 << 60) | (u64::from(channel) << 32) | u64::from(radio)
             }
             StreamId::FlowHash { bss } => (10 << 60) | u64::from(bss),
+            StreamId::LinkFlowHash { link, direction } => {
+                (11 << 60) | (u64::from(link) << 8) | u64::from(direction)
+            }
         }
     }
 }

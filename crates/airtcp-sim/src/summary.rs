@@ -124,7 +124,10 @@ pub struct LinkSummary {
     pub from: String,
     pub to: String,
     pub delivered: u64,
+    /// Dropped at the tail (over the limit; FQ-CoDel: from the fattest flow).
     pub queue_drops: u64,
+    /// Dropped by the AQM at the head (CoDel).
+    pub aqm_drops: u64,
     pub lost: u64,
 }
 

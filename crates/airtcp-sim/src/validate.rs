@@ -7,6 +7,7 @@
 //! (`wlan.rate`, `flows[0].stop`). `airtcp validate` runs this same code, so whatever it
 //! accepts runs.
 
+use crate::aqm::AqmConfig;
 use crate::config::{
     AgentConfig, AppConfig, ConfigError, DirectionConfig, FastRecoveryConfig, Scenario, WlanConfig,
 };
@@ -89,6 +90,22 @@ impl Scenario {
                     format!("{key}.ac"),
                     "is a setting of EDCA, which is off where the agent is",
                 );
+            }
+            if let Interface::Channel(channel) = place {
+                // channels go a-to-b, then b-to-a, link by link
+                let link = &self.links[channel as usize / 2];
+                let direction = [&link.a_to_b, &link.b_to_a][channel as usize % 2];
+                if matches!(direction.aqm, AqmConfig::FqCodel { .. }) {
+                    return fail(
+                        format!("{key}.kind"),
+                        format!(
+                            "agent '{}' on a link direction whose aqm is fq_codel is not \
+                             supported yet (it would see none of FQ-CoDel's flows); use aqm \
+                             \"codel\" or \"none\" there",
+                            config.kind
+                        ),
+                    );
+                }
             }
             if let Interface::Wlan { bss, .. } = place {
                 // an access planner's ACK queue goes below mac80211's queues (`wlan::dcf`)
@@ -632,6 +649,49 @@ fn validate_direction(key: &str, d: &DirectionConfig) -> Result<(), ConfigError>
             format!("{key}.queue"),
             "a zero-sized queue drops everything",
         );
+    }
+    validate_aqm(key, d)
+}
+
+/// The AQM of direction `direction`: its settings within what Linux's qdiscs accept
+/// (sch_codel, sch_fq_codel).
+fn validate_aqm(direction: &str, d: &DirectionConfig) -> Result<(), ConfigError> {
+    let key = format!("{direction}.aqm");
+    let (target_ns, interval_ns) = match d.aqm {
+        AqmConfig::None => return Ok(()),
+        AqmConfig::Codel {
+            target_ns,
+            interval_ns,
+        } => (target_ns, interval_ns),
+        AqmConfig::FqCodel {
+            target_ns,
+            interval_ns,
+            flows,
+            quantum,
+        } => {
+            if !(1..=65_536).contains(&flows) {
+                return fail(format!("{key}.flows"), "must be 1 to 65536 (sch_fq_codel)");
+            }
+            if !(256..=1 << 20).contains(&quantum) {
+                return fail(
+                    format!("{key}.quantum"),
+                    "must be 256 to 1048576 bytes (sch_fq_codel)",
+                );
+            }
+            if d.queue.bytes.is_some() {
+                return fail(
+                    format!("{direction}.queue"),
+                    "fq_codel's limit counts packets (as sch_fq_codel's); give the queue \
+                     in packets",
+                );
+            }
+            (target_ns, interval_ns)
+        }
+    };
+    for (name, value) in [("target_ns", target_ns), ("interval_ns", interval_ns)] {
+        if value == 0 || value > 10 * 1_000_000_000 {
+            return fail(format!("{key}.{name}"), "must be positive and at most 10 s");
+        }
     }
     Ok(())
 }

@@ -1,6 +1,9 @@
 //! Linux's flow queueing for mac80211 (include/net/fq.h and fq_impl.h: `fq_tin_enqueue`,
 //! `fq_tin_dequeue`, `fq_flow_classify`, `fq_find_fattest_flow`), with CoDel on each flow as
-//! mac80211 runs it (net/mac80211/tx.c, `fq_tin_dequeue_func`).
+//! mac80211 runs it (net/mac80211/tx.c, `fq_tin_dequeue_func`); with one tin and
+//! `FqParams::SCH_FQ_CODEL` it is the FQ-CoDel queueing discipline (RFC 8290; Linux's
+//! net/sched/sch_fq_codel.c, which fq_impl.h was taken from), whose differences are
+//! parameters: `drop_batch` and `whole_backlog`.
 //!
 //! Packets are hashed on their 5-tuple into one of `flows` shared flows. Each tin (one per
 //! station and TID in mac80211) keeps lists of new and old flows and serves them by deficit
@@ -26,6 +29,12 @@ pub struct FqParams {
     pub quantum: u32,
     /// Packets all tins may hold together.
     pub limit_packets: u32,
+    /// Over the limit, at most this many heads of the fattest flow are dropped, until half
+    /// its bytes are gone (`fq_codel_drop`'s `drop_batch_size`); mac80211 drops one.
+    pub drop_batch: u32,
+    /// CoDel's MTU test counts the bytes of the whole structure (sch_fq_codel passes
+    /// `sch->qstats.backlog`), not of the flow (mac80211 passes `flow->backlog`).
+    pub whole_backlog: bool,
 }
 
 impl FqParams {
@@ -35,6 +44,19 @@ impl FqParams {
         flows: 4096,
         quantum: 300,
         limit_packets: 8192,
+        drop_batch: 1,
+        whole_backlog: false,
+    };
+
+    /// sch_fq_codel's defaults (`fq_codel_init`): 1024 flows, a quantum of the device's MTU
+    /// with its link-layer header (`psched_mtu`: 1514 bytes on Ethernet), 10240 packets,
+    /// drops in batches of up to 64.
+    pub const SCH_FQ_CODEL: FqParams = FqParams {
+        flows: 1024,
+        quantum: 1514,
+        limit_packets: 10_240,
+        drop_batch: 64,
+        whole_backlog: true,
     };
 }
 
@@ -107,6 +129,7 @@ pub struct Fq<T> {
     index_of_flow: Vec<u32>,
     tins: Vec<Tin<T>>,
     backlog_packets: u32,
+    backlog_bytes: u64,
     pub counters: FqCounters,
 }
 
@@ -126,6 +149,7 @@ impl<T: FqItem> Fq<T> {
                 })
                 .collect(),
             backlog_packets: 0,
+            backlog_bytes: 0,
             counters: FqCounters::default(),
         }
     }
@@ -145,6 +169,11 @@ impl<T: FqItem> Fq<T> {
     /// Packets queued in all tins.
     pub fn backlog(&self) -> u32 {
         self.backlog_packets
+    }
+
+    /// Bytes queued in all tins.
+    pub fn backlog_bytes(&self) -> u64 {
+        self.backlog_bytes
     }
 
     /// Queues `item` of the flow with hash `hash` in `tin`; items dropped over the limit (the
@@ -168,20 +197,36 @@ impl<T: FqItem> Fq<T> {
             tin_state.new_flows.push_back(at);
         }
         self.backlog_packets += 1;
+        self.backlog_bytes += len;
         while self.backlog_packets > self.params.limit_packets {
             let Some(fattest) = self.fattest_flow() else {
                 return;
             };
-            let flow = self.flow(fattest);
+            let (batch, flow) = (self.params.drop_batch.max(1), self.flow(fattest));
             let owner = flow.tin.expect("a backlogged flow has a tin");
-            let Some(head) = flow.queue.pop_front() else {
+            let threshold = flow.backlog_bytes / 2;
+            let (mut count, mut bytes) = (0u32, 0u64);
+            let mut heads = Vec::new();
+            // at least one head, then on while under the batch and half the flow's bytes
+            while count < batch && (count == 0 || bytes < threshold) {
+                let Some(head) = flow.queue.pop_front() else {
+                    break;
+                };
+                let len = u64::from(head.len_bytes());
+                flow.backlog_bytes -= len;
+                (count, bytes) = (count + 1, bytes + len);
+                heads.push(head);
+            }
+            if count == 0 {
                 return;
-            };
-            flow.backlog_bytes -= u64::from(head.len_bytes());
-            self.tins[owner as usize].backlog_packets -= 1;
-            self.backlog_packets -= 1;
-            self.counters.overlimit_drops += 1;
-            dropped(owner, head);
+            }
+            self.tins[owner as usize].backlog_packets -= count;
+            self.backlog_packets -= count;
+            self.backlog_bytes -= bytes;
+            self.counters.overlimit_drops += u64::from(count);
+            for head in heads {
+                dropped(owner, head);
+            }
         }
     }
 
@@ -239,6 +284,7 @@ impl<T: FqItem> Fq<T> {
             let from_new = !state.new_flows.is_empty();
             let at = *state.new_flows.front().or(state.old_flows.front())?;
             let quantum = i64::from(self.params.quantum);
+            let (whole, total) = (self.params.whole_backlog, self.backlog_bytes);
             let flow = self.flow(at);
             if flow.deficit <= 0 {
                 flow.deficit += quantum;
@@ -248,17 +294,24 @@ impl<T: FqItem> Fq<T> {
                 continue;
             }
             let mut drops = 0u32;
-            let mut served = FlowQueue { flow, dequeued: 0 };
+            let others = if whole { total - flow.backlog_bytes } else { 0 };
+            let mut served = FlowQueue {
+                flow,
+                others,
+                dequeued: 0,
+                dequeued_bytes: 0,
+            };
             let mut codel_state = std::mem::take(&mut served.flow.codel);
             let item = codel_state.dequeue(now, codel, &mut served, &mut |item| {
                 drops += 1;
                 dropped(item)
             });
-            let taken = served.dequeued;
+            let (taken, taken_bytes) = (served.dequeued, served.dequeued_bytes);
             served.flow.codel = codel_state;
             let state = &mut self.tins[tin as usize];
             state.backlog_packets -= taken;
             self.backlog_packets -= taken;
+            self.backlog_bytes -= taken_bytes;
             self.counters.codel_drops += u64::from(drops);
             let Some(item) = item else {
                 // An emptied new flow passes through the old flows once, so that a flow
@@ -288,10 +341,13 @@ fn pop_front<T>(tin: &mut Tin<T>, from_new: bool) {
     }
 }
 
-/// A flow's queue as CoDel sees it: dequeues keep its backlog.
+/// A flow's queue as CoDel sees it: dequeues keep its backlog; `others`: the bytes of the
+/// other flows, which CoDel's MTU test counts too with `whole_backlog`.
 struct FlowQueue<'a, T> {
     flow: &'a mut Flow<T>,
+    others: u64,
     dequeued: u32,
+    dequeued_bytes: u64,
 }
 
 impl<T: FqItem> CodelQueue for FlowQueue<'_, T> {
@@ -299,8 +355,10 @@ impl<T: FqItem> CodelQueue for FlowQueue<'_, T> {
 
     fn dequeue(&mut self) -> Option<T> {
         let item = self.flow.queue.pop_front()?;
-        self.flow.backlog_bytes -= u64::from(item.len_bytes());
+        let len = u64::from(item.len_bytes());
+        self.flow.backlog_bytes -= len;
         self.dequeued += 1;
+        self.dequeued_bytes += len;
         Some(item)
     }
 
@@ -309,7 +367,7 @@ impl<T: FqItem> CodelQueue for FlowQueue<'_, T> {
     }
 
     fn backlog_bytes(&self) -> u64 {
-        self.flow.backlog_bytes
+        self.flow.backlog_bytes + self.others
     }
 }
 

@@ -42,14 +42,10 @@ impl Simulation {
             .enumerate()
             {
                 let id = channels.len() as u32;
-                let rng = stream(
-                    seed,
-                    StreamId::Link {
-                        link: i as u32,
-                        direction: direction as u8,
-                    },
-                );
-                channels.push(Channel::new(config, to, rng));
+                let (link, direction) = (i as u32, direction as u8);
+                let rng = stream(seed, StreamId::Link { link, direction });
+                let hash_key = stream(seed, StreamId::LinkFlowHash { link, direction }).random();
+                channels.push(Channel::new(config, to, rng, hash_key));
                 channel_ends.push((from, to));
                 adjacency[from].push((to, Hop::Channel(id)));
             }

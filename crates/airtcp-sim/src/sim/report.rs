@@ -165,6 +165,7 @@ impl Simulation {
                 to: names[to].clone(),
                 delivered: channel.delivered,
                 queue_drops: channel.queue.drops,
+                aqm_drops: channel.queue.aqm_drops,
                 lost: channel.lost,
             })
             .collect();

@@ -119,6 +119,60 @@ fn over_the_limit_the_fattest_flows_head_is_dropped() {
 }
 
 #[test]
+fn sch_fq_codel_drops_a_batch_until_half_the_fattest_flow_is_gone() {
+    // fq_codel_drop: the fattest flow (10 x 1000 bytes) loses heads until 5000 bytes are
+    // dropped, at most `drop_batch` of them; the flow of the new packet keeps it.
+    let params = |drop_batch| FqParams {
+        limit_packets: 11,
+        drop_batch,
+        ..FqParams::SCH_FQ_CODEL
+    };
+    let hash = |index: u32| index << 22; // flow `index` of 1024
+    for (batch, lost) in [(64, 5), (3, 3), (1, 1)] {
+        let mut fq = Fq::new(params(batch), 1);
+        let mut dropped = Vec::new();
+        for _ in 0..10 {
+            fq.enqueue(0, hash(1), item(1, 1000), &mut |_, i| dropped.push(i.flow));
+        }
+        fq.enqueue(0, hash(2), item(2, 100), &mut |_, i| dropped.push(i.flow));
+        assert!(dropped.is_empty());
+        fq.enqueue(0, hash(2), item(2, 100), &mut |_, i| dropped.push(i.flow));
+        assert_eq!(dropped, vec![1; lost], "batch {batch}");
+        assert_eq!(fq.backlog(), 12 - lost as u32);
+        assert_eq!(fq.backlog_bytes(), 10_200 - 1000 * lost as u64);
+        assert_eq!(fq.counters.overlimit_drops, lost as u64);
+    }
+}
+
+#[test]
+fn sch_fq_codels_mtu_test_counts_every_flows_bytes() {
+    // One 1500-byte packet alone in its flow, long above target, beside another flow's
+    // 1500 bytes: with the whole backlog counted (sch_fq_codel) the queue holds more than
+    // an MTU and CoDel drops; counting the flow alone (mac80211), it does not.
+    let ms = 1_000_000;
+    for (whole, drops) in [(true, 1), (false, 0)] {
+        let params = FqParams {
+            whole_backlog: whole,
+            ..FqParams::SCH_FQ_CODEL
+        };
+        let mut fq = Fq::new(params, 1);
+        let hash = |index: u32| index << 22;
+        for _ in 0..3 {
+            fq.enqueue(0, hash(1), item(1, 1500), &mut |_, _| panic!());
+        }
+        fq.enqueue(0, hash(2), item(2, 1500), &mut |_, _| panic!());
+        let codel = CodelParams::RFC;
+        let mut dropped = 0;
+        // the first dequeue starts the interval, the second (past it) drops
+        for at in [10 * ms, 120 * ms] {
+            fq.dequeue(0, Instant::from_nanos(at), &codel, &mut |_| dropped += 1);
+        }
+        assert_eq!(dropped, drops, "whole backlog {whole}");
+        assert_eq!(fq.backlog_bytes(), u64::from(fq.backlog()) * 1500);
+    }
+}
+
+#[test]
 fn codel_drops_on_a_flow_count_and_leave_the_backlog_right() {
     let mut fq = Fq::new(FqParams::MAC80211, 1);
     for _ in 0..100 {

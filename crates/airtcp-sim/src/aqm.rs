@@ -1,0 +1,317 @@
+//! The queue of one direction of a wired link (`link::Channel`): a DropTail FIFO (`queue`),
+//! or an active queue manager in its place, as a Linux qdisc on the sending interface:
+//!
+//! - `codel`: one FIFO with CoDel at its head (RFC 8289; Linux's net/sched/sch_codel.c over
+//!   include/net/codel_impl.h, `airtcp_proto::aqm::codel`): target 5 ms, interval 100 ms,
+//!   CoDel's MTU test at 1500 bytes (our packets are IP packets, without the 14 bytes of
+//!   Ethernet header `psched_mtu` adds); the link's `queue` is sch_codel's `limit`, tail
+//!   drops above it (Linux's default limit is 1000 packets).
+//! - `fq_codel`: FQ-CoDel (RFC 8290; net/sched/sch_fq_codel.c, `airtcp_proto::aqm::fq` with
+//!   one tin and `FqParams::SCH_FQ_CODEL`): packets hashed on their 5-tuple (keyed by a
+//!   random value, as Linux perturbs its hash) into 1024 flows, served by deficit round
+//!   robin with a quantum of 1514 bytes, new flows first, CoDel on each flow; over the
+//!   limit (the link's `queue` in packets: Linux's default is 10240) up to 64 heads of the
+//!   fattest flow are dropped, until half its bytes are gone. Not modelled: the memory
+//!   limit (32 MiB of socket-buffer truesize), `ce_threshold`.
+//!
+//! CoDel drops rather than marks: the simulator's TCP does not negotiate ECN yet. The
+//! sojourn time runs from a packet's arrival in the queue to its dequeue, when the link
+//! starts to serialise it; a packet that finds the link idle goes at once.
+
+use std::collections::VecDeque;
+
+use airtcp_proto::agent::InterfaceQueue;
+use airtcp_proto::aqm::codel::{Codel, CodelParams, CodelQueue};
+use airtcp_proto::aqm::fq::{flow_hash, Fq, FqItem, FqParams};
+use airtcp_proto::wire::PacketRepr;
+use airtcp_proto::Instant;
+use serde::Deserialize;
+
+use crate::packet::Packet;
+use crate::queue::{DropTailQueue, QueueLimit};
+
+/// CoDel's defaults (RFC 8289 §4.2, §4.3; sch_codel's and sch_fq_codel's).
+pub const TARGET_NS: u64 = CodelParams::RFC.target_ns;
+pub const INTERVAL_NS: u64 = CodelParams::RFC.interval_ns;
+
+/// The queue discipline of a link direction, as the scenario sets it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AqmConfig {
+    /// DropTail (`queue`'s limits).
+    #[default]
+    None,
+    Codel {
+        #[serde(default = "default_target")]
+        target_ns: u64,
+        #[serde(default = "default_interval")]
+        interval_ns: u64,
+    },
+    FqCodel {
+        #[serde(default = "default_target")]
+        target_ns: u64,
+        #[serde(default = "default_interval")]
+        interval_ns: u64,
+        #[serde(default = "default_flows")]
+        flows: u32,
+        #[serde(default = "default_quantum")]
+        quantum: u32,
+    },
+}
+
+fn default_target() -> u64 {
+    TARGET_NS
+}
+fn default_interval() -> u64 {
+    INTERVAL_NS
+}
+fn default_flows() -> u32 {
+    FqParams::SCH_FQ_CODEL.flows
+}
+fn default_quantum() -> u32 {
+    FqParams::SCH_FQ_CODEL.quantum
+}
+
+impl AqmConfig {
+    /// The names of the kinds, as the scenario writes them.
+    pub const KINDS: [&'static str; 3] = ["none", "codel", "fq_codel"];
+
+    fn codel(target_ns: u64, interval_ns: u64) -> CodelParams {
+        CodelParams {
+            target_ns,
+            interval_ns,
+            ..CodelParams::RFC
+        }
+    }
+}
+
+/// A packet waiting, with its arrival time (CoDel's timestamp).
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    packet: Packet,
+    at: Instant,
+}
+
+impl FqItem for Queued {
+    fn len_bytes(&self) -> u32 {
+        self.packet.len()
+    }
+    fn enqueued_at(&self) -> Instant {
+        self.at
+    }
+}
+
+/// sch_codel's FIFO as CoDel dequeues from it.
+#[derive(Debug, Default)]
+struct Fifo {
+    packets: VecDeque<Queued>,
+    bytes: u64,
+}
+
+impl CodelQueue for Fifo {
+    type Item = Queued;
+
+    fn dequeue(&mut self) -> Option<Queued> {
+        let head = self.packets.pop_front()?;
+        self.bytes -= u64::from(head.packet.len());
+        Some(head)
+    }
+
+    fn enqueued_at(item: &Queued) -> Instant {
+        item.at
+    }
+
+    fn backlog_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+#[derive(Debug)]
+enum Discipline {
+    DropTail(DropTailQueue),
+    Codel {
+        fifo: Fifo,
+        state: Codel,
+        params: CodelParams,
+        limit: QueueLimit,
+    },
+    FqCodel {
+        fq: Box<Fq<Queued>>,
+        params: CodelParams,
+        hash_key: u64,
+    },
+}
+
+/// A link direction's queue: what it drops at the tail (`drops`) and what its AQM drops at
+/// the head (`aqm_drops`).
+#[derive(Debug)]
+pub struct LinkQueue {
+    discipline: Discipline,
+    pub drops: u64,
+    pub aqm_drops: u64,
+}
+
+impl LinkQueue {
+    /// A queue of `limit` managed as `aqm` says; `hash_key` keys FQ-CoDel's flow hash.
+    pub fn new(limit: QueueLimit, aqm: AqmConfig, hash_key: u64) -> Self {
+        let discipline = match aqm {
+            AqmConfig::None => Discipline::DropTail(DropTailQueue::new(limit)),
+            AqmConfig::Codel {
+                target_ns,
+                interval_ns,
+            } => Discipline::Codel {
+                fifo: Fifo::default(),
+                state: Codel::default(),
+                params: AqmConfig::codel(target_ns, interval_ns),
+                limit,
+            },
+            AqmConfig::FqCodel {
+                target_ns,
+                interval_ns,
+                flows,
+                quantum,
+            } => Discipline::FqCodel {
+                fq: Box::new(Fq::new(
+                    FqParams {
+                        flows,
+                        quantum,
+                        limit_packets: limit
+                            .packets
+                            .unwrap_or(FqParams::SCH_FQ_CODEL.limit_packets),
+                        ..FqParams::SCH_FQ_CODEL
+                    },
+                    1,
+                )),
+                params: AqmConfig::codel(target_ns, interval_ns),
+                hash_key,
+            },
+        };
+        LinkQueue {
+            discipline,
+            drops: 0,
+            aqm_drops: 0,
+        }
+    }
+
+    /// Queues `packet` arriving at `now`; false if it was dropped at the tail. (FQ-CoDel
+    /// takes every packet and drops from its fattest flow, which may be this one's.)
+    pub fn push(&mut self, now: Instant, packet: Packet) -> bool {
+        match &mut self.discipline {
+            Discipline::DropTail(queue) => {
+                let taken = queue.push(packet);
+                self.drops += u64::from(!taken);
+                taken
+            }
+            Discipline::Codel { fifo, limit, .. } => {
+                let size = u64::from(packet.len());
+                let full = limit
+                    .packets
+                    .is_some_and(|max| fifo.packets.len() as u64 >= u64::from(max))
+                    || limit.bytes.is_some_and(|max| fifo.bytes + size > max);
+                if full {
+                    self.drops += 1;
+                    return false;
+                }
+                fifo.bytes += size;
+                fifo.packets.push_back(Queued { packet, at: now });
+                true
+            }
+            Discipline::FqCodel { fq, hash_key, .. } => {
+                let hash = flow_hash(&packet.repr, *hash_key);
+                let mut dropped = 0;
+                fq.enqueue(0, hash, Queued { packet, at: now }, &mut |_, _| {
+                    dropped += 1
+                });
+                self.drops += dropped;
+                true
+            }
+        }
+    }
+
+    /// The next packet to send at `now`; the AQM's drops on the way are counted.
+    pub fn pop(&mut self, now: Instant) -> Option<Packet> {
+        let mut dropped = 0;
+        let next = match &mut self.discipline {
+            Discipline::DropTail(queue) => return queue.pop(),
+            Discipline::Codel {
+                fifo,
+                state,
+                params,
+                ..
+            } => state.dequeue(now, params, fifo, &mut |_| dropped += 1),
+            Discipline::FqCodel { fq, params, .. } => {
+                fq.dequeue(0, now, params, &mut |_| dropped += 1)
+            }
+        };
+        self.aqm_drops += dropped;
+        next.map(|queued| queued.packet)
+    }
+
+    /// Empties the queue, without the AQM (a link that went down).
+    pub fn drain(&mut self) -> Vec<Packet> {
+        match &mut self.discipline {
+            Discipline::DropTail(queue) => std::iter::from_fn(|| queue.pop()).collect(),
+            Discipline::Codel { fifo, .. } => {
+                fifo.bytes = 0;
+                fifo.packets.drain(..).map(|q| q.packet).collect()
+            }
+            Discipline::FqCodel { fq, .. } => {
+                // every flow emptied in turn, none dropped (no sojourn counts as high)
+                let off = CodelParams {
+                    target_ns: u64::MAX,
+                    ..CodelParams::RFC
+                };
+                std::iter::from_fn(|| fq.dequeue(0, Instant::ZERO, &off, &mut |_| {}))
+                    .map(|q| q.packet)
+                    .collect()
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.discipline {
+            Discipline::DropTail(queue) => queue.len(),
+            Discipline::Codel { fifo, .. } => fifo.packets.len(),
+            Discipline::FqCodel { fq, .. } => fq.backlog() as usize,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The queue as an agent on the link sees it: a FIFO's packets, head first; FQ-CoDel's
+/// flows are not shown (agents are refused beside it).
+impl InterfaceQueue for LinkQueue {
+    fn len(&self) -> usize {
+        match &self.discipline {
+            Discipline::DropTail(queue) => InterfaceQueue::len(queue),
+            Discipline::Codel { fifo, .. } => fifo.packets.len(),
+            Discipline::FqCodel { .. } => 0,
+        }
+    }
+
+    fn get(&self, index: usize) -> Option<&PacketRepr> {
+        match &self.discipline {
+            Discipline::DropTail(queue) => queue.get(index),
+            Discipline::Codel { fifo, .. } => fifo.packets.get(index).map(|q| &q.packet.repr),
+            Discipline::FqCodel { .. } => None,
+        }
+    }
+
+    fn remove(&mut self, index: usize) -> Option<PacketRepr> {
+        match &mut self.discipline {
+            Discipline::DropTail(queue) => queue.remove(index),
+            Discipline::Codel { fifo, .. } => {
+                let removed = fifo.packets.remove(index)?;
+                fifo.bytes -= u64::from(removed.packet.len());
+                Some(removed.packet.repr)
+            }
+            Discipline::FqCodel { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,158 @@
+//! A link direction's queue by hand: the tail limit, CoDel's first drop one interval after
+//! the sojourn passed its target (counted apart from tail drops), FQ-CoDel's sparse flow
+//! first, and what a link that goes down takes out.
+
+use super::*;
+use crate::packet::tests::udp_packet;
+use airtcp_proto::wire::TransportRepr;
+
+const MS: u64 = 1_000_000;
+
+fn at(ms: u64) -> Instant {
+    Instant::from_nanos(ms * MS)
+}
+
+/// A 1500-byte UDP packet from source port `port`.
+fn packet(port: u16) -> Packet {
+    let mut packet = udp_packet(1500 - 28);
+    if let TransportRepr::Udp(udp) = &mut packet.repr.transport {
+        udp.src_port = port;
+    }
+    packet
+}
+
+fn port(packet: &Packet) -> u16 {
+    match packet.repr.transport {
+        TransportRepr::Udp(udp) => udp.src_port,
+        _ => unreachable!(),
+    }
+}
+
+fn limit(packets: u32) -> QueueLimit {
+    QueueLimit {
+        packets: Some(packets),
+        bytes: None,
+    }
+}
+
+const CODEL: AqmConfig = AqmConfig::Codel {
+    target_ns: TARGET_NS,
+    interval_ns: INTERVAL_NS,
+};
+
+#[test]
+fn codel_drops_the_head_once_the_sojourn_stayed_above_target_for_an_interval() {
+    let mut queue = LinkQueue::new(limit(100), CODEL, 0);
+    for k in 0..50 {
+        assert!(queue.push(at(0), packet(k)));
+    }
+    // 10 ms of sojourn: above the 5 ms target, the interval starts
+    assert_eq!(queue.pop(at(10)).map(|p| port(&p)), Some(0));
+    // still within the interval (ends at 110 ms): no drop
+    assert_eq!(queue.pop(at(110)).map(|p| port(&p)), Some(1));
+    assert_eq!(queue.aqm_drops, 0);
+    // past it: the head (2) is dropped and the next goes
+    assert_eq!(queue.pop(at(111)).map(|p| port(&p)), Some(3));
+    assert_eq!((queue.aqm_drops, queue.drops), (1, 0));
+    // the next drop is due interval / sqrt(1) later
+    assert_eq!(queue.pop(at(210)).map(|p| port(&p)), Some(4));
+    assert_eq!(queue.pop(at(212)).map(|p| port(&p)), Some(6));
+    assert_eq!(queue.aqm_drops, 2);
+    assert_eq!(queue.len(), 43);
+}
+
+#[test]
+fn codel_sees_no_standing_queue_below_target() {
+    let mut queue = LinkQueue::new(limit(100), CODEL, 0);
+    for step in 0..1000 {
+        queue.push(at(step), packet(1));
+        queue.push(at(step), packet(2));
+        // each packet waits 4 ms: below target
+        assert!(queue.pop(at(step + 4)).is_some());
+        assert!(queue.pop(at(step + 4)).is_some());
+    }
+    assert_eq!(queue.aqm_drops, 0);
+}
+
+#[test]
+fn the_limit_drops_at_the_tail_with_or_without_codel() {
+    for aqm in [AqmConfig::None, CODEL] {
+        let mut queue = LinkQueue::new(limit(3), aqm, 0);
+        let taken: Vec<bool> = (0..5).map(|k| queue.push(at(0), packet(k))).collect();
+        assert_eq!(taken, [true, true, true, false, false], "{aqm:?}");
+        assert_eq!((queue.drops, queue.aqm_drops, queue.len()), (2, 0, 3));
+        let held: Vec<u16> = queue.drain().iter().map(port).collect();
+        assert_eq!(held, [0, 1, 2]);
+        assert!(queue.is_empty());
+    }
+}
+
+#[test]
+fn fq_codel_serves_a_sparse_flow_before_a_backlogged_one() {
+    let fq = AqmConfig::FqCodel {
+        target_ns: TARGET_NS,
+        interval_ns: INTERVAL_NS,
+        flows: 1024,
+        quantum: 1514,
+    };
+    let mut queue = LinkQueue::new(limit(1000), fq, 7);
+    for _ in 0..20 {
+        queue.push(at(0), packet(1));
+    }
+    // the bulk flow's first round: 1514 bytes of deficit, two packets (the second takes it
+    // below zero)
+    assert_eq!(queue.pop(at(1)).map(|p| port(&p)), Some(1));
+    assert_eq!(queue.pop(at(1)).map(|p| port(&p)), Some(1));
+    // a packet of a new flow arrives behind 18 of the bulk flow's: it goes next
+    queue.push(at(1), packet(2));
+    assert_eq!(queue.pop(at(2)).map(|p| port(&p)), Some(2));
+    assert_eq!(queue.pop(at(2)).map(|p| port(&p)), Some(1));
+    assert_eq!(queue.len(), 17);
+    // an agent sees nothing of FQ-CoDel's flows (agents are refused beside it)
+    assert_eq!(InterfaceQueue::len(&queue), 0);
+    assert_eq!(queue.drain().len(), 17);
+}
+
+#[test]
+fn fq_codel_over_its_limit_drops_from_the_fattest_flow_and_counts_it_at_the_tail() {
+    let fq = AqmConfig::FqCodel {
+        target_ns: TARGET_NS,
+        interval_ns: INTERVAL_NS,
+        flows: 1024,
+        quantum: 1514,
+    };
+    let mut queue = LinkQueue::new(limit(10), fq, 7);
+    for _ in 0..10 {
+        assert!(queue.push(at(0), packet(1)));
+    }
+    // the eleventh packet, of another flow, is taken; the bulk flow loses half its bytes
+    assert!(queue.push(at(0), packet(2)));
+    assert_eq!((queue.drops, queue.len()), (5, 6));
+    let ports: Vec<u16> = std::iter::from_fn(|| queue.pop(at(1)))
+        .map(|p| port(&p))
+        .collect();
+    // (the bulk flow's first round is two packets: 1514 bytes of deficit)
+    assert_eq!(ports, [1, 1, 2, 1, 1, 1]);
+}
+
+#[test]
+fn an_agent_edits_a_codel_fifo_and_frees_its_bytes() {
+    let mut queue = LinkQueue::new(
+        QueueLimit {
+            packets: None,
+            bytes: Some(3000),
+        },
+        CODEL,
+        0,
+    );
+    queue.push(at(0), packet(1));
+    queue.push(at(0), packet(2));
+    assert!(!queue.push(at(0), packet(3)), "3000 bytes are full");
+    let view: &mut dyn InterfaceQueue = &mut queue;
+    assert_eq!(view.len(), 2);
+    assert_eq!(view.remove(0).map(|r| r.ip_len()), Some(1500));
+    assert!(
+        queue.push(at(0), packet(3)),
+        "the removed packet's bytes are free"
+    );
+}

@@ -1,0 +1,90 @@
+//! AQM on a wired link (`airtcp_sim::aqm`): a 10 Mbit/s, 20 ms bottleneck with a 1000-packet
+//! buffer, two bulk TCP flows and a ping through it. DropTail fills the buffer (bufferbloat);
+//! CoDel keeps the standing queue near its 5 ms target; FQ-CoDel also isolates the ping from
+//! the bulk flows; all three keep the link busy.
+
+mod common;
+
+use common::{run, MS, S};
+use serde_json::{json, Value};
+
+/// `a` sends two bulk TCP flows to `b` over the bottleneck and pings it every 100 ms;
+/// `aqm` on the bottleneck's a-to-b queue (the ACKs' way back is uncongested).
+fn bufferbloat(aqm: Value) -> Value {
+    let forward = json!({"rate_bps": 10_000_000u64, "delay_ns": 20 * MS,
+                         "queue": {"packets": 1000}, "aqm": aqm});
+    let back = json!({"rate_bps": 10_000_000u64, "delay_ns": 20 * MS});
+    let tcp = |name: &str| {
+        json!({"name": name, "src": 0, "dst": 1, "app": {"kind": "tcp_bulk",
+               "tcp": {"send_buffer": 4_000_000, "receive_buffer": 4_000_000}}})
+    };
+    json!({
+        "name": "bufferbloat", "seed": 1, "duration_ns": 30 * S, "measure_from_ns": 10 * S,
+        "nodes": ["a", "b"],
+        "links": [{"a": 0, "b": 1, "a_to_b": forward, "b_to_a": back}],
+        "flows": [tcp("bulk1"), tcp("bulk2"),
+                  {"name": "ping", "src": 0, "dst": 1, "start_ns": 10 * S,
+                   "app": {"kind": "ping", "count": 200, "interval_ns": 100 * MS,
+                           "payload_bytes": 56, "train": 1}}],
+    })
+}
+
+/// The ping's round-trip times in ms, and the bulk flows' goodput in bit/s.
+fn measured(aqm: Value) -> (Vec<f64>, f64, airtcp_sim::summary::LinkSummary) {
+    let summary = run(&bufferbloat(aqm)).summary;
+    let probes = summary.flows[2].probes.as_ref().expect("ping probes");
+    let rtts = probes
+        .sent_ns
+        .iter()
+        .zip(&probes.returned_ns)
+        .filter_map(|(sent, back)| back.map(|b| (b - sent) as f64 / 1e6))
+        .collect();
+    let goodput = summary.flows[0].goodput_bps + summary.flows[1].goodput_bps;
+    (rtts, goodput, summary.links[0].clone())
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}
+
+#[test]
+fn codel_keeps_the_standing_queue_near_target_and_fq_codel_isolates_the_ping() {
+    // The base RTT is 40 ms plus the 84-byte request's and reply's serialisation.
+    let (fifo, fifo_goodput, fifo_link) = measured(json!({"kind": "none"}));
+    let (codel, codel_goodput, codel_link) = measured(json!({"kind": "codel"}));
+    let (fq, fq_goodput, fq_link) = measured(json!({"kind": "fq_codel"}));
+    eprintln!(
+        "median ping RTT: droptail {:.1} ms, codel {:.1} ms, fq_codel {:.1} ms; goodput \
+         {:.2} / {:.2} / {:.2} Mbit/s; drops (tail, aqm): {:?} {:?} {:?}",
+        median(&fifo),
+        median(&codel),
+        median(&fq),
+        fifo_goodput / 1e6,
+        codel_goodput / 1e6,
+        fq_goodput / 1e6,
+        (fifo_link.queue_drops, fifo_link.aqm_drops),
+        (codel_link.queue_drops, codel_link.aqm_drops),
+        (fq_link.queue_drops, fq_link.aqm_drops),
+    );
+    assert!(fifo.len() > 150 && codel.len() > 190 && fq.len() == 200);
+    // DropTail: the windows fill much of the 1000-packet buffer (1.2 ms a packet), and
+    // its tail drops take some pings
+    assert!(median(&fifo) > 300.0, "{}", median(&fifo));
+    assert_eq!(fifo_link.aqm_drops, 0);
+    // CoDel: a standing queue of about its 5 ms target, above the 40 ms base
+    assert!(
+        median(&codel) > 41.0 && median(&codel) < 60.0,
+        "{}",
+        median(&codel)
+    );
+    assert!(codel_link.aqm_drops > 0 && codel_link.queue_drops == 0);
+    // FQ-CoDel: the ping is a sparse flow and goes first, at the base RTT
+    assert!(median(&fq) < 43.0, "{}", median(&fq));
+    assert!(fq_link.aqm_drops > 0 && fq_link.queue_drops == 0);
+    // and each keeps the link busy
+    for goodput in [fifo_goodput, codel_goodput, fq_goodput] {
+        assert!(goodput > 9.0e6, "{goodput}");
+    }
+}
