@@ -61,6 +61,23 @@ pub(crate) mod tests {
         }
     }
 
+    /// A UDP packet of flow `port` (its source port) with `len` bytes of payload.
+    pub fn udp_from(port: u16, len: u32) -> Packet {
+        let mut packet = udp_packet(len);
+        if let TransportRepr::Udp(udp) = &mut packet.repr.transport {
+            udp.src_port = port;
+        }
+        packet
+    }
+
+    /// The source port of a UDP packet (`udp_from`'s flow).
+    pub fn udp_src_port(packet: &Packet) -> u16 {
+        match packet.repr.transport {
+            TransportRepr::Udp(udp) => udp.src_port,
+            _ => unreachable!("a UDP packet"),
+        }
+    }
+
     /// A TCP segment from node 0 to node 1 with these flags and payload.
     pub fn tcp_packet(flags: TcpFlags, payload_len: u32) -> Packet {
         let mut packet = udp_packet(0);

@@ -3,8 +3,7 @@
 //! first, and what a link that goes down takes out.
 
 use super::*;
-use crate::packet::tests::udp_packet;
-use airtcp_proto::wire::TransportRepr;
+use crate::packet::tests::{udp_from, udp_src_port as port};
 
 const MS: u64 = 1_000_000;
 
@@ -12,20 +11,9 @@ fn at(ms: u64) -> Instant {
     Instant::from_nanos(ms * MS)
 }
 
-/// A 1500-byte UDP packet from source port `port`.
+/// A 1500-byte UDP packet of flow `port`.
 fn packet(port: u16) -> Packet {
-    let mut packet = udp_packet(1500 - 28);
-    if let TransportRepr::Udp(udp) = &mut packet.repr.transport {
-        udp.src_port = port;
-    }
-    packet
-}
-
-fn port(packet: &Packet) -> u16 {
-    match packet.repr.transport {
-        TransportRepr::Udp(udp) => udp.src_port,
-        _ => unreachable!(),
-    }
+    udp_from(port, 1500 - 28)
 }
 
 fn limit(packets: u32) -> QueueLimit {
@@ -38,6 +26,14 @@ fn limit(packets: u32) -> QueueLimit {
 const CODEL: AqmConfig = AqmConfig::Codel {
     target_ns: TARGET_NS,
     interval_ns: INTERVAL_NS,
+};
+
+/// sch_fq_codel's defaults.
+const FQ_CODEL: AqmConfig = AqmConfig::FqCodel {
+    target_ns: TARGET_NS,
+    interval_ns: INTERVAL_NS,
+    flows: 1024,
+    quantum: 1514,
 };
 
 #[test]
@@ -89,13 +85,7 @@ fn the_limit_drops_at_the_tail_with_or_without_codel() {
 
 #[test]
 fn fq_codel_serves_a_sparse_flow_before_a_backlogged_one() {
-    let fq = AqmConfig::FqCodel {
-        target_ns: TARGET_NS,
-        interval_ns: INTERVAL_NS,
-        flows: 1024,
-        quantum: 1514,
-    };
-    let mut queue = LinkQueue::new(limit(1000), fq, 7);
+    let mut queue = LinkQueue::new(limit(1000), FQ_CODEL, 7);
     for _ in 0..20 {
         queue.push(at(0), packet(1));
     }
@@ -115,13 +105,7 @@ fn fq_codel_serves_a_sparse_flow_before_a_backlogged_one() {
 
 #[test]
 fn fq_codel_over_its_limit_drops_from_the_fattest_flow_and_counts_it_at_the_tail() {
-    let fq = AqmConfig::FqCodel {
-        target_ns: TARGET_NS,
-        interval_ns: INTERVAL_NS,
-        flows: 1024,
-        quantum: 1514,
-    };
-    let mut queue = LinkQueue::new(limit(10), fq, 7);
+    let mut queue = LinkQueue::new(limit(10), FQ_CODEL, 7);
     for _ in 0..10 {
         assert!(queue.push(at(0), packet(1)));
     }

@@ -1,11 +1,9 @@
 //! mac80211's queues on a BSS alone: flow isolation, stations in turn, airtime fairness and
 //! CoDel, each beside the FIFO that does not do it.
 
-use airtcp_proto::wire::TransportRepr;
-
 use super::super::tests::{bss_of, drive_logged, params};
 use super::*;
-use crate::packet::tests::udp_packet;
+use crate::packet::tests::{udp_from as udp, udp_src_port as port};
 use crate::packet::Packet;
 
 const MS: u64 = 1_000_000;
@@ -15,22 +13,6 @@ fn bss(macs: usize, queueing: Queueing) -> Bss {
     let mut bss = bss_of(macs, params(None, 7, 4, 10_000), 0.0, None, 1);
     bss.queue_through((queueing, Driver::ATH9K), &vec![11_000_000; macs], 7);
     bss
-}
-
-/// A UDP packet of flow `port` with `len` bytes of payload.
-fn udp(port: u16, len: u32) -> Packet {
-    let mut packet = udp_packet(len);
-    if let TransportRepr::Udp(udp) = &mut packet.repr.transport {
-        udp.src_port = port;
-    }
-    packet
-}
-
-fn port(packet: &Packet) -> u16 {
-    match packet.repr.transport {
-        TransportRepr::Udp(udp) => udp.src_port,
-        _ => unreachable!(),
-    }
 }
 
 /// Runs the BSS until `until_ms` on `arrivals` (time in ms, sender, packet, receiver); the
