@@ -107,15 +107,12 @@ Run: python bench/ns3_ac.py [--ns3-python PYTHON (default $NS3_PYTHON, else
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
-from ns3_env import ns3_available
+from ns3_env import RESULT, Ns3Worker, ns3_available
 
 PAYLOAD = 1472  # UDP payload
 MSDU = 8 + 20 + 8 + PAYLOAD  # LLC/SNAP, IPv4, UDP: 1508 bytes; ns-3: LLC/SNAP 8 + 1500
@@ -136,7 +133,6 @@ VHT80_RATE = {
 }  # fmt: skip
 SATURATION_MCS = 9
 DELAY_US = 1.0
-RESULT = "NS3-RESULT "
 PROBE_DELAY_US = 300_000
 AIRTCP_RUNS = 3
 
@@ -490,62 +486,6 @@ def ns3_worker() -> None:
     os._exit(0)
 
 
-class Ns3:
-    """The ns-3 worker: one process for the whole run, one simulation at a time; started
-    again (once a request) if it dies."""
-
-    def __init__(self, python: str, aifsn: int, explicit_bar: bool) -> None:
-        self.python = python
-        self.settings = {"aifsn": aifsn, "explicit_bar": explicit_bar}
-        self.restarts = 0
-        self.start()
-
-    def start(self) -> None:
-        # cppyy's warnings while it loads ns-3 go here; shown if the worker fails.
-        self.stderr = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed in close())
-        self.process = subprocess.Popen(
-            [self.python, __file__, "--worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self.stderr, text=True
-        )  # fmt: skip
-
-    def ask(self, request: dict) -> dict | None:
-        assert self.process.stdin and self.process.stdout
-        try:
-            self.process.stdin.write(json.dumps(request) + "\n")
-            self.process.stdin.flush()
-        except BrokenPipeError:
-            return None
-        for line in self.process.stdout:
-            if line.startswith(RESULT):
-                return json.loads(line[len(RESULT) :])
-        return None
-
-    def run(self, request: dict) -> dict:
-        request = {**request, **self.settings}
-        result = self.ask(request)
-        if result is None:  # the worker died: once more with a new one
-            errors = self.errors()
-            self.close()
-            self.restarts += 1
-            print(f"  (ns-3's worker stopped; started again: {errors[-1:]})", flush=True)
-            self.start()
-            result = self.ask(request)
-        if result is None:
-            raise RuntimeError("the ns-3 worker stopped:\n" + "".join(self.errors()[-30:]))
-        return ns3_figures(result, request)
-
-    def errors(self) -> list[str]:
-        self.stderr.seek(0)
-        return [line for line in self.stderr if "Failed to materialize" not in line]
-
-    def close(self) -> None:
-        if self.process.stdin:
-            with contextlib.suppress(BrokenPipeError):
-                self.process.stdin.close()
-        self.process.wait()
-        self.stderr.close()
-
-
 def ns3_figures(result: dict, request: dict) -> dict:
     """ns-3's counts as the figures the tables print."""
     counts = result["counts"]
@@ -811,7 +751,8 @@ def main() -> None:
         f"times the best of {AIRTCP_RUNS} runs; ns-3 AC_BE AIFSN {args.ns3_aifsn}, explicit BAR "
         f"{'on' if args.ns3_explicit_bar else 'off'}"
     )
-    ns3 = Ns3(args.ns3_python, args.ns3_aifsn, args.ns3_explicit_bar)
+    settings = {"aifsn": args.ns3_aifsn, "explicit_bar": args.ns3_explicit_bar}
+    ns3 = Ns3Worker(args.ns3_python, __file__, settings, ns3_figures)
     loop_ratios = {}
     try:
         # Load airtcp, and ns-3's code for both kinds (cppyy compiles it on first use).

@@ -1,12 +1,20 @@
 """What the side-by-side benches need of ns-3's own Python (bench/ns3_compare.py,
-ns3_spatial.py, ns3_ac.py): whether the one they were given can run it. ns-3 lives in a
-virtualenv of its own (python3 -m venv /work/ns3venv && /work/ns3venv/bin/pip install
-ns3==3.44.post0); each bench runs its ns-3 side there as a worker."""
+ns3_spatial.py, ns3_ac.py, ns3_ampdu_geo.py): whether the one they were given can run it,
+and a worker process there that runs one simulation a request. ns-3 lives in a virtualenv
+of its own (python3 -m venv /work/ns3venv && /work/ns3venv/bin/pip install
+ns3==3.44.post0)."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import subprocess
+import tempfile
+from collections.abc import Callable
+
+# A worker's answer to a request: one line on its stdout with this prefix (cppyy prints too).
+RESULT = "NS3-RESULT "
 
 
 def ns3_available(python: str | None, unset: str = "no --ns3-python given") -> str | None:
@@ -21,3 +29,70 @@ def ns3_available(python: str | None, unset: str = "no --ns3-python given") -> s
     if probe.returncode != 0:
         return f"the ns3 package is not importable by {python}"
     return None
+
+
+class Ns3Worker:
+    """A bench's ns-3 side: `script --worker` under ns-3's Python, one process for the whole
+    run, one simulation a request (a JSON line with `settings` added); started again (once
+    a request, after `primer` if given: cppyy's heap can break on a fresh worker's second
+    run) if it dies. `figures` turns its answer and the request into the bench's figures."""
+
+    def __init__(
+        self,
+        python: str,
+        script: str,
+        settings: dict,
+        figures: Callable[[dict, dict], dict],
+        primer: dict | None = None,
+    ) -> None:
+        self.python, self.script = python, script
+        self.settings, self.figures, self.primer = settings, figures, primer
+        self.restarts = 0
+        self.start()
+
+    def start(self) -> None:
+        # cppyy's warnings while it loads ns-3 go here; shown if the worker fails.
+        self.stderr = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed in close())
+        self.process = subprocess.Popen(
+            [self.python, self.script, "--worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self.stderr, text=True
+        )  # fmt: skip
+
+    def ask(self, request: dict) -> dict | None:
+        assert self.process.stdin and self.process.stdout
+        try:
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            return None
+        for line in self.process.stdout:
+            if line.startswith(RESULT):
+                return json.loads(line[len(RESULT) :])
+        return None
+
+    def run(self, request: dict) -> dict:
+        request = {**request, **self.settings}
+        result = self.ask(request)
+        if result is None:  # the worker died: once more with a new one
+            errors = self.errors()
+            self.close()
+            self.restarts += 1
+            print(f"  (ns-3's worker stopped; started again: {errors[-1:]})", flush=True)
+            self.start()
+            if self.primer is not None:
+                self.ask({**self.settings, **self.primer})
+            result = self.ask(request)
+        if result is None:
+            raise RuntimeError("the ns-3 worker stopped:\n" + "".join(self.errors()[-30:]))
+        return self.figures(result, request)
+
+    def errors(self) -> list[str]:
+        self.stderr.seek(0)
+        return [line for line in self.stderr if "Failed to materialize" not in line]
+
+    def close(self) -> None:
+        if self.process.stdin:
+            with contextlib.suppress(BrokenPipeError):
+                self.process.stdin.close()
+        self.process.wait()
+        self.stderr.close()
