@@ -23,7 +23,7 @@ def with_link(tmp_path: Path, lines: str) -> Path:
 
 
 def test_the_aqm_reaches_the_simulator_only_when_set(tmp_path: Path):
-    assert _core.link_aqms() == ["none", "codel", "fq_codel"]
+    assert _core.link_aqms() == ["none", "codel", "fq_codel", "pie"]
     plain = resolve(load(with_link(tmp_path, "")))[0]["links"][0]
     assert "aqm" not in plain["a_to_b"] and "aqm" not in plain["b_to_a"]
     both = resolve(load(with_link(tmp_path, 'aqm = "codel"')))[0]["links"][0]
@@ -32,6 +32,12 @@ def test_the_aqm_reaches_the_simulator_only_when_set(tmp_path: Path):
     one = resolve(load(with_link(tmp_path, lines)))[0]["links"][0]
     assert one["a_to_b"]["aqm"] == {"kind": "codel"}
     assert one["b_to_a"]["aqm"] == {"kind": "fq_codel", "target_ns": 2_000_000, "quantum": 300}
+    pie = resolve(load(with_link(tmp_path, 'aqm = {kind = "pie", tupdate = "30ms", beta = 10}')))
+    assert pie[0]["links"][0]["a_to_b"]["aqm"] == {
+        "kind": "pie",
+        "tupdate_ns": 30_000_000,
+        "beta": 10,
+    }
 
 
 def ping_rtt_ms(aqm: str) -> tuple[float, dict]:
@@ -42,21 +48,26 @@ def ping_rtt_ms(aqm: str) -> tuple[float, dict]:
 
 def test_bufferbloat_shows_what_each_queue_does_to_a_ping_beside_bulk_tcp():
     # 40 ms of base RTT: DropTail adds the full buffer's wait, CoDel about its 5 ms target,
-    # FQ-CoDel almost nothing (the ping is a sparse flow); each keeps the link busy.
+    # PIE its 15 ms, FQ-CoDel almost nothing (the ping is a sparse flow); each keeps the
+    # link busy.
     droptail, fifo = ping_rtt_ms("none")
     codel, managed = ping_rtt_ms("codel")
     fq, fair = ping_rtt_ms("fq_codel")
+    pie, early = ping_rtt_ms("pie")
     assert droptail > 300 and 41 < codel < 60 and fq < 43, (droptail, codel, fq)
-    link = [s["links"][0] for s in (fifo, managed, fair)]
-    assert [entry["aqm_drops"] > 0 for entry in link] == [False, True, True]
-    for summary in (fifo, managed, fair):
+    assert 45 < pie < 75, pie
+    link = [s["links"][0] for s in (fifo, managed, fair, early)]
+    assert [entry["aqm_drops"] > 0 for entry in link] == [False, True, True, True]
+    for summary in (fifo, managed, fair, early):
         assert summary["aggregate_goodput_bps"] > 9e6
 
 
 @pytest.mark.parametrize(
     ("lines", "fragments"),
     [
-        ('aqm = "red"', ("links[0].aqm.kind", "fq_codel")),
+        ('aqm = "red"', ("links[0].aqm.kind", "pie")),
+        ('aqm = {kind = "pie", alpha = 40}', ("links[0].aqm.alpha", "32")),
+        ('aqm = {kind = "pie", interval = "10ms"}', ("links[0].aqm", "interval", "pie")),
         ('aqm = {kind = "codel", quantum = 300}', ("links[0].aqm", "quantum", "codel")),
         ('aqm = {kind = "codel", interval = "20s"}', ("links[0].aqm.interval", "10 s")),
         ('aqm = {kind = "fq_codel", flows = 100000}', ("links[0].aqm.flows", "65536")),

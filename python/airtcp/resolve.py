@@ -564,8 +564,8 @@ def _aqm(aqm: Aqm) -> dict[str, Any]:
     """A direction's AQM as the simulator reads it, left out for DropTail."""
     if aqm.kind == "none":
         return {}
-    settings = {"target_ns": aqm.target, "interval_ns": aqm.interval}
-    settings |= {"flows": aqm.flows, "quantum": aqm.quantum}
+    settings = {"target_ns": aqm.target, "interval_ns": aqm.interval, "tupdate_ns": aqm.tupdate}
+    settings |= {"flows": aqm.flows, "quantum": aqm.quantum, "alpha": aqm.alpha, "beta": aqm.beta}
     return {"aqm": {"kind": aqm.kind} | {k: v for k, v in settings.items() if v is not None}}
 
 

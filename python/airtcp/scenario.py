@@ -207,23 +207,33 @@ LINK_AQMS: tuple[str, ...] = tuple(_core.link_aqms())
 LinkAqmKind = Literal[LINK_AQMS]  # type: ignore[valid-type]
 
 
+# The settings each AQM takes (docs/scenarios.md, "AQM on wired links").
+AQM_SETTINGS = {
+    "none": (),
+    "codel": ("target", "interval"),
+    "fq_codel": ("target", "interval", "flows", "quantum"),
+    "pie": ("target", "tupdate", "alpha", "beta"),
+}
+
+
 class Aqm(Strict):
-    """A link direction's queue management (docs/scenarios.md, "AQM"): ``aqm = "codel"`` or
-    a table with ``kind`` and CoDel's ``target`` and ``interval`` (and for ``fq_codel`` its
-    ``flows`` and ``quantum``); unset values are Linux's defaults."""
+    """A link direction's queue management (docs/scenarios.md, "AQM on wired links"):
+    ``aqm = "codel"`` or a table with ``kind`` and the kind's settings (`AQM_SETTINGS`);
+    unset values are Linux's defaults."""
 
     kind: LinkAqmKind = LINK_AQMS[0]
     target: PositiveDuration | None = None
     interval: PositiveDuration | None = None
     flows: Annotated[int, Field(gt=0)] | None = None
     quantum: Annotated[int, Field(gt=0)] | None = None
+    tupdate: PositiveDuration | None = None
+    alpha: Annotated[int, Field(ge=0)] | None = None
+    beta: Annotated[int, Field(ge=0)] | None = None
 
     @model_validator(mode="after")
     def _settings_of_the_kind(self) -> Aqm:
-        allowed = {"none": (), "codel": ("target", "interval")}.get(
-            self.kind, ("target", "interval", "flows", "quantum")
-        )
-        for name in ("target", "interval", "flows", "quantum"):
+        allowed = AQM_SETTINGS[self.kind]
+        for name in AQM_SETTINGS["fq_codel"] + AQM_SETTINGS["pie"]:
             if getattr(self, name) is not None and name not in allowed:
                 raise ValueError(f"'{name}' is not a setting of aqm '{self.kind}'")
         return self
@@ -233,7 +243,7 @@ AqmSpec = Annotated[
     Aqm,
     BeforeValidator(_named),
     WithJsonSchema(
-        {"type": ["string", "object"], "description": "none, codel, fq_codel, or a table"}
+        {"type": ["string", "object"], "description": "none, codel, fq_codel, pie, or a table"}
     ),
 ]
 

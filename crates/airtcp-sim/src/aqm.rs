@@ -13,8 +13,13 @@
 //!   limit (the link's `queue` in packets: Linux's default is 10240) up to 64 heads of the
 //!   fattest flow are dropped, until half its bytes are gone. Not modelled: the memory
 //!   limit (32 MiB of socket-buffer truesize), `ce_threshold`.
+//! - `pie`: PIE (RFC 8033; net/sched/sch_pie.c without its dequeue-rate estimator,
+//!   `airtcp_proto::aqm::pie`): one FIFO whose arrivals are dropped early with a probability
+//!   updated every 15 ms from the last dequeued packet's sojourn against `target` (15 ms),
+//!   with `alpha` 2 and `beta` 20 (in sixteenths: RFC 8033's 0.125 and 1.25); the link's
+//!   `queue` is sch_pie's `limit` (Linux's default 1000 packets).
 //!
-//! CoDel drops rather than marks: the simulator's TCP does not negotiate ECN yet. The
+//! CoDel and PIE drop rather than mark: the simulator's TCP does not negotiate ECN yet. The
 //! sojourn time runs from a packet's arrival in the queue to its dequeue, when the link
 //! starts to serialise it; a packet that finds the link idle goes at once.
 
@@ -23,12 +28,15 @@ use std::collections::VecDeque;
 use airtcp_proto::agent::InterfaceQueue;
 use airtcp_proto::aqm::codel::{Codel, CodelParams, CodelQueue};
 use airtcp_proto::aqm::fq::{flow_hash, Fq, FqItem, FqParams};
+use airtcp_proto::aqm::pie::{Pie, PieParams};
 use airtcp_proto::wire::PacketRepr;
 use airtcp_proto::Instant;
+use rand::Rng;
 use serde::Deserialize;
 
 use crate::packet::Packet;
 use crate::queue::{DropTailQueue, QueueLimit};
+use crate::rng::Stream;
 
 /// CoDel's defaults (RFC 8289 §4.2, §4.3; sch_codel's and sch_fq_codel's).
 pub const TARGET_NS: u64 = CodelParams::RFC.target_ns;
@@ -57,6 +65,16 @@ pub enum AqmConfig {
         #[serde(default = "default_quantum")]
         quantum: u32,
     },
+    Pie {
+        #[serde(default = "default_pie_target")]
+        target_ns: u64,
+        #[serde(default = "default_tupdate")]
+        tupdate_ns: u64,
+        #[serde(default = "default_alpha")]
+        alpha: u32,
+        #[serde(default = "default_beta")]
+        beta: u32,
+    },
 }
 
 fn default_target() -> u64 {
@@ -71,10 +89,22 @@ fn default_flows() -> u32 {
 fn default_quantum() -> u32 {
     FqParams::SCH_FQ_CODEL.quantum
 }
+fn default_pie_target() -> u64 {
+    PieParams::LINUX.target_ns
+}
+fn default_tupdate() -> u64 {
+    PieParams::LINUX.tupdate_ns
+}
+fn default_alpha() -> u32 {
+    PieParams::LINUX.alpha
+}
+fn default_beta() -> u32 {
+    PieParams::LINUX.beta
+}
 
 impl AqmConfig {
     /// The names of the kinds, as the scenario writes them.
-    pub const KINDS: [&'static str; 3] = ["none", "codel", "fq_codel"];
+    pub const KINDS: [&'static str; 4] = ["none", "codel", "fq_codel", "pie"];
 
     fn codel(target_ns: u64, interval_ns: u64) -> CodelParams {
         CodelParams {
@@ -101,11 +131,27 @@ impl FqItem for Queued {
     }
 }
 
-/// sch_codel's FIFO as CoDel dequeues from it.
+/// sch_codel's and sch_pie's FIFO (CoDel dequeues from it).
 #[derive(Debug, Default)]
 struct Fifo {
     packets: VecDeque<Queued>,
     bytes: u64,
+}
+
+impl Fifo {
+    /// Whether `packet` would pass `limit`.
+    fn full(&self, limit: &QueueLimit, packet: &Packet) -> bool {
+        let size = u64::from(packet.len());
+        limit
+            .packets
+            .is_some_and(|max| self.packets.len() as u64 >= u64::from(max))
+            || limit.bytes.is_some_and(|max| self.bytes + size > max)
+    }
+
+    fn push(&mut self, packet: Packet, at: Instant) {
+        self.bytes += u64::from(packet.len());
+        self.packets.push_back(Queued { packet, at });
+    }
 }
 
 impl CodelQueue for Fifo {
@@ -140,6 +186,13 @@ enum Discipline {
         params: CodelParams,
         hash_key: u64,
     },
+    Pie {
+        fifo: Fifo,
+        state: Pie,
+        params: PieParams,
+        limit: QueueLimit,
+        rng: Stream,
+    },
 }
 
 /// A link direction's queue: what it drops at the tail (`drops`) and what its AQM drops at
@@ -152,8 +205,9 @@ pub struct LinkQueue {
 }
 
 impl LinkQueue {
-    /// A queue of `limit` managed as `aqm` says; `hash_key` keys FQ-CoDel's flow hash.
-    pub fn new(limit: QueueLimit, aqm: AqmConfig, hash_key: u64) -> Self {
+    /// A queue of `limit` managed as `aqm` says, set up at time 0; `rng` keys FQ-CoDel's
+    /// flow hash and draws PIE's drops.
+    pub fn new(limit: QueueLimit, aqm: AqmConfig, mut rng: Stream) -> Self {
         let discipline = match aqm {
             AqmConfig::None => Discipline::DropTail(DropTailQueue::new(limit)),
             AqmConfig::Codel {
@@ -183,7 +237,25 @@ impl LinkQueue {
                     1,
                 )),
                 params: AqmConfig::codel(target_ns, interval_ns),
-                hash_key,
+                hash_key: rng.random(),
+            },
+            AqmConfig::Pie {
+                target_ns,
+                tupdate_ns,
+                alpha,
+                beta,
+            } => Discipline::Pie {
+                fifo: Fifo::default(),
+                state: Pie::new(0),
+                params: PieParams {
+                    target_ns,
+                    tupdate_ns,
+                    alpha,
+                    beta,
+                    ..PieParams::LINUX
+                },
+                limit,
+                rng,
             },
         };
         LinkQueue {
@@ -203,17 +275,32 @@ impl LinkQueue {
                 taken
             }
             Discipline::Codel { fifo, limit, .. } => {
-                let size = u64::from(packet.len());
-                let full = limit
-                    .packets
-                    .is_some_and(|max| fifo.packets.len() as u64 >= u64::from(max))
-                    || limit.bytes.is_some_and(|max| fifo.bytes + size > max);
-                if full {
+                if fifo.full(limit, &packet) {
                     self.drops += 1;
                     return false;
                 }
-                fifo.bytes += size;
-                fifo.packets.push_back(Queued { packet, at: now });
+                fifo.push(packet, now);
+                true
+            }
+            Discipline::Pie {
+                fifo,
+                state,
+                params,
+                limit,
+                rng,
+            } => {
+                state.catch_up(now.as_nanos(), params, fifo.bytes);
+                if fifo.full(limit, &packet) {
+                    state.dropped();
+                    self.drops += 1;
+                    return false;
+                }
+                if state.drop_early(params, fifo.bytes, || rng.random()) {
+                    state.dropped();
+                    self.aqm_drops += 1;
+                    return false;
+                }
+                fifo.push(packet, now);
                 true
             }
             Discipline::FqCodel { fq, hash_key, .. } => {
@@ -242,6 +329,17 @@ impl LinkQueue {
             Discipline::FqCodel { fq, params, .. } => {
                 fq.dequeue(0, now, params, &mut |_| dropped += 1)
             }
+            Discipline::Pie {
+                fifo,
+                state,
+                params,
+                ..
+            } => {
+                state.catch_up(now.as_nanos(), params, fifo.bytes);
+                let head = fifo.dequeue()?;
+                state.dequeued(now.as_nanos(), head.at.as_nanos(), fifo.bytes);
+                Some(head)
+            }
         };
         self.aqm_drops += dropped;
         next.map(|queued| queued.packet)
@@ -251,7 +349,7 @@ impl LinkQueue {
     pub fn drain(&mut self) -> Vec<Packet> {
         match &mut self.discipline {
             Discipline::DropTail(queue) => std::iter::from_fn(|| queue.pop()).collect(),
-            Discipline::Codel { fifo, .. } => {
+            Discipline::Codel { fifo, .. } | Discipline::Pie { fifo, .. } => {
                 fifo.bytes = 0;
                 fifo.packets.drain(..).map(|q| q.packet).collect()
             }
@@ -271,7 +369,7 @@ impl LinkQueue {
     pub fn len(&self) -> usize {
         match &self.discipline {
             Discipline::DropTail(queue) => queue.len(),
-            Discipline::Codel { fifo, .. } => fifo.packets.len(),
+            Discipline::Codel { fifo, .. } | Discipline::Pie { fifo, .. } => fifo.packets.len(),
             Discipline::FqCodel { fq, .. } => fq.backlog() as usize,
         }
     }
@@ -287,7 +385,7 @@ impl InterfaceQueue for LinkQueue {
     fn len(&self) -> usize {
         match &self.discipline {
             Discipline::DropTail(queue) => InterfaceQueue::len(queue),
-            Discipline::Codel { fifo, .. } => fifo.packets.len(),
+            Discipline::Codel { fifo, .. } | Discipline::Pie { fifo, .. } => fifo.packets.len(),
             Discipline::FqCodel { .. } => 0,
         }
     }
@@ -295,7 +393,9 @@ impl InterfaceQueue for LinkQueue {
     fn get(&self, index: usize) -> Option<&PacketRepr> {
         match &self.discipline {
             Discipline::DropTail(queue) => queue.get(index),
-            Discipline::Codel { fifo, .. } => fifo.packets.get(index).map(|q| &q.packet.repr),
+            Discipline::Codel { fifo, .. } | Discipline::Pie { fifo, .. } => {
+                fifo.packets.get(index).map(|q| &q.packet.repr)
+            }
             Discipline::FqCodel { .. } => None,
         }
     }
@@ -303,7 +403,7 @@ impl InterfaceQueue for LinkQueue {
     fn remove(&mut self, index: usize) -> Option<PacketRepr> {
         match &mut self.discipline {
             Discipline::DropTail(queue) => queue.remove(index),
-            Discipline::Codel { fifo, .. } => {
+            Discipline::Codel { fifo, .. } | Discipline::Pie { fifo, .. } => {
                 let removed = fifo.packets.remove(index)?;
                 fifo.bytes -= u64::from(removed.packet.len());
                 Some(removed.packet.repr)

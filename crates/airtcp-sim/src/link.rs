@@ -57,9 +57,9 @@ pub struct ChannelActions {
 }
 
 impl Channel {
-    /// One direction of a link to `to_node`, its error model drawing from `rng`;
-    /// `hash_key` keys an FQ-CoDel queue's flow hash.
-    pub fn new(config: &DirectionConfig, to_node: usize, rng: Stream, hash_key: u64) -> Self {
+    /// One direction of a link to `to_node`, its error model drawing from `rng`, its AQM
+    /// (if any) from `aqm_rng`.
+    pub fn new(config: &DirectionConfig, to_node: usize, rng: Stream, aqm_rng: Stream) -> Self {
         Channel {
             to_node,
             pace: match (&config.trace_ms, config.rate_bps) {
@@ -69,7 +69,7 @@ impl Channel {
             delay: Duration::from_nanos(config.delay_ns),
             errors: config.errors,
             rng,
-            queue: LinkQueue::new(config.queue, config.aqm, hash_key),
+            queue: LinkQueue::new(config.queue, config.aqm, aqm_rng),
             agent: None,
             in_transmission: None,
             cut: false,

@@ -57,8 +57,8 @@ pub enum StreamId {
     FlowHash {
         bss: u32,
     },
-    /// The key of a link direction's FQ-CoDel flow hash (`aqm`).
-    LinkFlowHash {
+    /// A link direction's AQM: FQ-CoDel's flow-hash key, PIE's drop draws (`aqm`).
+    LinkAqm {
         link: u32,
         direction: u8,
     },
@@ -85,7 +85,7 @@ impl StreamId {
                 (9 << 60) | (u64::from(channel) << 32) | u64::from(radio)
             }
             StreamId::FlowHash { bss } => (10 << 60) | u64::from(bss),
-            StreamId::LinkFlowHash { link, direction } => {
+            StreamId::LinkAqm { link, direction } => {
                 (11 << 60) | (u64::from(link) << 8) | u64::from(direction)
             }
         }

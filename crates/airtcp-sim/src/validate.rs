@@ -654,15 +654,15 @@ fn validate_direction(key: &str, d: &DirectionConfig) -> Result<(), ConfigError>
 }
 
 /// The AQM of direction `direction`: its settings within what Linux's qdiscs accept
-/// (sch_codel, sch_fq_codel).
+/// (sch_codel, sch_fq_codel, sch_pie).
 fn validate_aqm(direction: &str, d: &DirectionConfig) -> Result<(), ConfigError> {
     let key = format!("{direction}.aqm");
-    let (target_ns, interval_ns) = match d.aqm {
+    let times = match d.aqm {
         AqmConfig::None => return Ok(()),
         AqmConfig::Codel {
             target_ns,
             interval_ns,
-        } => (target_ns, interval_ns),
+        } => [("target_ns", target_ns), ("interval_ns", interval_ns)],
         AqmConfig::FqCodel {
             target_ns,
             interval_ns,
@@ -685,10 +685,29 @@ fn validate_aqm(direction: &str, d: &DirectionConfig) -> Result<(), ConfigError>
                      in packets",
                 );
             }
-            (target_ns, interval_ns)
+            [("target_ns", target_ns), ("interval_ns", interval_ns)]
+        }
+        AqmConfig::Pie {
+            target_ns,
+            tupdate_ns,
+            alpha,
+            beta,
+        } => {
+            for (name, gain) in [("alpha", alpha), ("beta", beta)] {
+                if gain > 32 {
+                    return fail(
+                        format!("{key}.{name}"),
+                        "must be 0 to 32 sixteenths (RFC 8033's 0 to 2)",
+                    );
+                }
+            }
+            if tupdate_ns < 1_000_000 {
+                return fail(format!("{key}.tupdate_ns"), "must be at least 1 ms");
+            }
+            [("target_ns", target_ns), ("tupdate_ns", tupdate_ns)]
         }
     };
-    for (name, value) in [("target_ns", target_ns), ("interval_ns", interval_ns)] {
+    for (name, value) in times {
         if value == 0 || value > 10 * 1_000_000_000 {
             return fail(format!("{key}.{name}"), "must be positive and at most 10 s");
         }

@@ -1,7 +1,7 @@
 //! AQM on a wired link (`airtcp_sim::aqm`): a 10 Mbit/s, 20 ms bottleneck with a 1000-packet
 //! buffer, two bulk TCP flows and a ping through it. DropTail fills the buffer (bufferbloat);
-//! CoDel keeps the standing queue near its 5 ms target; FQ-CoDel also isolates the ping from
-//! the bulk flows; all three keep the link busy.
+//! CoDel keeps the standing queue near its 5 ms target, PIE near its 15 ms; FQ-CoDel also
+//! isolates the ping from the bulk flows; all keep the link busy.
 
 mod common;
 
@@ -50,25 +50,29 @@ fn median(values: &[f64]) -> f64 {
 }
 
 #[test]
-fn codel_keeps_the_standing_queue_near_target_and_fq_codel_isolates_the_ping() {
+fn codel_and_pie_keep_the_standing_queue_near_target_and_fq_codel_isolates_the_ping() {
     // The base RTT is 40 ms plus the 84-byte request's and reply's serialisation.
     let (fifo, fifo_goodput, fifo_link) = measured(json!({"kind": "none"}));
     let (codel, codel_goodput, codel_link) = measured(json!({"kind": "codel"}));
     let (fq, fq_goodput, fq_link) = measured(json!({"kind": "fq_codel"}));
+    let (pie, pie_goodput, pie_link) = measured(json!({"kind": "pie"}));
     eprintln!(
-        "median ping RTT: droptail {:.1} ms, codel {:.1} ms, fq_codel {:.1} ms; goodput \
-         {:.2} / {:.2} / {:.2} Mbit/s; drops (tail, aqm): {:?} {:?} {:?}",
+        "median ping RTT: droptail {:.1} ms, codel {:.1} ms, fq_codel {:.1} ms, pie {:.1} ms; \
+         goodput {:.2} / {:.2} / {:.2} / {:.2} Mbit/s; drops (tail, aqm): {:?} {:?} {:?} {:?}",
         median(&fifo),
         median(&codel),
         median(&fq),
+        median(&pie),
         fifo_goodput / 1e6,
         codel_goodput / 1e6,
         fq_goodput / 1e6,
+        pie_goodput / 1e6,
         (fifo_link.queue_drops, fifo_link.aqm_drops),
         (codel_link.queue_drops, codel_link.aqm_drops),
         (fq_link.queue_drops, fq_link.aqm_drops),
+        (pie_link.queue_drops, pie_link.aqm_drops),
     );
-    assert!(fifo.len() > 150 && codel.len() > 190 && fq.len() == 200);
+    assert!(fifo.len() > 150 && codel.len() > 190 && fq.len() == 200 && pie.len() > 190);
     // DropTail: the windows fill much of the 1000-packet buffer (1.2 ms a packet), and
     // its tail drops take some pings
     assert!(median(&fifo) > 300.0, "{}", median(&fifo));
@@ -83,8 +87,15 @@ fn codel_keeps_the_standing_queue_near_target_and_fq_codel_isolates_the_ping() {
     // FQ-CoDel: the ping is a sparse flow and goes first, at the base RTT
     assert!(median(&fq) < 43.0, "{}", median(&fq));
     assert!(fq_link.aqm_drops > 0 && fq_link.queue_drops == 0);
+    // PIE: a standing queue of about its 15 ms target (early drops on arrival)
+    assert!(
+        median(&pie) > 45.0 && median(&pie) < 75.0,
+        "{}",
+        median(&pie)
+    );
+    assert!(pie_link.aqm_drops > 0 && pie_link.queue_drops == 0);
     // and each keeps the link busy
-    for goodput in [fifo_goodput, codel_goodput, fq_goodput] {
+    for goodput in [fifo_goodput, codel_goodput, fq_goodput, pie_goodput] {
         assert!(goodput > 9.0e6, "{goodput}");
     }
 }

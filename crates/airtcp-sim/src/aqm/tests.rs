@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::packet::tests::{udp_from, udp_src_port as port};
+use crate::rng::{stream, StreamId};
 
 const MS: u64 = 1_000_000;
 
@@ -14,6 +15,17 @@ fn at(ms: u64) -> Instant {
 /// A 1500-byte UDP packet of flow `port`.
 fn packet(port: u16) -> Packet {
     udp_from(port, 1500 - 28)
+}
+
+/// A link direction's AQM draws.
+fn draws() -> Stream {
+    stream(
+        1,
+        StreamId::LinkAqm {
+            link: 0,
+            direction: 0,
+        },
+    )
 }
 
 fn limit(packets: u32) -> QueueLimit {
@@ -38,7 +50,7 @@ const FQ_CODEL: AqmConfig = AqmConfig::FqCodel {
 
 #[test]
 fn codel_drops_the_head_once_the_sojourn_stayed_above_target_for_an_interval() {
-    let mut queue = LinkQueue::new(limit(100), CODEL, 0);
+    let mut queue = LinkQueue::new(limit(100), CODEL, draws());
     for k in 0..50 {
         assert!(queue.push(at(0), packet(k)));
     }
@@ -59,7 +71,7 @@ fn codel_drops_the_head_once_the_sojourn_stayed_above_target_for_an_interval() {
 
 #[test]
 fn codel_sees_no_standing_queue_below_target() {
-    let mut queue = LinkQueue::new(limit(100), CODEL, 0);
+    let mut queue = LinkQueue::new(limit(100), CODEL, draws());
     for step in 0..1000 {
         queue.push(at(step), packet(1));
         queue.push(at(step), packet(2));
@@ -73,7 +85,7 @@ fn codel_sees_no_standing_queue_below_target() {
 #[test]
 fn the_limit_drops_at_the_tail_with_or_without_codel() {
     for aqm in [AqmConfig::None, CODEL] {
-        let mut queue = LinkQueue::new(limit(3), aqm, 0);
+        let mut queue = LinkQueue::new(limit(3), aqm, draws());
         let taken: Vec<bool> = (0..5).map(|k| queue.push(at(0), packet(k))).collect();
         assert_eq!(taken, [true, true, true, false, false], "{aqm:?}");
         assert_eq!((queue.drops, queue.aqm_drops, queue.len()), (2, 0, 3));
@@ -85,7 +97,7 @@ fn the_limit_drops_at_the_tail_with_or_without_codel() {
 
 #[test]
 fn fq_codel_serves_a_sparse_flow_before_a_backlogged_one() {
-    let mut queue = LinkQueue::new(limit(1000), FQ_CODEL, 7);
+    let mut queue = LinkQueue::new(limit(1000), FQ_CODEL, draws());
     for _ in 0..20 {
         queue.push(at(0), packet(1));
     }
@@ -105,7 +117,7 @@ fn fq_codel_serves_a_sparse_flow_before_a_backlogged_one() {
 
 #[test]
 fn fq_codel_over_its_limit_drops_from_the_fattest_flow_and_counts_it_at_the_tail() {
-    let mut queue = LinkQueue::new(limit(10), FQ_CODEL, 7);
+    let mut queue = LinkQueue::new(limit(10), FQ_CODEL, draws());
     for _ in 0..10 {
         assert!(queue.push(at(0), packet(1)));
     }
@@ -127,7 +139,7 @@ fn an_agent_edits_a_codel_fifo_and_frees_its_bytes() {
             bytes: Some(3000),
         },
         CODEL,
-        0,
+        draws(),
     );
     queue.push(at(0), packet(1));
     queue.push(at(0), packet(2));
@@ -138,5 +150,53 @@ fn an_agent_edits_a_codel_fifo_and_frees_its_bytes() {
     assert!(
         queue.push(at(0), packet(3)),
         "the removed packet's bytes are free"
+    );
+}
+
+const PIE: AqmConfig = AqmConfig::Pie {
+    target_ns: 15 * MS,
+    tupdate_ns: 15 * MS,
+    alpha: 2,
+    beta: 20,
+};
+
+#[test]
+fn pie_drops_arrivals_early_once_a_standing_queue_raises_its_probability() {
+    // 1500-byte packets arriving every 1 ms, leaving every 1.2 ms: the queue and its delay
+    // grow; after the 150 ms burst allowance and the first update at 500 ms PIE drops
+    // arrivals (counted apart from tail drops), and none before 500 ms
+    let mut queue = LinkQueue::new(limit(1000), PIE, draws());
+    let (mut next_out, mut early) = (0u64, Vec::new());
+    for ms in 0..2000u64 {
+        let before = queue.aqm_drops;
+        queue.push(at(ms), packet(1));
+        if queue.aqm_drops > before {
+            early.push(ms);
+        }
+        while next_out <= ms * 10 {
+            queue.pop(Instant::from_nanos(next_out * MS / 10));
+            next_out += 12;
+        }
+    }
+    assert!(
+        early.first().is_some_and(|&first| first >= 500),
+        "{early:?}"
+    );
+    assert!(early.len() > 50, "{}", early.len());
+    assert_eq!(
+        queue.drops, 0,
+        "no tail drop: 1000 packets is more than PIE lets build"
+    );
+}
+
+#[test]
+fn pie_keeps_the_tail_limit_and_empties_on_a_link_down() {
+    let mut queue = LinkQueue::new(limit(3), PIE, draws());
+    let taken: Vec<bool> = (0..5).map(|k| queue.push(at(0), packet(k))).collect();
+    assert_eq!(taken, [true, true, true, false, false]);
+    assert_eq!((queue.drops, queue.aqm_drops), (2, 0));
+    assert_eq!(
+        queue.drain().iter().map(port).collect::<Vec<_>>(),
+        [0, 1, 2]
     );
 }

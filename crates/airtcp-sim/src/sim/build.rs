@@ -44,8 +44,8 @@ impl Simulation {
                 let id = channels.len() as u32;
                 let (link, direction) = (i as u32, direction as u8);
                 let rng = stream(seed, StreamId::Link { link, direction });
-                let hash_key = stream(seed, StreamId::LinkFlowHash { link, direction }).random();
-                channels.push(Channel::new(config, to, rng, hash_key));
+                let aqm_rng = stream(seed, StreamId::LinkAqm { link, direction });
+                channels.push(Channel::new(config, to, rng, aqm_rng));
                 channel_ends.push((from, to));
                 adjacency[from].push((to, Hop::Channel(id)));
             }
