@@ -21,7 +21,7 @@
 //!
 //! CoDel and PIE drop rather than mark: the simulator's TCP does not negotiate ECN yet. The
 //! sojourn time runs from a packet's arrival in the queue to its dequeue, when the link
-//! starts to serialise it; a packet that finds the link idle goes at once.
+//! starts to serialise it; a packet that finds the link idle passes the AQM too (at once).
 
 use std::collections::VecDeque;
 
@@ -345,8 +345,30 @@ impl LinkQueue {
         next.map(|queued| queued.packet)
     }
 
-    /// Empties the queue, without the AQM (a link that went down).
-    pub fn drain(&mut self) -> Vec<Packet> {
+    /// Whether packets may skip the queue when it is empty and the link idle (DropTail); an
+    /// AQM sees every packet arrive and leave, as a qdisc does.
+    pub fn may_bypass(&self) -> bool {
+        matches!(self.discipline, Discipline::DropTail(_))
+    }
+
+    /// Runs what is due by `now` before anything but an arrival or a dequeue changes the
+    /// queue (an agent's edit, a link going down): PIE's probability updates.
+    pub fn advance(&mut self, now: Instant) {
+        if let Discipline::Pie {
+            fifo,
+            state,
+            params,
+            ..
+        } = &mut self.discipline
+        {
+            state.catch_up(now.as_nanos(), params, fifo.bytes);
+        }
+    }
+
+    /// Empties the queue at `now`, without the AQM (a link that went down). (Linux resets a
+    /// qdisc's state with the device; here CoDel's and PIE's go on.)
+    pub fn drain(&mut self, now: Instant) -> Vec<Packet> {
+        self.advance(now);
         match &mut self.discipline {
             Discipline::DropTail(queue) => std::iter::from_fn(|| queue.pop()).collect(),
             Discipline::Codel { fifo, .. } | Discipline::Pie { fifo, .. } => {

@@ -84,14 +84,14 @@ impl Channel {
         self.up
     }
 
-    /// Takes the link down: the packet on the wire is lost, and so is everything queued now
-    /// or later unless `hold`.
-    pub fn go_down(&mut self, hold: bool) {
+    /// Takes the link down at `now`: the packet on the wire is lost, and so is everything
+    /// queued now or later unless `hold`.
+    pub fn go_down(&mut self, now: Instant, hold: bool) {
         self.up = false;
         self.hold = hold;
         self.cut = self.in_transmission.is_some();
         if !hold {
-            self.lost += self.queue.drain().len() as u64;
+            self.lost += self.queue.drain(now).len() as u64;
         }
     }
 
@@ -113,9 +113,10 @@ impl Channel {
         }
     }
 
-    /// Empties the queue of a link that is down (its sender sends them another way).
-    pub fn take_held(&mut self) -> Vec<Packet> {
-        self.queue.drain()
+    /// Empties the queue of a link that is down at `now` (its sender sends them another
+    /// way).
+    pub fn take_held(&mut self, now: Instant) -> Vec<Packet> {
+        self.queue.drain(now)
     }
 
     /// A packet arriving over the link at its far end: lost if the link went down while it
@@ -151,7 +152,8 @@ impl Channel {
             }
             return ChannelActions::default();
         }
-        if self.in_transmission.is_none() && self.queue.is_empty() {
+        let idle = self.in_transmission.is_none() && self.queue.is_empty();
+        if idle && self.queue.may_bypass() {
             self.in_transmission = Some(packet);
             return ChannelActions {
                 tx_done: Some(self.sent_at(now, &packet, false)),
@@ -159,7 +161,20 @@ impl Channel {
             };
         }
         self.queue.push(now, packet);
-        ChannelActions::default()
+        if !idle {
+            return ChannelActions::default();
+        }
+        // an AQM's queue: the packet arrives and leaves at once
+        match self.queue.pop(now) {
+            Some(next) => {
+                self.in_transmission = Some(next);
+                ChannelActions {
+                    tx_done: Some(self.sent_at(now, &next, false)),
+                    arrival: None,
+                }
+            }
+            None => ChannelActions::default(),
+        }
     }
 
     /// The packet on the wire is fully sent: it propagates (or is lost), the next starts.

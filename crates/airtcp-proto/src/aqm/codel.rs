@@ -179,6 +179,12 @@ impl Codel {
     pub fn count(&self) -> u32 {
         self.count
     }
+
+    /// Raises the drop count by `drops` made outside CoDel, so that its next cycle drops
+    /// faster (sch_fq_codel's `flow->cvars.count += i` after an overlimit batch).
+    pub fn raise_count(&mut self, drops: u32) {
+        self.count = self.count.wrapping_add(drops);
+    }
 }
 
 /// The time of the next drop: `t + interval / sqrt(count)` (`codel_control_law`, with

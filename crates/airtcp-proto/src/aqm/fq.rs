@@ -3,7 +3,7 @@
 //! mac80211 runs it (net/mac80211/tx.c, `fq_tin_dequeue_func`); with one tin and
 //! `FqParams::SCH_FQ_CODEL` it is the FQ-CoDel queueing discipline (RFC 8290; Linux's
 //! net/sched/sch_fq_codel.c, which fq_impl.h was taken from), whose differences are
-//! parameters: `drop_batch` and `whole_backlog`.
+//! parameters: `drop_batch`, `whole_backlog` and `batch_raises_codel`.
 //!
 //! Packets are hashed on their 5-tuple into one of `flows` shared flows. Each tin (one per
 //! station and TID in mac80211) keeps lists of new and old flows and serves them by deficit
@@ -35,6 +35,9 @@ pub struct FqParams {
     /// CoDel's MTU test counts the bytes of the whole structure (sch_fq_codel passes
     /// `sch->qstats.backlog`), not of the flow (mac80211 passes `flow->backlog`).
     pub whole_backlog: bool,
+    /// An overlimit batch raises the flow's CoDel count by its size (sch_fq_codel's
+    /// `fq_codel_drop`: "tell codel to increase its signal strength"; mac80211 does not).
+    pub batch_raises_codel: bool,
 }
 
 impl FqParams {
@@ -46,6 +49,7 @@ impl FqParams {
         limit_packets: 8192,
         drop_batch: 1,
         whole_backlog: false,
+        batch_raises_codel: false,
     };
 
     /// sch_fq_codel's defaults (`fq_codel_init`): 1024 flows, a quantum of the device's MTU
@@ -57,6 +61,7 @@ impl FqParams {
         limit_packets: 10_240,
         drop_batch: 64,
         whole_backlog: true,
+        batch_raises_codel: true,
     };
 }
 
@@ -202,7 +207,11 @@ impl<T: FqItem> Fq<T> {
             let Some(fattest) = self.fattest_flow() else {
                 return;
             };
-            let (batch, flow) = (self.params.drop_batch.max(1), self.flow(fattest));
+            let (batch, raises) = (
+                self.params.drop_batch.max(1),
+                self.params.batch_raises_codel,
+            );
+            let flow = self.flow(fattest);
             let owner = flow.tin.expect("a backlogged flow has a tin");
             let threshold = flow.backlog_bytes / 2;
             let (mut count, mut bytes) = (0u32, 0u64);
@@ -219,6 +228,9 @@ impl<T: FqItem> Fq<T> {
             }
             if count == 0 {
                 return;
+            }
+            if raises {
+                flow.codel.raise_count(count);
             }
             self.tins[owner as usize].backlog_packets -= count;
             self.backlog_packets -= count;

@@ -16,8 +16,8 @@
 //!
 //! Fixed point as in Linux: probabilities in units of `MAX_PROB` (2^56 - 1), times in
 //! psched ticks of 64 ns. The timer runs lazily here: the updates due are run, in order,
-//! when the queue is next touched, with the backlog it has held since (it cannot change
-//! without a call). The update interval is exactly 15 ms (Linux rounds it to jiffies: 16 ms
+//! when the queue is next touched (`catch_up`: its owner calls it before anything changes
+//! the backlog), with the backlog it has held since. The update interval is exactly 15 ms (Linux rounds it to jiffies: 16 ms
 //! at HZ = 250). ECN marking and byte mode are not modelled.
 //!
 //! Chosen differently from Linux: the probability is bounded at 1 (`MAX_PROB`), as RFC 8033
@@ -203,7 +203,7 @@ impl Pie {
         }
         // a delay above 250 ms raises the probability by 2 % more
         if qdelay > ticks(250_000_000) {
-            delta += (MAX_PROB / 50) as i64;
+            delta = delta.wrapping_add((MAX_PROB / 50) as i64);
         }
         self.prob = self.prob.wrapping_add(delta as u64);
         if delta > 0 {

@@ -89,7 +89,7 @@ fn the_limit_drops_at_the_tail_with_or_without_codel() {
         let taken: Vec<bool> = (0..5).map(|k| queue.push(at(0), packet(k))).collect();
         assert_eq!(taken, [true, true, true, false, false], "{aqm:?}");
         assert_eq!((queue.drops, queue.aqm_drops, queue.len()), (2, 0, 3));
-        let held: Vec<u16> = queue.drain().iter().map(port).collect();
+        let held: Vec<u16> = queue.drain(at(1)).iter().map(port).collect();
         assert_eq!(held, [0, 1, 2]);
         assert!(queue.is_empty());
     }
@@ -112,7 +112,7 @@ fn fq_codel_serves_a_sparse_flow_before_a_backlogged_one() {
     assert_eq!(queue.len(), 17);
     // an agent sees nothing of FQ-CoDel's flows (agents are refused beside it)
     assert_eq!(InterfaceQueue::len(&queue), 0);
-    assert_eq!(queue.drain().len(), 17);
+    assert_eq!(queue.drain(at(1)).len(), 17);
 }
 
 #[test]
@@ -196,7 +196,7 @@ fn pie_keeps_the_tail_limit_and_empties_on_a_link_down() {
     assert_eq!(taken, [true, true, true, false, false]);
     assert_eq!((queue.drops, queue.aqm_drops), (2, 0));
     assert_eq!(
-        queue.drain().iter().map(port).collect::<Vec<_>>(),
+        queue.drain(at(1)).iter().map(port).collect::<Vec<_>>(),
         [0, 1, 2]
     );
 }

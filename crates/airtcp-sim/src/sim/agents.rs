@@ -29,8 +29,11 @@ impl Simulation {
     ) -> Option<R> {
         match interface {
             Interface::Channel(channel) => {
+                let now = self.now();
                 let channel = &mut self.channels[channel as usize];
                 let slot = channel.agent.as_mut()?;
+                // (the agent may take packets out: what the AQM had due runs first)
+                channel.queue.advance(now);
                 Some(f(slot, &mut channel.queue))
             }
             Interface::Wlan { bss, mac } => {

@@ -99,8 +99,9 @@ impl Simulation {
     fn leave_cell(&mut self, cell: Cell, hold: bool) -> std::io::Result<()> {
         match cell.path {
             CellPath::Link { down } => {
-                self.channels[down as usize].go_down(hold);
-                self.channels[opposite(down) as usize].go_down(hold);
+                let now = self.now();
+                self.channels[down as usize].go_down(now, hold);
+                self.channels[opposite(down) as usize].go_down(now, hold);
                 Ok(())
             }
             CellPath::Wlan { bss, mac } => {
@@ -139,12 +140,13 @@ impl Simulation {
 
     /// What a left cell held for the mobile and from it, with the node that sends each on.
     fn take_held(&mut self, cell: Cell) -> Vec<(usize, crate::packet::Packet)> {
+        let now = self.now();
         match cell.path {
             CellPath::Link { down } => [down, opposite(down)]
                 .into_iter()
                 .flat_map(|channel| {
                     let sender = self.channel_ends[channel as usize].0;
-                    let held = self.channels[channel as usize].take_held();
+                    let held = self.channels[channel as usize].take_held(now);
                     held.into_iter().map(move |packet| (sender, packet))
                 })
                 .collect(),

@@ -401,7 +401,8 @@ impl Simulation {
                         let actions = self.channels[channel as usize].go_up(now);
                         self.apply_channel(channel, actions);
                     } else {
-                        self.channels[channel as usize].go_down(false);
+                        let now = self.now();
+                        self.channels[channel as usize].go_down(now, false);
                     }
                 }
             }

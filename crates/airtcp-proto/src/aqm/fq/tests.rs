@@ -145,6 +145,28 @@ fn sch_fq_codel_drops_a_batch_until_half_the_fattest_flow_is_gone() {
 }
 
 #[test]
+fn sch_fq_codels_batch_raises_the_flows_codel_count_and_mac80211s_does_not() {
+    let hash = |index: u32| index << 22;
+    for (params, raised) in [(FqParams::SCH_FQ_CODEL, 5), (FqParams::MAC80211, 0)] {
+        let params = FqParams {
+            limit_packets: 11,
+            drop_batch: 64,
+            ..params
+        };
+        let mut fq = Fq::new(params, 1);
+        for _ in 0..10 {
+            fq.enqueue(0, hash(1), item(1, 1000), &mut |_, _| {});
+        }
+        fq.enqueue(0, hash(2), item(2, 100), &mut |_, _| {});
+        fq.enqueue(0, hash(2), item(2, 100), &mut |_, _| {});
+        let FlowRef::Shared(slab) = fq.classify(0, hash(1)) else {
+            panic!("flow 1 is a shared flow")
+        };
+        assert_eq!(fq.flows[slab].codel.count(), raised);
+    }
+}
+
+#[test]
 fn sch_fq_codels_mtu_test_counts_every_flows_bytes() {
     // One 1500-byte packet alone in its flow, long above target, beside another flow's
     // 1500 bytes: with the whole backlog counted (sch_fq_codel) the queue holds more than

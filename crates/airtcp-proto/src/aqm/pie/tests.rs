@@ -11,8 +11,9 @@ fn fraction(prob: u64) -> f64 {
     prob as f64 / MAX_PROB as f64
 }
 
+/// A fraction as a probability (1.0: exactly `MAX_PROB`).
 fn of(fraction: f64) -> u64 {
-    (fraction * MAX_PROB as f64) as u64
+    ((fraction * MAX_PROB as f64) as u64).min(MAX_PROB)
 }
 
 /// PIE at the first update (500 ms) with `prob`, the last update's delay `old_ms` and the
@@ -119,20 +120,23 @@ fn draining(prob: f64) -> Pie {
 
 #[test]
 fn early_drops_are_derandomised_by_the_accumulated_probability() {
-    // p = 0.1: no drop and no draw while the sum is under 0.85 (8 packets)
-    let mut pie = draining(0.1);
+    // p = 0.1 (`MAX_PROB / 10`): no drop and no draw while the sum is under 0.85 (8 packets)
+    let mut pie = draining(0.0);
+    pie.prob = MAX_PROB / 10;
     for _ in 0..8 {
         assert!(!pie.drop_early(&P, 15_000, || panic!("no draw")));
     }
     // from the 9th a draw decides: a low one drops and starts the sum again
     assert!(pie.drop_early(&P, 15_000, || 0));
     assert_eq!(pie.accu_prob, 0);
-    // a high one never drops, until the sum reaches 8.5 (85 packets): then always
-    let mut pie = draining(0.1);
-    let drops: Vec<bool> = (0..85)
+    // a high one never drops, until the sum reaches 8.5: 85 x (MAX_PROB / 10) falls just
+    // short of 17 x (MAX_PROB / 2) in the fixed point, so at the 86th packet
+    let mut pie = draining(0.0);
+    pie.prob = MAX_PROB / 10;
+    let drops: Vec<bool> = (0..86)
         .map(|_| pie.drop_early(&P, 15_000, || u64::MAX))
         .collect();
-    assert!(drops[..84].iter().all(|d| !d) && drops[84], "{drops:?}");
+    assert!(drops[..85].iter().all(|d| !d) && drops[85], "{drops:?}");
 }
 
 #[test]
