@@ -101,6 +101,11 @@ impl Channel {
         if self.in_transmission.is_some() {
             return ChannelActions::default(); // the cut packet's end starts the next
         }
+        self.send_next(now)
+    }
+
+    /// The idle link starts sending the queue's next packet at `now`, if it gives one.
+    fn send_next(&mut self, now: Instant) -> ChannelActions {
         match self.queue.pop(now) {
             Some(next) => {
                 self.in_transmission = Some(next);
@@ -165,16 +170,7 @@ impl Channel {
             return ChannelActions::default();
         }
         // an AQM's queue: the packet arrives and leaves at once
-        match self.queue.pop(now) {
-            Some(next) => {
-                self.in_transmission = Some(next);
-                ChannelActions {
-                    tx_done: Some(self.sent_at(now, &next, false)),
-                    arrival: None,
-                }
-            }
-            None => ChannelActions::default(),
-        }
+        self.send_next(now)
     }
 
     /// The packet on the wire is fully sent: it propagates (or is lost), the next starts.
