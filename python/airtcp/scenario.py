@@ -233,7 +233,7 @@ class Aqm(Strict):
     @model_validator(mode="after")
     def _settings_of_the_kind(self) -> Aqm:
         allowed = AQM_SETTINGS[self.kind]
-        for name in AQM_SETTINGS["fq_codel"] + AQM_SETTINGS["pie"]:
+        for name in self.model_fields_set - {"kind"}:
             if getattr(self, name) is not None and name not in allowed:
                 raise ValueError(f"'{name}' is not a setting of aqm '{self.kind}'")
         return self

@@ -139,13 +139,9 @@ struct Fifo {
 }
 
 impl Fifo {
-    /// Whether `packet` would pass `limit`.
+    /// Whether `limit` leaves no room for `packet`.
     fn full(&self, limit: &QueueLimit, packet: &Packet) -> bool {
-        let size = u64::from(packet.len());
-        limit
-            .packets
-            .is_some_and(|max| self.packets.len() as u64 >= u64::from(max))
-            || limit.bytes.is_some_and(|max| self.bytes + size > max)
+        limit.full(self.packets.len(), self.bytes, u64::from(packet.len()))
     }
 
     fn push(&mut self, packet: Packet, at: Instant) {
@@ -195,8 +191,9 @@ enum Discipline {
     },
 }
 
-/// A link direction's queue: what it drops at the tail (`drops`) and what its AQM drops at
-/// the head (`aqm_drops`).
+/// A link direction's queue: what it drops at the tail (`drops`; FQ-CoDel's from its
+/// fattest flow) and what its AQM drops (`aqm_drops`: CoDel's at the head, PIE's on
+/// arrival).
 #[derive(Debug)]
 pub struct LinkQueue {
     discipline: Discipline,
@@ -372,8 +369,9 @@ impl LinkQueue {
         match &mut self.discipline {
             Discipline::DropTail(queue) => std::iter::from_fn(|| queue.pop()).collect(),
             Discipline::Codel { fifo, .. } | Discipline::Pie { fifo, .. } => {
-                fifo.bytes = 0;
-                fifo.packets.drain(..).map(|q| q.packet).collect()
+                std::iter::from_fn(|| fifo.dequeue())
+                    .map(|q| q.packet)
+                    .collect()
             }
             Discipline::FqCodel { fq, .. } => {
                 // every flow emptied in turn, none dropped (no sojourn counts as high)

@@ -5,7 +5,7 @@
 use airtcp_proto::agent::{self, Agent};
 use airtcp_proto::Instant;
 
-use crate::config::{AgentConfig, ConfigError, Scenario};
+use crate::config::{AgentConfig, ConfigError, DirectionConfig, Scenario};
 use crate::routing::Hop;
 
 /// A node's interface.
@@ -63,6 +63,17 @@ impl AgentSlot {
 }
 
 impl Scenario {
+    /// The settings of wired channel `channel` (link i's `a_to_b` is channel 2i, its
+    /// `b_to_a` 2i + 1).
+    pub fn channel_direction(&self, channel: u32) -> &DirectionConfig {
+        let link = &self.links[channel as usize / 2];
+        if channel % 2 == 0 {
+            &link.a_to_b
+        } else {
+            &link.b_to_a
+        }
+    }
+
     /// A node's interfaces by name: the peer of each wired link it is on (link i is channel
     /// 2i from `a` and 2i + 1 from `b`), and `"wlan"` where it is an AP or a station; a
     /// station of several WLANs (a mobile with several cells) names each by its AP.

@@ -1,6 +1,6 @@
 //! Point-to-point wired links: per direction a rate (or a mahimahi delivery trace), a
-//! propagation delay, a queue (DropTail, or an AQM: `aqm`) and an error model, so asymmetric links (a slow
-//! uplink) are one link.
+//! propagation delay, a queue (DropTail, or an AQM: `aqm`) and an error model, so
+//! asymmetric links (a slow uplink) are one link.
 //!
 //! A mobile host's cell is such a link, and goes down when the mobile leaves the cell
 //! (`crate::mobility`): the packet on the air is lost, and the queue either loses what it is

@@ -16,6 +16,16 @@ pub struct QueueLimit {
     pub bytes: Option<u64>,
 }
 
+impl QueueLimit {
+    /// Whether a queue of `packets` packets and `bytes` bytes has no room for `size` more
+    /// bytes.
+    pub fn full(&self, packets: usize, bytes: u64, size: u64) -> bool {
+        self.packets
+            .is_some_and(|max| packets as u64 >= u64::from(max))
+            || self.bytes.is_some_and(|max| bytes + size > max)
+    }
+}
+
 impl Default for QueueLimit {
     fn default() -> Self {
         QueueLimit {
@@ -44,12 +54,7 @@ impl DropTailQueue {
     /// Appends `packet`, or drops it (returning false) when a limit would be exceeded.
     pub fn push(&mut self, packet: Packet) -> bool {
         let size = u64::from(packet.len());
-        let full_packets = self
-            .limit
-            .packets
-            .is_some_and(|max| self.packets.len() as u64 >= u64::from(max));
-        let full_bytes = self.limit.bytes.is_some_and(|max| self.bytes + size > max);
-        if full_packets || full_bytes {
+        if self.limit.full(self.packets.len(), self.bytes, size) {
             return false;
         }
         self.bytes += size;

@@ -92,10 +92,10 @@ impl Scenario {
                 );
             }
             if let Interface::Channel(channel) = place {
-                // channels go a-to-b, then b-to-a, link by link
-                let link = &self.links[channel as usize / 2];
-                let direction = [&link.a_to_b, &link.b_to_a][channel as usize % 2];
-                if matches!(direction.aqm, AqmConfig::FqCodel { .. }) {
+                if matches!(
+                    self.channel_direction(channel).aqm,
+                    AqmConfig::FqCodel { .. }
+                ) {
                     return fail(
                         format!("{key}.kind"),
                         format!(

@@ -215,7 +215,6 @@ impl<T: FqItem> Fq<T> {
             let owner = flow.tin.expect("a backlogged flow has a tin");
             let threshold = flow.backlog_bytes / 2;
             let (mut count, mut bytes) = (0u32, 0u64);
-            let mut heads = Vec::new();
             // at least one head, then on while under the batch and half the flow's bytes
             while count < batch && (count == 0 || bytes < threshold) {
                 let Some(head) = flow.queue.pop_front() else {
@@ -224,7 +223,7 @@ impl<T: FqItem> Fq<T> {
                 let len = u64::from(head.len_bytes());
                 flow.backlog_bytes -= len;
                 (count, bytes) = (count + 1, bytes + len);
-                heads.push(head);
+                dropped(owner, head);
             }
             if count == 0 {
                 return;
@@ -236,9 +235,6 @@ impl<T: FqItem> Fq<T> {
             self.backlog_packets -= count;
             self.backlog_bytes -= bytes;
             self.counters.overlimit_drops += u64::from(count);
-            for head in heads {
-                dropped(owner, head);
-            }
         }
     }
 
