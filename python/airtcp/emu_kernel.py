@@ -5,7 +5,8 @@ with the simulator states what was the same and what was not.
 
 Per-namespace sysctls (Linux >= 4.15): tcp_sack, tcp_timestamps, tcp_window_scaling,
 tcp_rmem/tcp_wmem (the socket buffers' autotuning ceiling), tcp_reordering (the duplicate
-ACK threshold), tcp_retries2. Route attributes (ip-route(8)): initcwnd, rto_min, quickack.
+ACK threshold), tcp_recovery and tcp_early_retrans (RACK and TLP), tcp_retries2. Route
+attributes (ip-route(8)): initcwnd, rto_min, quickack.
 Per socket through iperf3: the congestion control (-C), the MSS (-M), TCP_NODELAY (-N).
 """
 
@@ -154,6 +155,23 @@ def plan(resolved: dict[str, Any], effective: dict[str, Any]) -> KernelPlan:
         )
         rows.append(
             ("dupack_threshold", str(tcp["dupack_threshold"]), "net.ipv4.tcp_reordering (initial)")
+        )
+        # RACK and TLP are per-namespace switches; PRR has none (the kernel always runs it).
+        rack = tcp["loss_recovery"] == "rack_tlp"
+        for sysctl, value in (
+            ("net/ipv4/tcp_recovery", "1" if rack else "0"),
+            ("net/ipv4/tcp_early_retrans", "3" if rack else "0"),
+        ):
+            _set(sender, sender.sysctls, sysctl, value, f"{where}.app.tcp.loss_recovery")
+        rows.append(
+            (
+                "loss_recovery",
+                tcp["loss_recovery"],
+                "net.ipv4.tcp_recovery = 1, tcp_early_retrans = 3 on the sender (RACK, TLP)"
+                if rack
+                else "net.ipv4.tcp_recovery = 0, tcp_early_retrans = 0 on the sender (no "
+                "RACK, no TLP; the kernel keeps PRR)",
+            )
         )
         min_rto = _ms(tcp["min_rto"])
         _set(sender, sender.route, "rto_min", f"{min_rto:g}ms", f"{where}.app.tcp.min_rto_ns")

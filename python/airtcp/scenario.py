@@ -729,6 +729,7 @@ class Tcp(Strict):
     time_wait: Duration | None = None
     zero_window: Literal["persist", "retransmit", "hold"] | None = None
     slow_start: Literal["per_ack", "per_segment"] | None = None
+    loss_recovery: Literal["rfc6675", "rack_tlp"] | None = None
     congestion_params: CongestionParams | None = None  # type: ignore[valid-type]
 
 

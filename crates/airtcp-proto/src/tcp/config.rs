@@ -6,7 +6,8 @@
 //! `linux` approximates a current Linux stack: initial window 10 segments (RFC 6928),
 //! minimum RTO 200 ms on the variance term and maximum RTO 120 s (`tcp_rtt_estimator`,
 //! TCP_RTO_MAX), delayed-ACK timer 40 ms, larger buffers (no autotuning is modelled), SACK
-//! and timestamps, slow start by the segments each ACK covers (`tcp_slow_start`), and
+//! and timestamps, slow start by the segments each ACK covers (`tcp_slow_start`), RACK-TLP
+//! loss detection with PRR (`LossRecovery::RackTlp`), and
 //! Linux's answer to a window that closes under data in flight (`ZeroWindow`). The `rfc`
 //! profile leaves SACK and timestamps off (RFC 5681 alone).
 
@@ -48,6 +49,23 @@ pub enum SlowStart {
     /// the rest counting toward congestion avoidance: twice per round trip also with delayed
     /// ACKs.
     PerSegment,
+}
+
+/// How a SACK sender finds losses and paces its fast recovery (without SACK both use
+/// NewReno's, RFC 6582).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossRecovery {
+    /// RFC 6675: a segment is lost when DupThresh segments, or (DupThresh − 1)·SMSS bytes,
+    /// are SACKed above it; cwnd drops to ssthresh at once and the pipe paces the recovery;
+    /// a lost retransmission waits for the timer.
+    #[default]
+    Rfc6675,
+    /// Linux's (`tcp_recovery` = 1, the default since 4.18): RACK-TLP (RFC 8985) finds losses
+    /// by time, lost retransmissions included, and probes the tail; PRR (RFC 6937) brings
+    /// cwnd down to ssthresh in step with deliveries; after a timeout every segment not
+    /// SACKed is deemed lost and resent before new data.
+    RackTlp,
 }
 
 /// What a sender does when the peer's window closes to zero while data is in flight. The
@@ -99,6 +117,7 @@ pub struct TcpConfig {
     pub nagle: bool,
     pub dupack_threshold: u32,
     pub slow_start: SlowStart,
+    pub loss_recovery: LossRecovery,
     /// How long TIME-WAIT lasts (2·MSL).
     pub time_wait: Duration,
     /// The largest persist (zero-window probe) interval.
@@ -120,6 +139,7 @@ impl TcpConfig {
                 min_rto: Duration::from_millis(200),
                 max_rto: Duration::from_secs(120),
                 slow_start: SlowStart::PerSegment,
+                loss_recovery: LossRecovery::RackTlp,
                 rto_floor: RtoFloor::Variance,
                 delayed_ack_timeout: Duration::from_millis(40),
                 send_buffer: 4 << 20,
@@ -175,6 +195,7 @@ impl Default for TcpConfig {
             nagle: true,
             dupack_threshold: 3,
             slow_start: SlowStart::PerAck,
+            loss_recovery: LossRecovery::Rfc6675,
             time_wait: Duration::from_secs(60),
             max_persist: Duration::from_secs(60),
             zero_window: ZeroWindow::Persist,

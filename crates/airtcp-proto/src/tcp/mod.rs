@@ -7,6 +7,8 @@
 
 pub mod cc;
 mod config;
+mod prr;
+mod rack;
 mod reassembly;
 mod rto;
 mod rtt_samples;
@@ -14,8 +16,9 @@ mod sack_report;
 mod scoreboard;
 mod socket;
 mod timestamps;
+mod tlp;
 
-pub use config::{RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow};
+pub use config::{LossRecovery, RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow};
 pub use reassembly::Reassembly;
 pub use rto::RtoEstimator;
 pub use socket::{TcpSocket, TcpState, TcpStats};

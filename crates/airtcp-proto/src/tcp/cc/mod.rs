@@ -194,6 +194,14 @@ pub trait CongestionControl: fmt::Debug + Send {
         w.cwnd = w.ssthresh.min(flight_size.saturating_add(w.mss)).max(w.mss);
     }
 
+    /// A cwnd reduction ends (a RACK-TLP fast recovery, or a loss a tail loss probe
+    /// repaired): Linux's `tcp_end_cwnd_reduction` sets cwnd to ssthresh, then tells the
+    /// controller (CA_EVENT_COMPLETE_CWR).
+    fn on_end_cwnd_reduction(&mut self, _now: Instant) {
+        let w = self.window_mut();
+        w.cwnd = w.ssthresh.max(w.mss);
+    }
+
     /// Retransmission timeout: ssthresh from eq. 4, cwnd to the loss window of one segment
     /// (RFC 5681 §3.1). `episode_open`: the timeout came before the last loss episode (a
     /// fast recovery, or an earlier timeout) was over, i.e. before an ACK covered the data

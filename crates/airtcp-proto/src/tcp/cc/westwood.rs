@@ -57,6 +57,11 @@ impl CongestionControl for Westwood {
         w.cwnd = target;
     }
 
+    /// Linux's tcp_westwood on CA_EVENT_COMPLETE_CWR: as at the end of a recovery.
+    fn on_end_cwnd_reduction(&mut self, now: Instant) {
+        self.on_exit_recovery(now, 0);
+    }
+
     fn on_rto(&mut self, _now: Instant, _flight_size: u32, _episode_open: bool) {
         let target = self.estimate.bw_rtt_min(self.window.mss);
         self.estimate.forget_rtt_min();

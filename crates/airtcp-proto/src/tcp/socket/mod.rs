@@ -24,14 +24,19 @@
 
 use core::time::Duration;
 
+mod rack_recovery;
+
 use super::cc::{AckEvent, CongestionControl, Recovery};
 use super::config::{TcpConfig, ZeroWindow};
+use super::prr::Prr;
+use super::rack::Rack;
 use super::reassembly::Reassembly;
 use super::rto::RtoEstimator;
 use super::rtt_samples::RttSamples;
 use super::sack_report::SackReport;
 use super::scoreboard::{NextSegment, Scoreboard};
 use super::timestamps::{self, TimestampState};
+use super::tlp::TailLossProbe;
 use crate::seq::SeqNumber;
 use crate::time::Instant;
 use crate::wire::{SackBlocks, TcpFlags, TcpRepr, Timestamps};
@@ -97,6 +102,8 @@ pub struct TcpStats {
     pub timeouts: u64,
     pub duplicate_acks: u64,
     pub zero_window_probes: u64,
+    /// Tail loss probes sent (RFC 8985 §7).
+    pub loss_probes: u64,
     /// Payload bytes the peer acknowledged.
     pub bytes_acked: u64,
     /// Payload bytes received in order (what the application can read).
@@ -167,6 +174,15 @@ pub struct TcpSocket {
     una_offset: u64,
     scoreboard: Scoreboard,
     sack_report: SackReport,
+    /// RACK-TLP and PRR (`LossRecovery::RackTlp` with SACK): segments in flight with their
+    /// send times, the reduction under way, the outstanding probe and the two timers.
+    rack: Rack,
+    prr: Prr,
+    tlp: TailLossProbe,
+    reorder_deadline: Option<Instant>,
+    probe_deadline: Option<Instant>,
+    /// A tail loss probe is due at the next transmission.
+    probe_due: bool,
 
     // Receive side.
     irs: SeqNumber,
@@ -253,6 +269,12 @@ impl TcpSocket {
             una_offset: 0,
             scoreboard: Scoreboard::default(),
             sack_report: SackReport::default(),
+            rack: Rack::default(),
+            prr: Prr::default(),
+            tlp: TailLossProbe::default(),
+            reorder_deadline: None,
+            probe_deadline: None,
+            probe_due: false,
             irs: SeqNumber(0),
             rcv_nxt: SeqNumber(0),
             rcv_adv: SeqNumber(0),
@@ -408,6 +430,8 @@ impl TcpSocket {
     pub fn poll_timeout(&self) -> Option<Instant> {
         [
             self.rtx_deadline,
+            self.reorder_deadline,
+            self.probe_deadline,
             self.persist.map(|p| p.deadline),
             self.delack_deadline,
             self.time_wait_deadline,
@@ -437,6 +461,12 @@ impl TcpSocket {
                 interval,
             });
         }
+        if self.reorder_deadline.is_some_and(|t| t <= now) {
+            self.on_reorder_timeout(now);
+        }
+        if self.probe_deadline.is_some_and(|t| t <= now) {
+            self.on_probe_timeout();
+        }
         if self.rtx_deadline.is_some_and(|t| t <= now) {
             self.on_retransmission_timeout(now);
         }
@@ -459,8 +489,15 @@ impl TcpSocket {
                 self.recover = Some(self.snd_max);
                 self.in_recovery = false;
                 self.dupacks = 0;
-                self.snd_nxt = self.snd_una;
-                self.retransmit_head = false;
+                if self.rack_on() {
+                    // Linux (`tcp_enter_loss`): every segment not SACKed is lost and goes
+                    // again before new data; the head at once, whatever the windows.
+                    self.rack_on_timeout();
+                    self.retransmit_head = true;
+                } else {
+                    self.snd_nxt = self.snd_una;
+                    self.retransmit_head = false;
+                }
             }
             _ => return,
         }
@@ -685,7 +722,9 @@ impl TcpSocket {
         }
         let newly_sacked = self.take_sack_blocks(&seg.sack);
         let echo = seg.timestamps.filter(|_| self.timestamps_ok);
-        if ack > self.snd_una {
+        if self.rack_on() {
+            self.rack_ack(now, seg, echo, seg_window == old_window);
+        } else if ack > self.snd_una {
             self.on_new_ack(now, ack, echo);
             if newly_sacked > 0 && self.snd_una != self.snd_max && !self.in_recovery {
                 // RFC 6675 section 5: an ACK that SACKs new data is a duplicate "regardless
@@ -775,7 +814,14 @@ impl TcpSocket {
         }
     }
 
-    fn on_new_ack(&mut self, now: Instant, ack: SeqNumber, echo: Option<Timestamps>) {
+    /// The cumulative ACK moved to `ack`: counters, RTT samples, snd_una. Returns the bytes
+    /// acknowledged, the flight before the ACK and the RTT sample it gave.
+    fn advance_una(
+        &mut self,
+        now: Instant,
+        ack: SeqNumber,
+        echo: Option<Timestamps>,
+    ) -> (u32, u32, Option<Duration>) {
         let acked = ack - self.snd_una;
         self.cc.on_any_ack(now, acked);
         self.consecutive_timeouts = 0;
@@ -810,6 +856,11 @@ impl TcpSocket {
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
         }
+        (acked, flight_before, rtt)
+    }
+
+    fn on_new_ack(&mut self, now: Instant, ack: SeqNumber, echo: Option<Timestamps>) {
+        let (acked, flight_before, rtt) = self.advance_una(now, ack, echo);
         let recovered = self.recover.is_some_and(|recover| ack >= recover);
         if recovered {
             self.recover = None;
@@ -832,20 +883,7 @@ impl TcpSocket {
             }
         } else {
             self.dupacks = 0;
-            let window = self.cc.window();
-            let cwnd_limited = if window.in_slow_start() {
-                2 * u64::from(flight_before) >= u64::from(window.cwnd)
-            } else {
-                flight_before + window.mss > window.cwnd
-            };
-            if cwnd_limited {
-                self.cc.on_ack(&AckEvent {
-                    now,
-                    bytes_acked: acked,
-                    flight_size: flight_before,
-                    rtt,
-                });
-            }
+            self.grow_window(now, acked, flight_before, rtt);
         }
         // RFC 6298 §5.2 and §5.3; in a NewReno recovery only the first partial ACK restarts
         // the timer (RFC 6582's Impatient variant), in a SACK recovery every one does.
@@ -853,9 +891,34 @@ impl TcpSocket {
             && !self.sack_ok
             && self.partial_acks > 1
             && self.rtx_deadline.is_some();
+        self.restart_retransmission_timer(now, keep_timer);
+    }
+
+    /// New data acknowledged outside recovery: the controller grows the window if the
+    /// sender was limited by it (RFC 7661 §4.2, Linux's `tcp_is_cwnd_limited`).
+    fn grow_window(&mut self, now: Instant, acked: u32, flight_before: u32, rtt: Option<Duration>) {
+        let window = self.cc.window();
+        let cwnd_limited = if window.in_slow_start() {
+            2 * u64::from(flight_before) >= u64::from(window.cwnd)
+        } else {
+            flight_before + window.mss > window.cwnd
+        };
+        if cwnd_limited {
+            self.cc.on_ack(&AckEvent {
+                now,
+                bytes_acked: acked,
+                flight_size: flight_before,
+                rtt,
+            });
+        }
+    }
+
+    /// After an ACK of new data (RFC 6298 §5.2, §5.3): stopped when nothing is outstanding,
+    /// else restarted unless `keep`.
+    fn restart_retransmission_timer(&mut self, now: Instant, keep: bool) {
         if self.snd_una == self.snd_max {
             self.rtx_deadline = None;
-        } else if !keep_timer {
+        } else if !keep {
             self.rtx_deadline = Some(now + self.rto.rto());
         }
     }
@@ -973,6 +1036,8 @@ impl TcpSocket {
         if self.state == TcpState::TimeWait && self.time_wait_deadline.is_none() {
             self.time_wait_deadline = Some(now + self.config.time_wait);
             self.rtx_deadline = None;
+            self.reorder_deadline = None;
+            self.probe_deadline = None;
             self.persist = None;
         }
     }
@@ -980,6 +1045,8 @@ impl TcpSocket {
     fn enter_closed(&mut self) {
         self.state = TcpState::Closed;
         self.rtx_deadline = None;
+        self.reorder_deadline = None;
+        self.probe_deadline = None;
         self.persist = None;
         self.delack_deadline = None;
         self.time_wait_deadline = None;
@@ -997,7 +1064,9 @@ impl TcpSocket {
         let in_flight = self.snd_nxt - self.snd_una;
         // cwnd limits what the network holds: in a SACK recovery RFC 6675's pipe, else the
         // flight; the peer's window limits the sequence space.
-        let pipe = if self.in_recovery && self.sack_ok {
+        let pipe = if self.rack_on() {
+            self.rack.pipe().min(u64::from(u32::MAX)) as u32
+        } else if self.in_recovery && self.sack_ok {
             let max = self.send_offset(self.snd_max);
             let (mss, threshold) = (u64::from(self.mss), u64::from(self.config.dupack_threshold));
             self.scoreboard
@@ -1107,7 +1176,15 @@ impl TcpSocket {
                 return Some(self.resend(now, self.snd_una, len));
             }
         }
-        let seg = if self.in_recovery && self.sack_ok {
+        if self.probe_due {
+            self.probe_due = false;
+            if let Some(seg) = self.probe_segment(now) {
+                return Some(seg);
+            }
+        }
+        let seg = if self.rack_on() && (self.in_recovery || self.recover.is_some()) {
+            self.rack_recovery_segment(now)
+        } else if self.in_recovery && self.sack_ok {
             self.sack_recovery_segment(now)
         } else {
             self.new_data_segment(now)
@@ -1332,6 +1409,9 @@ impl TcpSocket {
         self.snd_max = self.snd_max.max(seg_end);
         if self.rtx_deadline.is_none() {
             self.rtx_deadline = Some(now + self.rto.rto());
+        }
+        if self.rack_on() {
+            self.rack_on_transmit(now, seq, seg_end, retransmission);
         }
         if fin {
             self.state = match self.state {

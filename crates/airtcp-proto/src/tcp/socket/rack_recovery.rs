@@ -1,0 +1,300 @@
+//! A SACK sender's loss recovery as Linux runs it (`LossRecovery::RackTlp`): RACK-TLP
+//! (RFC 8985) finds the losses, PRR (RFC 6937) paces the fast recovery, and what is deemed
+//! lost goes again before new data (`tcp_xmit_retransmit_queue`).
+//!
+//! Per ACK, in `tcp_ack`'s order: the deliveries (SACKed and cumulatively acknowledged
+//! segments) advance RACK; a D-SACK widens its reordering window; the ACK of a tail loss
+//! probe is judged (`tcp_process_tlp_ack`); RACK marks losses (`tcp_rack_mark_lost`); a
+//! recovery ends when the ACK covers what was sent when it began, and one begins when a
+//! segment is deemed lost (`tcp_time_to_recover`: in the open state, or after a timeout when
+//! a retransmission was lost); then PRR sets cwnd in recovery, or the controller grows it.
+//! The reordering timer marks losses that no ACK will reveal; the probe timer sends a tail
+//! loss probe. After a timeout every segment not SACKed is deemed lost (`tcp_enter_loss`) and
+//! the window grows from one segment, RACK still finding lost retransmissions.
+//!
+//! Not modelled: Linux's undo of a reduction that D-SACKs or timestamps show spurious
+//! (`tcp_try_undo_*`), and its marking after a timeout that spares segments sent within the
+//! last RTT (`tcp_timeout_mark_lost`).
+
+use core::time::Duration;
+
+use super::TcpSocket;
+use crate::seq::SeqNumber;
+use crate::tcp::config::LossRecovery;
+use crate::tcp::prr::{Prr, PrrAck};
+use crate::tcp::tlp::{self, ProbeOutcome};
+use crate::time::Instant;
+use crate::wire::{SackBlocks, TcpRepr, Timestamps};
+
+impl TcpSocket {
+    /// RACK-TLP applies: asked for, and SACK agreed.
+    pub(super) fn rack_on(&self) -> bool {
+        self.sack_ok && self.config.loss_recovery == LossRecovery::RackTlp
+    }
+
+    /// A segment `[seq, end)` went out (new, or again).
+    pub(super) fn rack_on_transmit(
+        &mut self,
+        now: Instant,
+        seq: SeqNumber,
+        end: SeqNumber,
+        retransmission: bool,
+    ) {
+        let (start, end) = (self.send_offset(seq), self.send_offset(end));
+        self.rack.on_transmit(now, start, end);
+        if self.in_recovery {
+            self.prr.on_sent(end - start);
+        }
+        if !retransmission {
+            self.schedule_probe(now);
+        }
+    }
+
+    /// The retransmission timer fired: everything not SACKed is lost; no probe, no
+    /// reordering timer.
+    pub(super) fn rack_on_timeout(&mut self) {
+        self.rack.on_timeout();
+        self.tlp.clear();
+        self.probe_deadline = None;
+        self.reorder_deadline = None;
+        self.probe_due = false;
+    }
+
+    /// The reordering window RACK allows now.
+    fn reo_wnd(&self) -> Duration {
+        let recovering = self.in_recovery || self.recover.is_some();
+        let srtt = self.rto.srtt().unwrap_or(Duration::MAX);
+        self.rack
+            .reo_wnd(srtt, recovering, self.config.dupack_threshold)
+    }
+
+    /// Processes an ACK's acknowledgement fields. `window_unchanged`: it did not update the
+    /// peer's window (a duplicate ACK if nothing else moved).
+    pub(super) fn rack_ack(
+        &mut self,
+        now: Instant,
+        seg: &TcpRepr,
+        echo: Option<Timestamps>,
+        window_unchanged: bool,
+    ) {
+        let una_advanced = seg.ack > self.snd_una;
+        let advance = una_advanced.then(|| self.advance_una(now, seg.ack, echo));
+        let acked = self.rack.on_cumulative_ack(now, self.una_offset);
+        let (sacked, dsack_end) = self.rack_take_sack(now, seg);
+        let delivered = acked + sacked;
+        if dsack_end.is_some() {
+            let snd_nxt = self.send_offset(self.snd_nxt);
+            self.rack.on_dsack(self.una_offset, snd_nxt);
+        }
+        let pure_dupack = !una_advanced && seg.payload_len == 0 && window_unchanged && sacked == 0;
+        if self.tlp.on_ack(self.una_offset, dsack_end, pure_dupack) == ProbeOutcome::Repaired {
+            // RFC 8985 §7.4.2: the probe repaired a loss; reduce once (Linux's CWR).
+            self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
+            self.cc.on_end_cwnd_reduction(now);
+        }
+        let scan = self.rack.detect_loss(now, self.reo_wnd(), false);
+        if let Some(scan) = scan {
+            self.reorder_deadline = scan.reorder_deadline;
+        }
+        let (newly_lost, lost_retransmission) =
+            scan.map_or((0, false), |s| (s.newly_lost, s.lost_retransmission));
+        if self.recover.is_some_and(|recover| seg.ack >= recover) {
+            self.recover = None;
+            self.rack.on_recovery_end();
+            if self.in_recovery {
+                self.in_recovery = false;
+                self.cc.on_end_cwnd_reduction(now);
+            }
+        }
+        let may_recover = !self.in_recovery && (self.recover.is_none() || lost_retransmission);
+        if may_recover && self.rack.lost_bytes() > 0 {
+            self.rack_enter_recovery(now);
+        }
+        if self.in_recovery {
+            self.prr_ack(PrrAck {
+                delivered,
+                pipe: self.rack.pipe(),
+                una_advanced,
+                newly_lost,
+            });
+        } else if let Some((acked, flight_before, rtt)) = advance {
+            self.grow_window(now, acked, flight_before, rtt);
+        }
+        let duplicate = !una_advanced
+            && seg.payload_len == 0
+            && !seg.flags.fin
+            && window_unchanged
+            && sacked > 0
+            && self.snd_una != self.snd_max;
+        if duplicate {
+            self.cc.on_any_ack(now, 0);
+            self.stats.duplicate_acks += 1;
+        }
+        if una_advanced {
+            self.restart_retransmission_timer(now, false);
+            self.schedule_probe(now);
+        }
+    }
+
+    /// Enters the ACK's SACK blocks in RACK, in ascending order; the bytes newly SACKed and
+    /// the end (offset) of a D-SACK block (RFC 2883 §4: a first block below the cumulative
+    /// ACK, or inside the second block).
+    fn rack_take_sack(&mut self, now: Instant, seg: &TcpRepr) -> (u64, Option<u64>) {
+        let blocks = seg.sack.as_slice();
+        let Some(&(left, right)) = blocks.first() else {
+            return (0, None);
+        };
+        let dsack = left < seg.ack
+            || blocks
+                .get(1)
+                .is_some_and(|&(l1, r1)| left >= l1 && right <= r1);
+        let mut offsets = [(0, 0); SackBlocks::MAX];
+        let mut count = 0;
+        for &(l, r) in blocks.iter().skip(usize::from(dsack)) {
+            offsets[count] = (self.send_offset(l), self.send_offset(r));
+            count += 1;
+        }
+        let offsets = &mut offsets[..count];
+        offsets.sort_unstable();
+        let sacked = offsets
+            .iter()
+            .map(|&(start, end)| self.rack.on_sack(now, start, end))
+            .sum();
+        let dsack_end = dsack.then(|| self.send_offset(right));
+        (sacked, dsack_end)
+    }
+
+    /// A fast recovery begins (`tcp_enter_recovery`, `tcp_init_cwnd_reduction`).
+    fn rack_enter_recovery(&mut self, now: Instant) {
+        let prior_cwnd = self.cc.window().cwnd;
+        self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
+        let ssthresh = self.cc.window().ssthresh;
+        self.cc.window_mut().cwnd = prior_cwnd;
+        self.prr = Prr::start(prior_cwnd, ssthresh);
+        self.in_recovery = true;
+        self.partial_acks = 0;
+        self.recover = Some(self.snd_max);
+        self.tlp.clear();
+        self.probe_deadline = None;
+        self.probe_due = false;
+        self.timed = None;
+        self.stats.fast_retransmits += 1;
+    }
+
+    /// PRR's window for this ACK.
+    fn prr_ack(&mut self, ack: PrrAck) {
+        if let Some(cwnd) = self.prr.on_ack(ack, self.mss) {
+            self.cc.window_mut().cwnd = cwnd;
+        }
+    }
+
+    /// The reordering timer fired (`tcp_rack_reo_timeout`): losses RACK now sees start a
+    /// recovery, with one segment counted delivered.
+    pub(super) fn on_reorder_timeout(&mut self, now: Instant) {
+        self.reorder_deadline = None;
+        if !self.rack_on() {
+            return;
+        }
+        let Some(scan) = self.rack.detect_loss(now, self.reo_wnd(), true) else {
+            return;
+        };
+        self.reorder_deadline = scan.reorder_deadline;
+        if (scan.newly_lost > 0 || scan.lost_retransmission) && !self.in_recovery {
+            self.rack_enter_recovery(now);
+            self.prr_ack(PrrAck {
+                delivered: u64::from(self.mss),
+                pipe: self.rack.pipe(),
+                una_advanced: false,
+                newly_lost: 0,
+            });
+        }
+    }
+
+    /// Arms the probe timer where Linux's `tcp_schedule_loss_probe` does: data in flight,
+    /// in the open state (nothing SACKed, lost or retransmitted), no probe outstanding.
+    fn schedule_probe(&mut self, now: Instant) {
+        let open = !self.in_recovery
+            && self.recover.is_none()
+            && self.rack.sacked_bytes() == 0
+            && self.rack.lost_bytes() == 0
+            && self.rack.retrans_bytes() == 0;
+        if !open || self.snd_una == self.snd_max || self.tlp.outstanding() {
+            self.probe_deadline = None;
+            return;
+        }
+        let one_segment = self.snd_max - self.snd_una <= self.mss;
+        let rto_left = self
+            .rtx_deadline
+            .map_or(self.rto.rto(), |at| at.saturating_duration_since(now));
+        let timeout = tlp::probe_timeout(self.rto.srtt(), one_segment, rto_left);
+        self.probe_deadline = Some(now + timeout);
+    }
+
+    pub(super) fn on_probe_timeout(&mut self) {
+        self.probe_deadline = None;
+        if self.rack_on() && !self.tlp.outstanding() && self.snd_una != self.snd_max {
+            self.probe_due = true;
+        }
+    }
+
+    /// The tail loss probe (`tcp_send_loss_probe`): the next new segment if the peer's
+    /// window takes it whole, else the highest segment again; then the retransmission
+    /// timer restarts from now.
+    pub(super) fn probe_segment(&mut self, now: Instant) -> Option<TcpRepr> {
+        if self.snd_una == self.snd_max {
+            return None;
+        }
+        let end = self.data_end();
+        let unsent = if self.snd_nxt < end {
+            end - self.snd_nxt
+        } else {
+            0
+        };
+        let in_flight = self.snd_nxt - self.snd_una;
+        let next = self.mss.min(unsent);
+        let seg = if next > 0 && next <= self.snd_wnd.saturating_sub(in_flight) {
+            let seq = self.snd_nxt;
+            let seg = self.data_segment(now, seq, next, false);
+            self.tlp.on_probe(self.send_offset(self.snd_nxt), false);
+            seg
+        } else {
+            let (start, last_end) = self.rack.last_segment()?;
+            let seq = self.snd_una + (start - self.una_offset) as u32;
+            if !self.may_resend_at(seq) {
+                return None;
+            }
+            let len = (last_end - start).min(u64::from(self.mss)) as u32;
+            let seg = self.resend(now, seq, len);
+            self.tlp.on_probe(self.send_offset(self.snd_max), true);
+            seg
+        };
+        self.stats.loss_probes += 1;
+        self.probe_deadline = None;
+        self.rtx_deadline = Some(now + self.rto.rto());
+        Some(seg)
+    }
+
+    /// Linux's `__tcp_retransmit_skb`: a segment goes again only inside the peer's window,
+    /// or if it is the first unacknowledged one.
+    fn may_resend_at(&self, seq: SeqNumber) -> bool {
+        seq == self.snd_una || seq < self.snd_una + self.snd_wnd
+    }
+
+    /// What to send in a fast recovery or after a timeout: what is deemed lost first, within
+    /// cwnd (PRR sets it) and the peer's window (Linux resends beyond it only the first
+    /// unacknowledged segment), then new data.
+    pub(super) fn rack_recovery_segment(&mut self, now: Instant) -> Option<TcpRepr> {
+        let mss = u64::from(self.mss);
+        if self.rack.pipe() + mss > u64::from(self.cc.window().cwnd) {
+            return None;
+        }
+        if let Some((start, end)) = self.rack.next_lost() {
+            let seq = self.snd_una + (start - self.una_offset) as u32;
+            if !self.may_resend_at(seq) {
+                return None;
+            }
+            return Some(self.resend(now, seq, (end - start).min(mss) as u32));
+        }
+        self.new_data_segment(now)
+    }
+}
