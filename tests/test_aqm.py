@@ -38,6 +38,20 @@ def test_the_aqm_reaches_the_simulator_only_when_set(tmp_path: Path):
         "tupdate_ns": 30_000_000,
         "beta": 10,
     }
+    marking = resolve(load(with_link(tmp_path, 'aqm = {kind = "codel", ecn = true}')))
+    assert marking[0]["links"][0]["a_to_b"]["aqm"] == {"kind": "codel", "ecn": True}
+
+
+def test_with_ecn_agreed_codel_marks_the_bulk_flows_instead_of_dropping():
+    # Both ends ask for ECN (`tcp.ecn = "on"`): CoDel marks where it dropped; nothing is
+    # sent twice; the ping, not ECN-capable, keeps its RTT near CoDel's target.
+    overrides = SHORT | {"links.0.aqm": {"kind": "codel", "ecn": True}, "tcp.ecn": "on"}
+    summary = api.run("bufferbloat", overrides=overrides).summary
+    link = summary["links"][0]
+    assert link["ecn_marks"] > 20 and link["aqm_drops"] <= 2 and link["queue_drops"] == 0
+    assert sum(flow["retransmissions"] for flow in summary["flows"][:2]) == 0
+    probes = summary["flows"][2]["probes"]
+    assert rtt_stats(probes["sent_ns"], probes["returned_ns"]).avg_ms < 55
 
 
 def ping_rtt_ms(aqm: str) -> tuple[float, dict]:
@@ -69,6 +83,8 @@ def test_bufferbloat_shows_what_each_queue_does_to_a_ping_beside_bulk_tcp():
         ('aqm = {kind = "pie", alpha = 40}', ("links[0].aqm.alpha", "32")),
         ('aqm = {kind = "pie", interval = "10ms"}', ("links[0].aqm", "interval", "pie")),
         ('aqm = {kind = "codel", quantum = 300}', ("links[0].aqm", "quantum", "codel")),
+        ('aqm = {kind = "none", ecn = true}', ("links[0].aqm", "ecn", "none")),
+        ('aqm = {kind = "codel", ecn = "maybe"}', ("links[0].aqm.ecn", "bool")),
         ('aqm = {kind = "codel", interval = "20s"}', ("links[0].aqm.interval", "10 s")),
         ('aqm = {kind = "fq_codel", flows = 100000}', ("links[0].aqm.flows", "65536")),
         ('aqm = "fq_codel"\nqueue = "64KiB"', ("links[0].queue", "packets")),

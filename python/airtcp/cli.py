@@ -108,11 +108,12 @@ def print_summary(summary: dict) -> None:
             highlight=False,
         )
     for link in summary["links"]:
-        # Only the link directions that dropped: at the tail, or by their AQM at the head.
-        if link["queue_drops"] or link.get("aqm_drops"):
+        # Only the link directions that dropped or marked: at the tail, or by their AQM.
+        if link["queue_drops"] or link.get("aqm_drops") or link.get("ecn_marks"):
+            marks = f", {link['ecn_marks']} ECN marks" if link.get("ecn_marks") else ""
             out.print(
                 f"link {link['from']} → {link['to']}: {link['delivered']} delivered, "
-                f"{link['queue_drops']} tail drops, {link.get('aqm_drops', 0)} AQM drops"
+                f"{link['queue_drops']} tail drops, {link.get('aqm_drops', 0)} AQM drops{marks}"
             )
     for wlan in summary["wlans"]:
         # Only where a mobile has left the BSS: attempts nobody answered, frames lost.

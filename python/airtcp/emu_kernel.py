@@ -5,7 +5,7 @@ with the simulator states what was the same and what was not.
 
 Per-namespace sysctls (Linux >= 4.15): tcp_sack, tcp_timestamps, tcp_window_scaling,
 tcp_rmem/tcp_wmem (the socket buffers' autotuning ceiling), tcp_reordering (the duplicate
-ACK threshold), tcp_recovery and tcp_early_retrans (RACK and TLP), tcp_retries2. Route
+ACK threshold), tcp_recovery and tcp_early_retrans (RACK and TLP), tcp_ecn, tcp_retries2. Route
 attributes (ip-route(8)): initcwnd, rto_min, quickack.
 Per socket through iperf3: the congestion control (-C), the MSS (-M), TCP_NODELAY (-N).
 """
@@ -156,6 +156,10 @@ def plan(resolved: dict[str, Any], effective: dict[str, Any]) -> KernelPlan:
         rows.append(
             ("dupack_threshold", str(tcp["dupack_threshold"]), "net.ipv4.tcp_reordering (initial)")
         )
+        ecn = {"off": "0", "on": "1", "accept": "2"}[tcp["ecn"]]
+        for host in (sender, receiver):
+            _set(host, host.sysctls, "net/ipv4/tcp_ecn", ecn, f"{where}.app.tcp.ecn")
+        rows.append(("ecn", tcp["ecn"], f"net.ipv4.tcp_ecn = {ecn} on both hosts"))
         # RACK and TLP are per-namespace switches; PRR has none (the kernel always runs it).
         rack = tcp["loss_recovery"] == "rack_tlp"
         for sysctl, value in (

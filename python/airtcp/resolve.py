@@ -566,6 +566,7 @@ def _aqm(aqm: Aqm) -> dict[str, Any]:
         return {}
     settings = {"target_ns": aqm.target, "interval_ns": aqm.interval, "tupdate_ns": aqm.tupdate}
     settings |= {"flows": aqm.flows, "quantum": aqm.quantum, "alpha": aqm.alpha, "beta": aqm.beta}
+    settings |= {"ecn": aqm.ecn}
     return {"aqm": {"kind": aqm.kind} | {k: v for k, v in settings.items() if v is not None}}
 
 

@@ -210,9 +210,9 @@ LinkAqmKind = Literal[LINK_AQMS]  # type: ignore[valid-type]
 # The settings each AQM takes (docs/scenarios.md, "AQM on wired links").
 AQM_SETTINGS = {
     "none": (),
-    "codel": ("target", "interval"),
-    "fq_codel": ("target", "interval", "flows", "quantum"),
-    "pie": ("target", "tupdate", "alpha", "beta"),
+    "codel": ("target", "interval", "ecn"),
+    "fq_codel": ("target", "interval", "flows", "quantum", "ecn"),
+    "pie": ("target", "tupdate", "alpha", "beta", "ecn"),
 }
 
 
@@ -229,6 +229,8 @@ class Aqm(Strict):
     tupdate: PositiveDuration | None = None
     alpha: Annotated[int, Field(ge=0)] | None = None
     beta: Annotated[int, Field(ge=0)] | None = None
+    # Mark ECN-capable packets CE instead of dropping them (Linux: fq_codel on, others off).
+    ecn: bool | None = None
 
     @model_validator(mode="after")
     def _settings_of_the_kind(self) -> Aqm:
@@ -730,6 +732,7 @@ class Tcp(Strict):
     zero_window: Literal["persist", "retransmit", "hold"] | None = None
     slow_start: Literal["per_ack", "per_segment"] | None = None
     loss_recovery: Literal["rfc6675", "rack_tlp"] | None = None
+    ecn: Literal["off", "accept", "on"] | None = None
     congestion_params: CongestionParams | None = None  # type: ignore[valid-type]
 
 

@@ -19,7 +19,9 @@
 //!   with `alpha` 2 and `beta` 20 (in sixteenths: RFC 8033's 0.125 and 1.25); the link's
 //!   `queue` is sch_pie's `limit` (Linux's default 1000 packets).
 //!
-//! CoDel and PIE drop rather than mark: the simulator's TCP does not negotiate ECN yet. The
+//! ECN (RFC 3168): with `ecn` an AQM marks an ECN-capable packet CE where it would drop it
+//! (`CodelParams::ecn`; PIE only while its probability is at most 10 %, as sch_pie), Linux's
+//! defaults: off for codel and pie, on for fq_codel; tail and overlimit drops stay drops. The
 //! sojourn time runs from a packet's arrival in the queue to its dequeue, when the link
 //! starts to serialise it; a packet that finds the link idle passes the AQM too (at once).
 
@@ -38,6 +40,9 @@ use crate::packet::Packet;
 use crate::queue::{DropTailQueue, QueueLimit};
 use crate::rng::Stream;
 
+/// sch_pie marks rather than drops only while its probability is at most 10 %.
+const PIE_MARK_LIMIT: u64 = airtcp_proto::aqm::pie::MAX_PROB / 10;
+
 /// CoDel's defaults (RFC 8289 §4.2, §4.3; sch_codel's and sch_fq_codel's).
 pub const TARGET_NS: u64 = CodelParams::RFC.target_ns;
 pub const INTERVAL_NS: u64 = CodelParams::RFC.interval_ns;
@@ -54,6 +59,9 @@ pub enum AqmConfig {
         target_ns: u64,
         #[serde(default = "default_interval")]
         interval_ns: u64,
+        /// Mark ECN-capable packets CE instead of dropping them (sch_codel: off).
+        #[serde(default)]
+        ecn: bool,
     },
     FqCodel {
         #[serde(default = "default_target")]
@@ -64,6 +72,9 @@ pub enum AqmConfig {
         flows: u32,
         #[serde(default = "default_quantum")]
         quantum: u32,
+        /// sch_fq_codel: on.
+        #[serde(default = "default_fq_codel_ecn")]
+        ecn: bool,
     },
     Pie {
         #[serde(default = "default_pie_target")]
@@ -74,6 +85,9 @@ pub enum AqmConfig {
         alpha: u32,
         #[serde(default = "default_beta")]
         beta: u32,
+        /// Mark instead of dropping while the probability is at most 10 % (sch_pie: off).
+        #[serde(default)]
+        ecn: bool,
     },
 }
 
@@ -88,6 +102,9 @@ fn default_flows() -> u32 {
 }
 fn default_quantum() -> u32 {
     FqParams::SCH_FQ_CODEL.quantum
+}
+fn default_fq_codel_ecn() -> bool {
+    true
 }
 fn default_pie_target() -> u64 {
     PieParams::LINUX.target_ns
@@ -106,10 +123,11 @@ impl AqmConfig {
     /// The names of the kinds, as the scenario writes them.
     pub const KINDS: [&'static str; 4] = ["none", "codel", "fq_codel", "pie"];
 
-    fn codel(target_ns: u64, interval_ns: u64) -> CodelParams {
+    fn codel(target_ns: u64, interval_ns: u64, ecn: bool) -> CodelParams {
         CodelParams {
             target_ns,
             interval_ns,
+            ecn,
             ..CodelParams::RFC
         }
     }
@@ -128,6 +146,9 @@ impl FqItem for Queued {
     }
     fn enqueued_at(&self) -> Instant {
         self.at
+    }
+    fn mark_ce(&mut self) -> bool {
+        self.packet.mark_ce()
     }
 }
 
@@ -166,6 +187,10 @@ impl CodelQueue for Fifo {
     fn backlog_bytes(&self) -> u64 {
         self.bytes
     }
+
+    fn mark_ce(item: &mut Queued) -> bool {
+        item.packet.mark_ce()
+    }
 }
 
 #[derive(Debug)]
@@ -186,19 +211,22 @@ enum Discipline {
         fifo: Fifo,
         state: Pie,
         params: PieParams,
+        /// Mark rather than drop while the probability is at most 10 %.
+        ecn: bool,
         limit: QueueLimit,
         rng: Stream,
     },
 }
 
 /// A link direction's queue: what it drops at the tail (`drops`; FQ-CoDel's from its
-/// fattest flow) and what its AQM drops (`aqm_drops`: CoDel's at the head, PIE's on
-/// arrival).
+/// fattest flow), what its AQM drops (`aqm_drops`: CoDel's at the head, PIE's on arrival)
+/// and what it marks CE instead (`ecn_marks`).
 #[derive(Debug)]
 pub struct LinkQueue {
     discipline: Discipline,
     pub drops: u64,
     pub aqm_drops: u64,
+    pub ecn_marks: u64,
 }
 
 impl LinkQueue {
@@ -210,10 +238,11 @@ impl LinkQueue {
             AqmConfig::Codel {
                 target_ns,
                 interval_ns,
+                ecn,
             } => Discipline::Codel {
                 fifo: Fifo::default(),
                 state: Codel::default(),
-                params: AqmConfig::codel(target_ns, interval_ns),
+                params: AqmConfig::codel(target_ns, interval_ns, ecn),
                 limit,
             },
             AqmConfig::FqCodel {
@@ -221,6 +250,7 @@ impl LinkQueue {
                 interval_ns,
                 flows,
                 quantum,
+                ecn,
             } => Discipline::FqCodel {
                 fq: Box::new(Fq::new(
                     FqParams {
@@ -233,7 +263,7 @@ impl LinkQueue {
                     },
                     1,
                 )),
-                params: AqmConfig::codel(target_ns, interval_ns),
+                params: AqmConfig::codel(target_ns, interval_ns, ecn),
                 hash_key: rng.random(),
             },
             AqmConfig::Pie {
@@ -241,6 +271,7 @@ impl LinkQueue {
                 tupdate_ns,
                 alpha,
                 beta,
+                ecn,
             } => Discipline::Pie {
                 fifo: Fifo::default(),
                 state: Pie::new(0),
@@ -251,6 +282,7 @@ impl LinkQueue {
                     beta,
                     ..PieParams::LINUX
                 },
+                ecn,
                 limit,
                 rng,
             },
@@ -259,6 +291,7 @@ impl LinkQueue {
             discipline,
             drops: 0,
             aqm_drops: 0,
+            ecn_marks: 0,
         }
     }
 
@@ -283,9 +316,11 @@ impl LinkQueue {
                 fifo,
                 state,
                 params,
+                ecn,
                 limit,
                 rng,
             } => {
+                let mut packet = packet;
                 state.catch_up(now.as_nanos(), params, fifo.bytes);
                 if fifo.full(limit, &packet) {
                     state.dropped();
@@ -293,9 +328,15 @@ impl LinkQueue {
                     return false;
                 }
                 if state.drop_early(params, fifo.bytes, || rng.random()) {
-                    state.dropped();
-                    self.aqm_drops += 1;
-                    return false;
+                    // sch_pie marks an ECN-capable packet instead while the probability is
+                    // at most 10 %, without resetting the derandomisation.
+                    if *ecn && state.prob() <= PIE_MARK_LIMIT && packet.mark_ce() {
+                        self.ecn_marks += 1;
+                    } else {
+                        state.dropped();
+                        self.aqm_drops += 1;
+                        return false;
+                    }
                 }
                 fifo.push(packet, now);
                 true
@@ -322,9 +363,15 @@ impl LinkQueue {
                 state,
                 params,
                 ..
-            } => state.dequeue(now, params, fifo, &mut |_| dropped += 1),
+            } => {
+                let next = state.dequeue(now, params, fifo, &mut |_| dropped += 1);
+                self.ecn_marks += u64::from(state.take_marks());
+                next
+            }
             Discipline::FqCodel { fq, params, .. } => {
-                fq.dequeue(0, now, params, &mut |_| dropped += 1)
+                let next = fq.dequeue(0, now, params, &mut |_| dropped += 1);
+                self.ecn_marks += std::mem::take(&mut fq.counters.ecn_marks);
+                next
             }
             Discipline::Pie {
                 fifo,

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use airtcp_proto::aqm::aql::AqlLimits;
 use airtcp_proto::tcp::cc::CongestionParams;
-use airtcp_proto::tcp::{LossRecovery, RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow};
+use airtcp_proto::tcp::{
+    Ecn, LossRecovery, RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow,
+};
 use airtcp_proto::wifi::edca::{AccessCategory, EdcaParams};
 use airtcp_proto::wifi::mcs::{Band, Format, McsPhy};
 use airtcp_proto::wifi::{Modulation, Phy, PhyError, Preamble};
@@ -797,6 +799,7 @@ pub struct TcpOverrides {
     pub zero_window: Option<ZeroWindow>,
     pub slow_start: Option<SlowStart>,
     pub loss_recovery: Option<LossRecovery>,
+    pub ecn: Option<Ecn>,
     pub congestion_params: Option<CongestionParams>,
 }
 
@@ -860,6 +863,9 @@ impl TcpOverrides {
         }
         if let Some(v) = self.loss_recovery {
             c.loss_recovery = v;
+        }
+        if let Some(v) = self.ecn {
+            c.ecn = v;
         }
         if let Some(v) = &self.congestion_params {
             c.congestion_params = v.clone();

@@ -18,6 +18,16 @@ impl Packet {
     pub fn is_empty(&self) -> bool {
         false
     }
+
+    /// Marks the packet CE (RFC 3168 §5) if its transport is ECN-capable; false if not
+    /// (an AQM then drops it).
+    pub fn mark_ce(&mut self) -> bool {
+        let ect = self.repr.ip.is_ect();
+        if ect {
+            self.repr.ip.ecn = airtcp_proto::wire::Ipv4Repr::CE;
+        }
+        ect
+    }
 }
 
 /// IPv4 address of a node: 10.x.y.z from the node index, so that the simulator can route by

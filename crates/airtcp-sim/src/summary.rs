@@ -126,8 +126,10 @@ pub struct LinkSummary {
     pub delivered: u64,
     /// Dropped at the tail (over the limit; FQ-CoDel: from the fattest flow).
     pub queue_drops: u64,
-    /// Dropped by the AQM at the head (CoDel).
+    /// Dropped by the AQM (CoDel at the head, PIE on arrival).
     pub aqm_drops: u64,
+    /// Marked CE by the AQM instead of dropped (ECN).
+    pub ecn_marks: u64,
     pub lost: u64,
 }
 

@@ -662,12 +662,14 @@ fn validate_aqm(direction: &str, d: &DirectionConfig) -> Result<(), ConfigError>
         AqmConfig::Codel {
             target_ns,
             interval_ns,
+            ..
         } => [("target_ns", target_ns), ("interval_ns", interval_ns)],
         AqmConfig::FqCodel {
             target_ns,
             interval_ns,
             flows,
             quantum,
+            ..
         } => {
             if !(1..=65_536).contains(&flows) {
                 return fail(format!("{key}.flows"), "must be 1 to 65536 (sch_fq_codel)");
@@ -692,6 +694,7 @@ fn validate_aqm(direction: &str, d: &DirectionConfig) -> Result<(), ConfigError>
             tupdate_ns,
             alpha,
             beta,
+            ..
         } => {
             for (name, gain) in [("alpha", alpha), ("beta", beta)] {
                 if gain > 32 {

@@ -11,12 +11,18 @@ use serde_json::{json, Value};
 /// `a` sends two bulk TCP flows to `b` over the bottleneck and pings it every 100 ms;
 /// `aqm` on the bottleneck's a-to-b queue (the ACKs' way back is uncongested).
 fn bufferbloat(aqm: Value) -> Value {
+    with_ecn(aqm, "off")
+}
+
+/// `bufferbloat` with both ends' TCP ECN setting `ecn` (RFC 3168; `on` asks and accepts).
+fn with_ecn(aqm: Value, ecn: &str) -> Value {
     let forward = json!({"rate_bps": 10_000_000u64, "delay_ns": 20 * MS,
                          "queue": {"packets": 1000}, "aqm": aqm});
     let back = json!({"rate_bps": 10_000_000u64, "delay_ns": 20 * MS});
     let tcp = |name: &str| {
         json!({"name": name, "src": 0, "dst": 1, "app": {"kind": "tcp_bulk",
-               "tcp": {"send_buffer": 4_000_000, "receive_buffer": 4_000_000}}})
+               "tcp": {"send_buffer": 4_000_000, "receive_buffer": 4_000_000,
+                       "ecn": ecn}}})
     };
     json!({
         "name": "bufferbloat", "seed": 1, "duration_ns": 30 * S, "measure_from_ns": 10 * S,
@@ -31,7 +37,11 @@ fn bufferbloat(aqm: Value) -> Value {
 
 /// The ping's round-trip times in ms, and the bulk flows' goodput in bit/s.
 fn measured(aqm: Value) -> (Vec<f64>, f64, airtcp_sim::summary::LinkSummary) {
-    let summary = run(&bufferbloat(aqm)).summary;
+    measured_scenario(&bufferbloat(aqm))
+}
+
+fn measured_scenario(scenario: &Value) -> (Vec<f64>, f64, airtcp_sim::summary::LinkSummary) {
+    let summary = run(scenario).summary;
     let probes = summary.flows[2].probes.as_ref().expect("ping probes");
     let rtts = probes
         .sent_ns
@@ -99,4 +109,35 @@ fn codel_and_pie_keep_the_standing_queue_near_target_and_fq_codel_isolates_the_p
     for goodput in [fifo_goodput, codel_goodput, fq_goodput, pie_goodput] {
         assert!(goodput > 8.0e6, "{goodput}");
     }
+}
+
+#[test]
+fn with_ecn_codel_and_fq_codel_mark_instead_of_dropping_and_no_segment_is_resent() {
+    for aqm in [
+        json!({"kind": "codel", "ecn": true}),
+        json!({"kind": "fq_codel"}),
+    ] {
+        let scenario = with_ecn(aqm.clone(), "on");
+        let summary = run(&scenario).summary;
+        let link = &summary.links[0];
+        let bulk = &summary.flows[..2];
+        eprintln!(
+            "{aqm}: {link:?}; retransmissions {} {}",
+            bulk[0].retransmissions, bulk[1].retransmissions
+        );
+        // The bulk flows' segments are marked, never dropped: nothing is sent again; the
+        // ping (not ECN-capable) may still be dropped.
+        assert!(link.ecn_marks > 20, "{link:?}");
+        assert_eq!(link.queue_drops, 0);
+        assert!(link.aqm_drops <= 5, "{link:?}");
+        assert_eq!(bulk[0].retransmissions + bulk[1].retransmissions, 0);
+        let (rtts, goodput, _) = measured_scenario(&scenario);
+        assert!(median(&rtts) < 50.0, "{}", median(&rtts));
+        // (Two identical NewReno flows reduce together under FQ-CoDel: 8.4 Mbit/s.)
+        assert!(goodput > 8.0e6, "{goodput}");
+    }
+    // Without ECN agreed (`accept` does not ask), fq_codel's marking has nothing to mark.
+    let (_, _, link) = measured_scenario(&with_ecn(json!({"kind": "fq_codel"}), "accept"));
+    assert_eq!(link.ecn_marks, 0);
+    assert!(link.aqm_drops > 20, "{link:?}");
 }

@@ -29,6 +29,9 @@ pub struct CodelParams {
     /// A queue holding no more than this many bytes is not dropped from (Linux's
     /// `params->mtu`; mac80211 leaves it 0, sch_fq_codel uses the device's MTU).
     pub mtu_bytes: u32,
+    /// Mark an ECN-capable packet CE instead of dropping it (`params->ecn`: off in
+    /// sch_codel, on in sch_fq_codel and mac80211).
+    pub ecn: bool,
 }
 
 impl CodelParams {
@@ -37,6 +40,7 @@ impl CodelParams {
         target_ns: 5_000_000,
         interval_ns: 100_000_000,
         mtu_bytes: 1500,
+        ecn: false,
     };
 }
 
@@ -49,6 +53,8 @@ pub trait CodelQueue {
     fn enqueued_at(item: &Self::Item) -> Instant;
     /// Bytes still queued (after the dequeue of the item examined).
     fn backlog_bytes(&self) -> u64;
+    /// Marks the item CE if it is ECN-capable (`INET_ECN_set_ce`); false if it is not.
+    fn mark_ce(item: &mut Self::Item) -> bool;
 }
 
 /// Bits of the fixed-point 1/sqrt(count) (Linux's `REC_INV_SQRT_BITS`).
@@ -68,6 +74,8 @@ pub struct Codel {
     first_above: Option<u64>,
     /// When the next drop is due, in the dropping state.
     drop_next: u64,
+    /// Packets marked CE instead of dropped, not yet collected (`take_marks`).
+    marks: u32,
 }
 
 impl Codel {
@@ -93,6 +101,13 @@ impl Codel {
                 while self.dropping && now >= self.drop_next {
                     self.count = self.count.wrapping_add(1);
                     self.newton_step();
+                    if params.ecn && Q::mark_ce(&mut item) {
+                        // Marked, not dropped: it goes; the next mark is scheduled.
+                        self.marks += 1;
+                        self.drop_next =
+                            control_law(self.drop_next, params.interval_ns, self.rec_inv_sqrt);
+                        return Some(item);
+                    }
                     dropped(item);
                     match queue.dequeue() {
                         Some(next) => item = next,
@@ -111,10 +126,17 @@ impl Codel {
                 }
             }
         } else if drop {
-            dropped(item);
-            let next = queue.dequeue();
-            // For its bookkeeping of the new head only: the dropping state begins regardless.
-            self.should_drop(next.as_ref(), queue, params, now);
+            let next = if params.ecn && Q::mark_ce(&mut item) {
+                self.marks += 1;
+                Some(item)
+            } else {
+                dropped(item);
+                let next = queue.dequeue();
+                // For its bookkeeping of the new head only: the dropping state begins
+                // regardless.
+                self.should_drop(next.as_ref(), queue, params, now);
+                next
+            };
             self.dropping = true;
             // If the sojourn went above target soon after the last cycle ended, resume at
             // the drop rate that controlled the queue then.
@@ -173,6 +195,11 @@ impl Codel {
     /// Whether CoDel is in its dropping state.
     pub fn dropping(&self) -> bool {
         self.dropping
+    }
+
+    /// The packets marked CE since the last call.
+    pub fn take_marks(&mut self) -> u32 {
+        std::mem::take(&mut self.marks)
     }
 
     /// Drops in the present (or last) dropping cycle.

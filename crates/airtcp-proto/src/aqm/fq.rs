@@ -69,6 +69,8 @@ impl FqParams {
 pub trait FqItem {
     fn len_bytes(&self) -> u32;
     fn enqueued_at(&self) -> Instant;
+    /// Marks the item CE if it is ECN-capable; false if it is not.
+    fn mark_ce(&mut self) -> bool;
 }
 
 /// A flow: its packets, the tin using it, its round-robin deficit and its CoDel state.
@@ -118,6 +120,8 @@ pub struct FqCounters {
     pub overlimit_drops: u64,
     /// Packets CoDel dropped.
     pub codel_drops: u64,
+    /// Packets CoDel marked CE instead (`CodelParams::ecn`).
+    pub ecn_marks: u64,
     /// Packets that went to their tin's default flow because their flow was another tin's.
     pub collisions: u64,
 }
@@ -315,12 +319,14 @@ impl<T: FqItem> Fq<T> {
                 dropped(item)
             });
             let (taken, taken_bytes) = (served.dequeued, served.dequeued_bytes);
+            let marks = codel_state.take_marks();
             served.flow.codel = codel_state;
             let state = &mut self.tins[tin as usize];
             state.backlog_packets -= taken;
             self.backlog_packets -= taken;
             self.backlog_bytes -= taken_bytes;
             self.counters.codel_drops += u64::from(drops);
+            self.counters.ecn_marks += u64::from(marks);
             let Some(item) = item else {
                 // An emptied new flow passes through the old flows once, so that a flow
                 // cannot stay new by emptying each round (starving the old ones).
@@ -376,6 +382,10 @@ impl<T: FqItem> CodelQueue for FlowQueue<'_, T> {
 
     fn backlog_bytes(&self) -> u64 {
         self.flow.backlog_bytes + self.others
+    }
+
+    fn mark_ce(item: &mut T) -> bool {
+        item.mark_ce()
     }
 }
 

@@ -7,7 +7,8 @@
 //! minimum RTO 200 ms on the variance term and maximum RTO 120 s (`tcp_rtt_estimator`,
 //! TCP_RTO_MAX), delayed-ACK timer 40 ms, larger buffers (no autotuning is modelled), SACK
 //! and timestamps, slow start by the segments each ACK covers (`tcp_slow_start`), RACK-TLP
-//! loss detection with PRR (`LossRecovery::RackTlp`), and
+//! loss detection with PRR (`LossRecovery::RackTlp`), ECN accepted but not asked for
+//! (`Ecn::Accept`, `tcp_ecn` = 2), and
 //! Linux's answer to a window that closes under data in flight (`ZeroWindow`). The `rfc`
 //! profile leaves SACK and timestamps off (RFC 5681 alone).
 
@@ -68,6 +69,20 @@ pub enum LossRecovery {
     RackTlp,
 }
 
+/// Explicit Congestion Notification (RFC 3168) as Linux's `tcp_ecn` sysctl offers it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ecn {
+    /// Neither asked for nor accepted (`tcp_ecn` = 0).
+    #[default]
+    Off,
+    /// Accepted when the peer's SYN asks for it, not asked for (`tcp_ecn` = 2, Linux's
+    /// default).
+    Accept,
+    /// Asked for in the SYN, and accepted (`tcp_ecn` = 1).
+    On,
+}
+
 /// What a sender does when the peer's window closes to zero while data is in flight. The
 /// RFCs leave it open (RFC 9293 §3.8.6.1 asks only that the window be probed); it decides
 /// whether a zero-window ACK freezes a connection (paper 001, M-TCP) or not.
@@ -118,6 +133,7 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     pub slow_start: SlowStart,
     pub loss_recovery: LossRecovery,
+    pub ecn: Ecn,
     /// How long TIME-WAIT lasts (2·MSL).
     pub time_wait: Duration,
     /// The largest persist (zero-window probe) interval.
@@ -140,6 +156,7 @@ impl TcpConfig {
                 max_rto: Duration::from_secs(120),
                 slow_start: SlowStart::PerSegment,
                 loss_recovery: LossRecovery::RackTlp,
+                ecn: Ecn::Accept,
                 rto_floor: RtoFloor::Variance,
                 delayed_ack_timeout: Duration::from_millis(40),
                 send_buffer: 4 << 20,
@@ -196,6 +213,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             slow_start: SlowStart::PerAck,
             loss_recovery: LossRecovery::Rfc6675,
+            ecn: Ecn::Off,
             time_wait: Duration::from_secs(60),
             max_persist: Duration::from_secs(60),
             zero_window: ZeroWindow::Persist,

@@ -18,7 +18,7 @@ mod socket;
 mod timestamps;
 mod tlp;
 
-pub use config::{LossRecovery, RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow};
+pub use config::{Ecn, LossRecovery, RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow};
 pub use reassembly::Reassembly;
 pub use rto::RtoEstimator;
 pub use socket::{TcpSocket, TcpState, TcpStats};

@@ -20,8 +20,21 @@ pub struct Ipv4Repr {
     /// The differentiated services code point (RFC 2474), 0-63: what a WLAN with EDCA
     /// maps to an access category (`wifi::edca`).
     pub dscp: u8,
-    /// The ECN field (RFC 3168), 0-3: carried through unchanged.
+    /// The ECN field (RFC 3168), 0-3 (`Ipv4Repr::NOT_ECT` ... `Ipv4Repr::CE`).
     pub ecn: u8,
+}
+
+impl Ipv4Repr {
+    /// The ECN codepoints (RFC 3168 §5).
+    pub const NOT_ECT: u8 = 0b00;
+    pub const ECT1: u8 = 0b01;
+    pub const ECT0: u8 = 0b10;
+    pub const CE: u8 = 0b11;
+
+    /// The packet's transport is ECN-capable (ECT(0) or ECT(1)).
+    pub fn is_ect(&self) -> bool {
+        self.ecn == Self::ECT0 || self.ecn == Self::ECT1
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use std::collections::BinaryHeap;
 use std::time::Duration;
 
 use airtcp_proto::tcp::{cc, TcpConfig, TcpSocket, TcpState};
-use airtcp_proto::wire::TcpRepr;
+use airtcp_proto::wire::{Ipv4Repr, TcpRepr};
 use airtcp_proto::{Instant, SeqNumber};
 
 /// Direction of a segment on the wire.
@@ -19,6 +19,8 @@ pub enum Dir {
 }
 
 pub type DropRule = Box<dyn FnMut(Instant, Dir, &TcpRepr) -> bool>;
+/// Whether an ECN-capable segment is marked CE on its way (a congested router's AQM).
+pub type MarkRule = Box<dyn FnMut(Instant, Dir, &TcpRepr) -> bool>;
 
 pub struct Pair {
     pub client: TcpSocket,
@@ -28,11 +30,15 @@ pub struct Pair {
     pub rate_bps: u64,
     pub link_free: [Instant; 2],
     pub wire: BinaryHeap<Reverse<(Instant, u64, bool, SegKey)>>,
-    pub segments: Vec<TcpRepr>,
+    /// Segments on the wire, with the ECN codepoint of their IP header.
+    pub segments: Vec<(TcpRepr, u8)>,
     pub sequence: u64,
     pub drop: DropRule,
+    pub mark: MarkRule,
     /// Every segment sent, with its time and direction.
     pub log: Vec<(Instant, Dir, TcpRepr)>,
+    /// The ECN codepoint each logged segment was sent with.
+    pub log_ecn: Vec<u8>,
     pub client_to_send: u64,
     pub client_closes: bool,
     pub server_reads: bool,
@@ -97,7 +103,9 @@ impl Pair {
             segments: Vec::new(),
             sequence: 0,
             drop: Box::new(|_, _, _| false),
+            mark: Box::new(|_, _, _| false),
             log: Vec::new(),
+            log_ecn: Vec::new(),
             client_to_send: 0,
             client_closes: true,
             server_reads: true,
@@ -112,18 +120,22 @@ impl Pair {
                     Dir::ClientToServer => &mut self.client,
                     Dir::ServerToClient => &mut self.server,
                 };
-                if let Some(seg) = socket.poll_transmit(self.now) {
+                if let Some((seg, mut ecn)) = socket.poll_transmit_ecn(self.now) {
                     sent = true;
                     self.log.push((self.now, dir, seg));
+                    self.log_ecn.push(ecn);
                     if (self.drop)(self.now, dir, &seg) {
                         continue;
+                    }
+                    if ecn != Ipv4Repr::NOT_ECT && (self.mark)(self.now, dir, &seg) {
+                        ecn = Ipv4Repr::CE;
                     }
                     let lane = dir as usize;
                     let bits = 8 * u64::from(40 + seg.payload_len);
                     let start = self.link_free[lane].max(self.now);
                     let done = start + Duration::from_nanos(bits * 1_000_000_000 / self.rate_bps);
                     self.link_free[lane] = done;
-                    self.segments.push(seg);
+                    self.segments.push((seg, ecn));
                     self.sequence += 1;
                     let to_server = dir == Dir::ClientToServer;
                     self.wire.push(Reverse((
@@ -181,11 +193,11 @@ impl Pair {
                     break;
                 }
                 self.wire.pop();
-                let seg = self.segments[key];
+                let (seg, ecn) = self.segments[key];
                 if to_server {
-                    self.server.handle_segment(self.now, &seg);
+                    self.server.handle_segment_ecn(self.now, &seg, ecn);
                 } else {
-                    self.client.handle_segment(self.now, &seg);
+                    self.client.handle_segment_ecn(self.now, &seg, ecn);
                 }
             }
             for socket in [&mut self.client, &mut self.server] {

@@ -38,6 +38,7 @@ fn limit(packets: u32) -> QueueLimit {
 const CODEL: AqmConfig = AqmConfig::Codel {
     target_ns: TARGET_NS,
     interval_ns: INTERVAL_NS,
+    ecn: false,
 };
 
 /// sch_fq_codel's defaults.
@@ -46,6 +47,7 @@ const FQ_CODEL: AqmConfig = AqmConfig::FqCodel {
     interval_ns: INTERVAL_NS,
     flows: 1024,
     quantum: 1514,
+    ecn: true,
 };
 
 #[test]
@@ -158,6 +160,7 @@ const PIE: AqmConfig = AqmConfig::Pie {
     tupdate_ns: 15 * MS,
     alpha: 2,
     beta: 20,
+    ecn: false,
 };
 
 #[test]
@@ -187,6 +190,49 @@ fn pie_drops_arrivals_early_once_a_standing_queue_raises_its_probability() {
         queue.drops, 0,
         "no tail drop: 1000 packets is more than PIE lets build"
     );
+}
+
+#[test]
+fn pie_with_ecn_marks_capable_packets_while_its_probability_is_at_most_ten_percent() {
+    // As above, with sch_pie's `ecn`: the early decisions on ECN-capable packets are marks
+    // until the probability passes 10 %, drops after; packets that are not capable are
+    // dropped as before.
+    let pie_ecn = AqmConfig::Pie {
+        target_ns: 15 * MS,
+        tupdate_ns: 15 * MS,
+        alpha: 2,
+        beta: 20,
+        ecn: true,
+    };
+    let run = |ecn_capable: bool| {
+        let mut queue = LinkQueue::new(limit(1000), pie_ecn, draws());
+        let mut next_out = 0u64;
+        let mut marked_late = 0;
+        for ms in 0..2000u64 {
+            let mut p = packet(1);
+            if ecn_capable {
+                p.repr.ip.ecn = airtcp_proto::wire::Ipv4Repr::ECT0;
+            }
+            let marks = queue.ecn_marks;
+            queue.push(at(ms), p);
+            if queue.ecn_marks > marks && queue.aqm_drops > 0 {
+                marked_late += 1;
+            }
+            while next_out <= ms * 10 {
+                let sent = queue.pop(Instant::from_nanos(next_out * MS / 10));
+                let ce = sent.is_some_and(|p| p.repr.ip.ecn == airtcp_proto::wire::Ipv4Repr::CE);
+                assert!(ecn_capable || !ce);
+                next_out += 12;
+            }
+        }
+        (queue.ecn_marks, queue.aqm_drops, marked_late)
+    };
+    let (marks, drops, marked_after_a_drop) = run(true);
+    assert!(marks > 5 && drops > 20, "{marks} marks, {drops} drops");
+    // Once the probability passed 10 % (the first drop) it does not come back under it
+    // while this overload lasts: no mark after the first drop.
+    assert_eq!(marked_after_a_drop, 0);
+    assert_eq!(run(false).0, 0, "nothing to mark");
 }
 
 #[test]

@@ -81,7 +81,7 @@ impl Simulation {
                 else {
                     return Ok(());
                 };
-                tcp.sockets[side as usize].handle_segment(now, &segment);
+                tcp.sockets[side as usize].handle_segment_ecn(now, &segment, packet.repr.ip.ecn);
                 self.drive_tcp(flow, side)?;
             }
             TransportRepr::Udp(datagram) => {
@@ -315,7 +315,7 @@ impl Simulation {
             }
         }
         let mut outgoing = std::mem::take(&mut self.outgoing);
-        while let Some(segment) = socket.poll_transmit(now) {
+        while let Some(segment) = socket.poll_transmit_ecn(now) {
             outgoing.push(segment);
         }
         if let Some(deadline) = socket.poll_timeout() {
@@ -337,12 +337,13 @@ impl Simulation {
         // both ends mark the flow's packets, as an application that sets IP_TOS on both
         // sockets does
         let dscp = self.flows[flow].config.dscp;
-        for segment in outgoing.drain(..) {
+        for (segment, ecn) in outgoing.drain(..) {
             // The sender's segments; the receiver's are its `acks_sent`.
             if side == Side::Sender {
                 self.flows[flow].packets_sent += 1;
             }
-            let packet = between(from, to, dscp, TransportRepr::Tcp(segment));
+            let mut packet = between(from, to, dscp, TransportRepr::Tcp(segment));
+            packet.ip.ecn = ecn;
             self.originate(from, packet)?;
         }
         self.outgoing = outgoing;

@@ -184,7 +184,8 @@ pub struct Simulation {
     wlan_traces: Option<WlanTraces>,
     next_uid: u64,
     wlan_actions: Actions,
-    outgoing: Vec<TcpRepr>,
+    /// A socket's segments waiting to be sent, with their ECN codepoints.
+    outgoing: Vec<(TcpRepr, u8)>,
     series: TimeSeries,
     /// Names of the signals scheduled for agents (events carry an index).
     signal_names: Vec<String>,

@@ -166,6 +166,7 @@ impl Simulation {
                 delivered: channel.delivered,
                 queue_drops: channel.queue.drops,
                 aqm_drops: channel.queue.aqm_drops,
+                ecn_marks: channel.queue.ecn_marks,
                 lost: channel.lost,
             })
             .collect();

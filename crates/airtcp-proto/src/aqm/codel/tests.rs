@@ -20,6 +20,9 @@ impl CodelQueue for Fifo {
     fn backlog_bytes(&self) -> u64 {
         1500 * self.0.len() as u64
     }
+    fn mark_ce(_: &mut u64) -> bool {
+        false
+    }
 }
 
 fn at(ns: u64) -> Instant {
@@ -172,4 +175,61 @@ fn re_entering_soon_resumes_the_last_cycles_count() {
     );
     assert!(codel.dropping());
     assert_eq!(codel.count(), 4);
+}
+
+/// Packets that arrived at 0, each ECN-capable or not, and whether it was marked CE.
+struct Marking(VecDeque<(bool, bool)>);
+
+impl CodelQueue for Marking {
+    type Item = (bool, bool);
+    fn dequeue(&mut self) -> Option<(bool, bool)> {
+        self.0.pop_front()
+    }
+    fn enqueued_at(_: &(bool, bool)) -> Instant {
+        Instant::ZERO
+    }
+    fn backlog_bytes(&self) -> u64 {
+        1500 * self.0.len() as u64
+    }
+    fn mark_ce(item: &mut (bool, bool)) -> bool {
+        item.1 = item.0;
+        item.0
+    }
+}
+
+#[test]
+fn with_ecn_a_capable_packet_is_marked_where_it_would_be_dropped_on_the_same_schedule() {
+    // codel_dequeue with params->ecn: the marked packet is sent, the count and the next
+    // drop time advance as for a drop; a packet that is not ECN-capable is dropped.
+    let params = CodelParams {
+        ecn: true,
+        ..CodelParams::RFC
+    };
+    let mut marking = Codel::default();
+    let mut queue = Marking(std::iter::repeat_n((true, false), 1000).collect());
+    let mut dropping = Codel::default();
+    let mut standing = standing(1000);
+    let (mut marks, mut drops) = (Vec::new(), 0);
+    for t in [10, 110, 111, 150, 180, 181, 200, 250] {
+        let now = at(t * MS);
+        let sent = marking.dequeue(now, &params, &mut queue, &mut |_| panic!("dropped"));
+        if sent.expect("a packet").1 {
+            marks.push(t);
+        }
+        dropping.dequeue(now, &CodelParams::RFC, &mut standing, &mut |_| drops += 1);
+        assert_eq!(marking.count(), dropping.count(), "at {t} ms");
+    }
+    // First at 111 ms (an interval after 10 ms), the next due interval / sqrt(1) later
+    // (211 ms): the dequeue at 250 ms.
+    assert_eq!(marks, [111, 250]);
+    assert_eq!(marks.len(), drops);
+    assert_eq!(marking.take_marks(), 2);
+    assert_eq!(marking.take_marks(), 0);
+    // Not ECN-capable: dropped.
+    let mut codel = Codel::default();
+    let mut queue = Marking(std::iter::repeat_n((false, false), 10).collect());
+    let mut dropped = 0;
+    codel.dequeue(at(10 * MS), &params, &mut queue, &mut |_| dropped += 1);
+    codel.dequeue(at(111 * MS), &params, &mut queue, &mut |_| dropped += 1);
+    assert_eq!((dropped, codel.take_marks()), (1, 0));
 }

@@ -17,12 +17,16 @@ impl FqItem for Item {
     fn enqueued_at(&self) -> Instant {
         Instant::from_nanos(self.at)
     }
+    fn mark_ce(&mut self) -> bool {
+        false
+    }
 }
 
 const NO_CODEL: CodelParams = CodelParams {
     target_ns: u64::MAX,
     interval_ns: 100_000_000,
     mtu_bytes: 0,
+    ecn: false,
 };
 
 /// The hash that lands in flow index `index` of 4096.

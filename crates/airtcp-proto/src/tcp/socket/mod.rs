@@ -24,6 +24,7 @@
 
 use core::time::Duration;
 
+mod ecn;
 mod rack_recovery;
 
 use super::cc::{AckEvent, CongestionControl, Recovery};
@@ -39,7 +40,7 @@ use super::timestamps::{self, TimestampState};
 use super::tlp::TailLossProbe;
 use crate::seq::SeqNumber;
 use crate::time::Instant;
-use crate::wire::{SackBlocks, TcpFlags, TcpRepr, Timestamps};
+use crate::wire::{Ipv4Repr, SackBlocks, TcpFlags, TcpRepr, Timestamps};
 
 /// The RTO a connection starts with after its SYN or SYN-ACK was lost (RFC 6298 §5.7).
 const SYN_LOSS_RTO: Duration = Duration::from_secs(3);
@@ -104,6 +105,10 @@ pub struct TcpStats {
     pub zero_window_probes: u64,
     /// Tail loss probes sent (RFC 8985 §7).
     pub loss_probes: u64,
+    /// CE-marked data segments received (RFC 3168).
+    pub ce_received: u64,
+    /// Window reductions in answer to ECN-Echo.
+    pub ecn_reductions: u64,
     /// Payload bytes the peer acknowledged.
     pub bytes_acked: u64,
     /// Payload bytes received in order (what the application can read).
@@ -183,6 +188,16 @@ pub struct TcpSocket {
     probe_deadline: Option<Instant>,
     /// A tail loss probe is due at the next transmission.
     probe_due: bool,
+    /// ECN (RFC 3168) as the handshake agreed it; the receiver echoes a CE mark until a
+    /// CWR arrives; the sender owes a CWR flag, and reduces for ECN until an ACK above
+    /// `cwr_until`.
+    ecn_ok: bool,
+    ece_pending: bool,
+    cwr_pending: bool,
+    cwr_until: Option<SeqNumber>,
+    /// The segment being handled arrived CE-marked; the one last sent is ECT.
+    arriving_ce: bool,
+    sent_ect: bool,
 
     // Receive side.
     irs: SeqNumber,
@@ -275,6 +290,12 @@ impl TcpSocket {
             reorder_deadline: None,
             probe_deadline: None,
             probe_due: false,
+            ecn_ok: false,
+            ece_pending: false,
+            cwr_pending: false,
+            cwr_until: None,
+            arriving_ce: false,
+            sent_ect: false,
             irs: SeqNumber(0),
             rcv_nxt: SeqNumber(0),
             rcv_adv: SeqNumber(0),
@@ -489,6 +510,8 @@ impl TcpSocket {
                 self.recover = Some(self.snd_max);
                 self.in_recovery = false;
                 self.dupacks = 0;
+                self.cwr_until = None;
+                self.cwr_pending = self.ecn_ok;
                 if self.rack_on() {
                     // Linux (`tcp_enter_loss`): every segment not SACKed is lost and goes
                     // again before new data; the head at once, whatever the windows.
@@ -532,6 +555,14 @@ impl TcpSocket {
         self.config.zero_window == ZeroWindow::Retransmit
             && self.snd_wnd == 0
             && self.state.may_have_data_unacked()
+    }
+
+    /// `handle_segment` for a segment whose IP header carried ECN codepoint `ecn`
+    /// (`Ipv4Repr::CE` for a congestion mark).
+    pub fn handle_segment_ecn(&mut self, now: Instant, seg: &TcpRepr, ecn: u8) {
+        self.arriving_ce = ecn == Ipv4Repr::CE;
+        self.handle_segment(now, seg);
+        self.arriving_ce = false;
     }
 
     pub fn handle_segment(&mut self, now: Instant, seg: &TcpRepr) {
@@ -589,6 +620,7 @@ impl TcpSocket {
             }
         }
         self.sack_ok = self.config.sack && seg.sack_permitted;
+        self.ecn_on_syn(seg);
         self.timestamps_ok = self.config.timestamps && seg.timestamps.is_some();
         if let Some(seen) = seg.timestamps.filter(|_| self.timestamps_ok) {
             self.timestamps.on_syn(seen);
@@ -724,7 +756,37 @@ impl TcpSocket {
         let echo = seg.timestamps.filter(|_| self.timestamps_ok);
         if self.rack_on() {
             self.rack_ack(now, seg, echo, seg_window == old_window);
-        } else if ack > self.snd_una {
+        } else {
+            self.reno_ack(now, seg, echo, newly_sacked, old_window, seg_window);
+            self.ecn_on_ack(ack);
+            self.ecn_on_echo(now, seg);
+        }
+        if self.snd_wnd > 0 && self.persist.is_some() {
+            self.persist = None;
+        }
+        if self.snd_wnd == 0 && self.snd_nxt != self.snd_una {
+            self.on_window_closed_in_flight();
+        } else if self.held && self.snd_wnd > 0 {
+            self.held = false;
+            if self.snd_una != self.snd_max && self.rtx_deadline.is_none() {
+                self.rtx_deadline = Some(now + self.rto.rto());
+            }
+        }
+        true
+    }
+
+    /// An ACK's acknowledgement fields with RFC 6675's or NewReno's loss recovery.
+    fn reno_ack(
+        &mut self,
+        now: Instant,
+        seg: &TcpRepr,
+        echo: Option<Timestamps>,
+        newly_sacked: u64,
+        old_window: u32,
+        seg_window: u32,
+    ) {
+        let ack = seg.ack;
+        if ack > self.snd_una {
             self.on_new_ack(now, ack, echo);
             if newly_sacked > 0 && self.snd_una != self.snd_max && !self.in_recovery {
                 // RFC 6675 section 5: an ACK that SACKs new data is a duplicate "regardless
@@ -744,18 +806,6 @@ impl TcpSocket {
             // so duplicates of what was already received do not.
             self.on_duplicate_ack(now);
         }
-        if self.snd_wnd > 0 && self.persist.is_some() {
-            self.persist = None;
-        }
-        if self.snd_wnd == 0 && self.snd_nxt != self.snd_una {
-            self.on_window_closed_in_flight();
-        } else if self.held && self.snd_wnd > 0 {
-            self.held = false;
-            if self.snd_una != self.snd_max && self.rtx_deadline.is_none() {
-                self.rtx_deadline = Some(now + self.rto.rto());
-            }
-        }
-        true
     }
 
     /// The peer closed its window with data in flight. BSD stops the retransmission timer
@@ -956,6 +1006,7 @@ impl TcpSocket {
             self.in_recovery = true;
             self.partial_acks = 0;
             self.recover = Some(self.snd_max);
+            self.cwr_pending = self.ecn_ok;
             self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
             if self.sack_ok {
                 // RFC 6675 section 5 step 4: cwnd = ssthresh, no inflation: the pipe
@@ -980,6 +1031,7 @@ impl TcpSocket {
             self.ack_now = true; // a duplicate, or wholly beyond the window
             return;
         }
+        self.ecn_on_data(seg);
         if from > received {
             // Out of order: hold it and send a duplicate ACK at once (RFC 5681 §4.2).
             self.reassembly.insert(from as u64, to as u64);
@@ -1128,7 +1180,15 @@ impl TcpSocket {
         }
     }
 
+    /// `poll_transmit` with the ECN codepoint the segment's IP header carries
+    /// (`Ipv4Repr::ECT0` for new data once ECN is agreed).
+    pub fn poll_transmit_ecn(&mut self, now: Instant) -> Option<(TcpRepr, u8)> {
+        let seg = self.poll_transmit(now)?;
+        Some((seg, self.take_sent_codepoint()))
+    }
+
     pub fn poll_transmit(&mut self, now: Instant) -> Option<TcpRepr> {
+        self.sent_ect = false;
         if let Some((seq, ack, with_ack)) = self.reset.take() {
             let flags = TcpFlags {
                 rst: true,
@@ -1292,6 +1352,7 @@ impl TcpSocket {
             seg.window_scale = Some(self.config.receive_window_shift());
         }
         seg.sack_permitted = self.config.sack && (!syn_ack || self.sack_ok);
+        (seg.flags.ece, seg.flags.cwr) = self.ecn_syn_flags(syn_ack);
         if self.config.timestamps && (!syn_ack || self.timestamps_ok) {
             seg.timestamps = Some(self.timestamps.option(now));
         }
@@ -1383,7 +1444,7 @@ impl TcpSocket {
         // before and this segment is sent again.
         let fin =
             self.close_requested && seq + len == end && (seq == self.snd_nxt || self.fin_sent());
-        let seg = self.segment(
+        let mut seg = self.segment(
             now,
             seq,
             len,
@@ -1394,6 +1455,7 @@ impl TcpSocket {
                 ..TcpFlags::default()
             },
         );
+        self.ecn_on_send(&mut seg, retransmission);
         let seg_end = seq + seg.seq_len();
         if retransmission {
             self.stats.retransmissions += 1;
@@ -1446,6 +1508,10 @@ impl TcpSocket {
         if flags.ack {
             self.last_ack_sent = self.rcv_nxt;
         }
+        let flags = TcpFlags {
+            ece: flags.ece || (flags.ack && !flags.syn && self.ecn_ok && self.ece_pending),
+            ..flags
+        };
         let mut seg = TcpRepr {
             src_port: self.local_port,
             dst_port: self.remote_port,

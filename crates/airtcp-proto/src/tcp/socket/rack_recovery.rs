@@ -42,7 +42,7 @@ impl TcpSocket {
     ) {
         let (start, end) = (self.send_offset(seq), self.send_offset(end));
         self.rack.on_transmit(now, start, end);
-        if self.in_recovery {
+        if self.in_recovery || self.cwr_until.is_some() {
             self.prr.on_sent(end - start);
         }
         if !retransmission {
@@ -106,11 +106,15 @@ impl TcpSocket {
                 self.cc.on_end_cwnd_reduction(now);
             }
         }
+        if self.ecn_on_ack(seg.ack) && !self.in_recovery {
+            self.cc.on_end_cwnd_reduction(now);
+        }
         let may_recover = !self.in_recovery && (self.recover.is_none() || lost_retransmission);
         if may_recover && self.rack.lost_bytes() > 0 {
             self.rack_enter_recovery(now);
         }
-        if self.in_recovery {
+        self.ecn_on_echo(now, seg);
+        if self.in_recovery || self.cwr_until.is_some() {
             self.prr_ack(PrrAck {
                 delivered,
                 pipe: self.rack.pipe(),
@@ -164,13 +168,17 @@ impl TcpSocket {
         (sacked, dsack_end)
     }
 
-    /// A fast recovery begins (`tcp_enter_recovery`, `tcp_init_cwnd_reduction`).
+    /// A fast recovery begins (`tcp_enter_recovery`, `tcp_init_cwnd_reduction`); one for
+    /// ECN under way goes on (no second ssthresh).
     fn rack_enter_recovery(&mut self, now: Instant) {
-        let prior_cwnd = self.cc.window().cwnd;
-        self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
-        let ssthresh = self.cc.window().ssthresh;
-        self.cc.window_mut().cwnd = prior_cwnd;
-        self.prr = Prr::start(prior_cwnd, ssthresh);
+        if self.cwr_until.take().is_none() {
+            let prior_cwnd = self.cc.window().cwnd;
+            self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
+            let ssthresh = self.cc.window().ssthresh;
+            self.cc.window_mut().cwnd = prior_cwnd;
+            self.prr = Prr::start(prior_cwnd, ssthresh);
+            self.cwr_pending = self.ecn_ok;
+        }
         self.in_recovery = true;
         self.partial_acks = 0;
         self.recover = Some(self.snd_max);

@@ -76,17 +76,20 @@ impl Queueing {
     }
 }
 
-/// mac80211's CoDel parameters (`ieee80211_txq_setup_flows`), and those towards a slow
-/// station (`sta_update_codel_params`: under `SLOW_STATION_BPS` per station).
+/// mac80211's CoDel parameters (`ieee80211_txq_setup_flows`: ECN marking on), and those
+/// towards a slow station (`sta_update_codel_params`: under `SLOW_STATION_BPS` per station,
+/// ECN marking off).
 const CODEL: CodelParams = CodelParams {
     target_ns: 20_000_000,
     interval_ns: 100_000_000,
     mtu_bytes: 0,
+    ecn: true,
 };
 const SLOW_CODEL: CodelParams = CodelParams {
     target_ns: 50_000_000,
     interval_ns: 300_000_000,
     mtu_bytes: 0,
+    ecn: false,
 };
 const SLOW_STATION_BPS: u64 = 6_000_000;
 
@@ -96,6 +99,9 @@ impl FqItem for Frame {
     }
     fn enqueued_at(&self) -> Instant {
         self.queued_at
+    }
+    fn mark_ce(&mut self) -> bool {
+        self.packet.mark_ce()
     }
 }
 
