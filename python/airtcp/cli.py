@@ -83,6 +83,39 @@ def _rtt_text(stats: dict) -> str:
     )
 
 
+def _print_workload(flow: dict, measure_from_ns: int) -> None:
+    """A workload's flow completion times per size class (`airtcp.fct`)."""
+    from .fct import fct_classes
+
+    workload = flow["workload"]
+    arrived = len(workload["size_bytes"])
+    completed = sum(1 for c in workload["completed_ns"] if c is not None)
+    table = Table(
+        title=f"workload {flow['name']} {flow['src']} → {flow['dst']}: {arrived} flows arrived, "
+        f"{completed} completed, {workload['refused']} refused; completion times of those "
+        "arrived in the measurement window",
+        title_justify="left",
+    )
+    for column in ("sizes", "flows", "completed", "mean ms", "median ms", "p99 ms"):
+        table.add_column(column, justify="left" if column == "sizes" else "right")
+
+    def shown(value: float | None) -> str:
+        if value is None:
+            return "-"
+        return f"{value:.3g}" if value < 1000 else f"{value:.0f}"
+
+    for row in fct_classes(workload, measure_from_ns):
+        table.add_row(
+            row.label,
+            str(row.flows),
+            str(row.completed),
+            shown(row.mean_ms),
+            shown(row.median_ms),
+            shown(row.p99_ms),
+        )
+    out.print(table)
+
+
 def print_summary(summary: dict) -> None:
     from dataclasses import asdict
 
@@ -107,6 +140,10 @@ def print_summary(summary: dict) -> None:
             f"ping {ping['name']} {ping['src']} → {ping['dst']}: {_rtt_text(stats)}",
             highlight=False,
         )
+    measure_from_ns = round(summary["measure_from_s"] * 1e9)
+    for flow in summary["flows"]:
+        if flow["kind"] == "tcp_workload":
+            _print_workload(flow, measure_from_ns)
     for link in summary["links"]:
         # Only the link directions that dropped or marked: at the tail, or by their AQM.
         if link["queue_drops"] or link.get("aqm_drops") or link.get("ecn_marks"):

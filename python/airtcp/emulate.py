@@ -59,6 +59,13 @@ def cleanup(force: bool = False) -> list[str]:
 def _unsupported(resolved: dict[str, Any]) -> None:
     for index, flow in enumerate(resolved["flows"]):
         app = flow["app"]
+        if app["kind"] == "tcp_workload":
+            raise ScenarioError(
+                "<scenario>",
+                f"flows[{index}].kind",
+                "tcp_workload is simulator-only (its thousands of connections have no iperf3 "
+                "equivalent here); emulation runs tcp_bulk, udp_cbr and ping flows",
+            )
         if app["kind"] == "ping" and (app["train"] != 1 or app.get("one_way")):
             raise ScenarioError(
                 "<scenario>",

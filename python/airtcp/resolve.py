@@ -320,7 +320,7 @@ def _flow_json(scenario: Scenario, flow: Flow, name: str, src: int, dst: int) ->
     }
     if flow.dscp is not None:
         entry["dscp"] = flow.dscp
-    if flow.kind == "tcp_bulk":
+    if flow.kind in ("tcp_bulk", "tcp_workload"):
         inherited = scenario.tcp.model_dump(exclude_none=True)
         own = flow.tcp.model_dump(exclude_none=True)
         merged = {**inherited, **own}
@@ -337,11 +337,19 @@ def _flow_json(scenario: Scenario, flow: Flow, name: str, src: int, dst: int) ->
         if params:
             merged["congestion_params"] = params
         entry["app"] = {
-            "kind": "tcp_bulk",
-            "bytes": flow.bytes,
+            "kind": flow.kind,
             "congestion_control": controller,
             "tcp": {f"{k}_ns" if k in _TCP_DURATIONS else k: v for k, v in merged.items()},
         }
+        if flow.kind == "tcp_bulk":
+            entry["app"]["bytes"] = flow.bytes
+        else:
+            sizes = flow.sizes
+            entry["app"] |= {
+                "sizes": sizes if isinstance(sizes, str) else sizes.points,
+                "rate_bps": flow.rate,
+                "count": flow.count,
+            }
     elif flow.kind == "udp_cbr":
         payload = 1000 if flow.payload is None else flow.payload
         entry["app"] = {"kind": "udp_cbr", "rate_bps": flow.rate, "payload_bytes": payload}
@@ -366,7 +374,11 @@ def _param_readers() -> dict[str, list[str]]:
 def _check_scenario_params_are_read(scenario: Scenario, flows: list[dict[str, Any]]) -> None:
     """A parameter of the scenario's [tcp.congestion_params] that no TCP flow's controller
     reads would do nothing: an error naming it."""
-    used = {f["app"]["congestion_control"] for f in flows if f["app"]["kind"] == "tcp_bulk"}
+    used = {
+        f["app"]["congestion_control"]
+        for f in flows
+        if f["app"]["kind"] in ("tcp_bulk", "tcp_workload")
+    }
     params = scenario.tcp.congestion_params
     for name in params.model_dump(exclude_none=True) if params else {}:
         readers = _param_readers()[name]

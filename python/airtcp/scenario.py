@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -187,6 +188,63 @@ def _delivery_trace(value: object, info: ValidationInfo) -> object:
     except ValueError as error:
         raise ValueError(f"{path}: {error}") from None
     return {"path": str(path), "times_ms": times}
+
+
+def parse_cdf(text: str, source: str) -> list[tuple[float, float]]:
+    """A flow-size CDF file's points: one ``size_bytes probability`` pair a line (spaces,
+    tabs or a comma between), ``#`` comments and blank lines ignored; a ValueError naming
+    the file and line otherwise. (Their order and range the simulator checks.)"""
+    points = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split("#", 1)[0].replace(",", " ").split()
+        if not fields:
+            continue
+        try:
+            size, probability = (float(field) for field in fields)
+        except ValueError:
+            raise ValueError(
+                f"{source}:{number}: expected 'size_bytes probability', got {line.strip()!r}"
+            ) from None
+        if not (math.isfinite(size) and math.isfinite(probability)):
+            raise ValueError(f"{source}:{number}: not a finite number: {line.strip()!r}")
+        points.append((size, probability))
+    if not points:
+        raise ValueError(f"{source}: no points (lines 'size_bytes probability')")
+    return points
+
+
+def _flow_sizes(value: object, info: ValidationInfo) -> object:
+    """A workload's sizes: a built-in distribution's name, or a CDF file relative to the
+    scenario file's directory, read and parsed."""
+    if not isinstance(value, str) or value in _core.workload_distributions():
+        return value
+    path = Path((info.context or {}).get("directory", ".")) / value
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        builtin = ", ".join(_core.workload_distributions())
+        raise ValueError(f"not {builtin}, and cannot read {path}: {reason}") from None
+    return {"path": str(path), "points": parse_cdf(text, str(path))}
+
+
+class CdfFile(Strict):
+    """A flow-size CDF read from a file."""
+
+    path: str
+    points: list[tuple[float, float]] = Field(repr=False)
+
+
+FlowSizes = Annotated[
+    str | CdfFile,
+    BeforeValidator(_flow_sizes),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "description": "web_search, data_mining, or a CDF file relative to the scenario's",
+        }
+    ),
+]
 
 
 Trace = Annotated[
@@ -738,18 +796,22 @@ class Tcp(Strict):
 
 class Flow(Strict):
     name: str | None = None
-    kind: Literal["tcp_bulk", "udp_cbr", "ping"] = "tcp_bulk"
+    kind: Literal["tcp_bulk", "tcp_workload", "udp_cbr", "ping"] = "tcp_bulk"
     src: str
     dst: str
     start: Duration = 0
     stop: Duration | None = None
     bytes: Size | None = None
     rate: Rate | None = None
+    # tcp_workload: flow sizes, a built-in distribution (`web_search`, `data_mining`) or a
+    # CDF file (lines "size_bytes probability"); `rate` is the mean offered load and
+    # `count` caps the number of flows (docs/scenarios.md, "Workloads").
+    sizes: FlowSizes | None = None
     # Bytes of data a datagram or echo request carries: 1000 for udp_cbr, 56 for ping.
     payload: Annotated[int, Field(ge=0, le=65000)] | None = None
     # ping: `count` trains of `train` echo requests, `interval` apart; `one_way`: echo
     # replies instead, which nobody answers (a train for capacity, alone on the path).
-    count: Annotated[int, Field(gt=0, le=65536)] | None = None
+    count: Annotated[int, Field(gt=0, le=10**9)] | None = None
     interval: PositiveDuration | None = None
     train: Annotated[int, Field(gt=0, le=65536)] | None = None
     one_way: bool | None = None
@@ -760,16 +822,25 @@ class Flow(Strict):
 
     @model_validator(mode="after")
     def _kind_fields(self) -> Flow:
-        if self.kind == "udp_cbr" and self.rate is None:
-            raise ValueError("a udp_cbr flow needs 'rate'")
-        if self.kind != "udp_cbr" and self.rate is not None:
-            raise ValueError("'rate' applies to udp_cbr flows only")
-        ping_keys = [
-            k for k in ("count", "interval", "train", "one_way") if getattr(self, k) is not None
-        ]
+        rated = ("udp_cbr", "tcp_workload")
+        if self.kind in rated and self.rate is None:
+            raise ValueError(f"a {self.kind} flow needs 'rate'")
+        if self.kind not in rated and self.rate is not None:
+            raise ValueError("'rate' applies to udp_cbr and tcp_workload flows only")
+        if (self.kind == "tcp_workload") != (self.sizes is not None):
+            raise ValueError(
+                "a tcp_workload flow needs 'sizes'"
+                if self.sizes is None
+                else "'sizes' applies to tcp_workload flows only"
+            )
+        if self.kind == "tcp_workload" and self.bytes is not None:
+            raise ValueError("'bytes' applies to tcp_bulk flows only (a workload draws sizes)")
+        ping_keys = [k for k in ("interval", "train", "one_way") if getattr(self, k) is not None]
+        if self.kind not in ("ping", "tcp_workload") and self.count is not None:
+            ping_keys.insert(0, "count")
         if self.kind != "ping" and ping_keys:
             raise ValueError(f"'{ping_keys[0]}' applies to ping flows only")
-        if self.kind == "tcp_bulk" and self.payload is not None:
+        if self.kind in ("tcp_bulk", "tcp_workload") and self.payload is not None:
             raise ValueError("'payload' applies to udp_cbr and ping flows only")
         return self
 

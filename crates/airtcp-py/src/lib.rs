@@ -131,6 +131,12 @@ fn wlan_queueings() -> Vec<&'static str> {
     airtcp_sim::wlan::Queueing::NAMES.to_vec()
 }
 
+/// The flow-size distributions a workload can name (`airtcp_sim::workload`).
+#[pyfunction]
+fn workload_distributions() -> Vec<&'static str> {
+    airtcp_sim::workload::SizeDistribution::NAMES.to_vec()
+}
+
 /// The AQMs a wired link direction can name (`airtcp_sim::aqm::AqmConfig`), the default
 /// (DropTail) first.
 #[pyfunction]
@@ -488,6 +494,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bianchi_model, m)?)?;
     m.add_function(wrap_pyfunction!(wlan_queueings, m)?)?;
     m.add_function(wrap_pyfunction!(link_aqms, m)?)?;
+    m.add_function(wrap_pyfunction!(workload_distributions, m)?)?;
     m.add_function(wrap_pyfunction!(wlan_driver_queues, m)?)?;
     m.add_function(wrap_pyfunction!(access_categories, m)?)?;
     m.add_function(wrap_pyfunction!(dscp_names, m)?)?;

@@ -754,6 +754,19 @@ pub enum AppConfig {
         #[serde(default)]
         tcp: TcpOverrides,
     },
+    /// Many finite TCP flows (`workload`): sizes drawn from `sizes`, arriving as a Poisson
+    /// process whose mean offered rate is `rate_bps`, at most `count` of them, each
+    /// a connection of its own (`congestion_control`, `tcp`).
+    TcpWorkload {
+        sizes: crate::workload::SizeSpec,
+        rate_bps: u64,
+        #[serde(default)]
+        count: Option<u64>,
+        #[serde(default = "newreno")]
+        congestion_control: String,
+        #[serde(default)]
+        tcp: TcpOverrides,
+    },
     /// UDP constant bit rate.
     UdpCbr { rate_bps: u64, payload_bytes: u32 },
     /// ICMP echo probes, as ping sends them: `count` groups `interval_ns` apart, each a

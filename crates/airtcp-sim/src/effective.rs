@@ -110,6 +110,11 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
                 congestion_control,
                 tcp,
                 ..
+            }
+            | AppConfig::TcpWorkload {
+                congestion_control,
+                tcp,
+                ..
             } => json!({
                 "name": flow.name,
                 "congestion_control": congestion_control,

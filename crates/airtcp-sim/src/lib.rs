@@ -30,6 +30,7 @@ pub mod slab;
 pub mod summary;
 pub mod validate;
 pub mod wlan;
+pub mod workload;
 
 pub use config::{ConfigError, Scenario};
 pub use sim::{ExternalCounters, Monitor, Progress, RunOptions, RunResult, Simulation};

@@ -5,6 +5,10 @@
 /// Flows in a scenario: each needs a client port of its own (`crate::ports`).
 pub const MAX_FLOWS: usize = 60_000;
 
+/// Workloads in a scenario: each listens on a server port of its own above the flows'
+/// client ports (`crate::ports`).
+pub const MAX_WORKLOADS: usize = 64;
+
 /// Nodes in a scenario. Each node with several neighbours that sends keeps a first-hop
 /// table of 16 bytes a node (`crate::routing`): 1 MiB each at this bound.
 pub const MAX_NODES: usize = 65_536;

@@ -62,6 +62,10 @@ pub enum StreamId {
         link: u32,
         direction: u8,
     },
+    /// A workload's arrivals, sizes and initial sequence numbers (`workload`).
+    Workload {
+        flow: u32,
+    },
 }
 
 impl StreamId {
@@ -88,6 +92,7 @@ impl StreamId {
             StreamId::LinkAqm { link, direction } => {
                 (11 << 60) | (u64::from(link) << 8) | u64::from(direction)
             }
+            StreamId::Workload { flow } => (12 << 60) | u64::from(flow),
         }
     }
 }

@@ -68,6 +68,20 @@ pub struct FlowSummary {
     /// Ping flows: every probe's times (left out for other flows).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probes: Option<Probes>,
+    /// Workloads: every flow's size and times (left out for other flows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<WorkloadFlows>,
+}
+
+/// A workload's flows in the order they arrived (`AppConfig::TcpWorkload`): size, arrival
+/// and completion in nanoseconds since the run's start (`None`: not complete at the end),
+/// and how many arrivals found no connection free.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct WorkloadFlows {
+    pub size_bytes: Vec<u64>,
+    pub arrived_ns: Vec<u64>,
+    pub completed_ns: Vec<Option<u64>>,
+    pub refused: u64,
 }
 
 /// The times of a ping flow's probes in nanoseconds, one entry per request in the order sent:

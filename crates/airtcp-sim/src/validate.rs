@@ -9,16 +9,19 @@
 
 use crate::aqm::AqmConfig;
 use crate::config::{
-    AgentConfig, AppConfig, ConfigError, DirectionConfig, FastRecoveryConfig, Scenario, WlanConfig,
+    AgentConfig, AppConfig, ConfigError, DirectionConfig, FastRecoveryConfig, Scenario,
+    TcpOverrides, WlanConfig,
 };
 use crate::delivery_trace;
 use crate::error_model::ErrorModel;
 use crate::interface::Interface;
 use crate::limits::{
     is_safe_name, MAX_FIRMWARE_QUEUE_FRAMES, MAX_FLOWS, MAX_NODES, MAX_NODE_NAME_LEN,
-    MAX_RETRY_LIMIT, MAX_SERIES_SAMPLES, MAX_STATIONS, MIN_SAMPLE_INTERVAL_NS, SERIES_SAMPLE_BYTES,
+    MAX_RETRY_LIMIT, MAX_SERIES_SAMPLES, MAX_STATIONS, MAX_WORKLOADS, MIN_SAMPLE_INTERVAL_NS,
+    SERIES_SAMPLE_BYTES,
 };
 use crate::wlan::{AmpduLimits, DriverQueue, Queueing};
+use crate::workload::SizeDistribution;
 
 /// The shortest A-MPDU duration a scenario may set (an A-MPDU carries at least one MPDU
 /// whatever its limit).
@@ -420,6 +423,7 @@ impl Scenario {
     }
 
     fn validate_flows(&self) -> Result<(), ConfigError> {
+        let mut workloads = 0;
         if self.flows.is_empty() {
             return fail(
                 "flows",
@@ -453,60 +457,33 @@ impl Scenario {
                     tcp,
                 } => {
                     let key = format!("{key}.app");
-                    if !cc::VARIANTS.contains(&congestion_control.as_str()) {
-                        return fail(
-                            format!("{key}.congestion_control"),
-                            format!(
-                                "unknown '{congestion_control}'; expected one of {}",
-                                cc::VARIANTS.join(", ")
-                            ),
-                        );
-                    }
                     if *bytes == Some(0) {
                         return fail(format!("{key}.bytes"), "must be positive");
                     }
-                    let built = tcp.build();
-                    if !(64..=65_000).contains(&built.mss) {
-                        return fail(
-                            format!("{key}.tcp.mss"),
-                            "must be between 64 and 65000 bytes",
-                        );
+                    validate_tcp(&key, congestion_control, tcp)?;
+                }
+                AppConfig::TcpWorkload {
+                    sizes,
+                    rate_bps,
+                    count,
+                    congestion_control,
+                    tcp,
+                } => {
+                    let key = format!("{key}.app");
+                    workloads += 1;
+                    if workloads > MAX_WORKLOADS {
+                        return fail(key, format!("at most {MAX_WORKLOADS} workloads a scenario"));
                     }
-                    for (field, size) in [
-                        ("send_buffer", built.send_buffer),
-                        ("receive_buffer", built.receive_buffer),
-                    ] {
-                        if size < built.mss {
-                            return fail(
-                                format!("{key}.tcp.{field}"),
-                                format!(
-                                    "{size} bytes is less than one segment (mss {})",
-                                    built.mss
-                                ),
-                            );
-                        }
+                    if let Err(why) = SizeDistribution::from_spec(sizes) {
+                        return fail(format!("{key}.sizes"), why);
                     }
-                    if built.ack_every == 0 {
-                        return fail(format!("{key}.tcp.ack_every"), "must be positive");
+                    if *rate_bps == 0 {
+                        return fail(format!("{key}.rate_bps"), "must be positive");
                     }
-                    let params = &built.congestion_params;
-                    if let Some((spec, value)) = params.out_of_bounds() {
-                        let (low, high) = spec.bounds.expect("bounded");
-                        return fail(
-                            format!("{key}.tcp.congestion_params.{}", spec.name),
-                            format!("{value} is out of range; expected {low} to {high}"),
-                        );
+                    if *count == Some(0) {
+                        return fail(format!("{key}.count"), "must be positive");
                     }
-                    if let Some(name) = params.unused_by(congestion_control).first() {
-                        let spec = cc::PARAMS.iter().find(|spec| spec.name == *name);
-                        return fail(
-                            format!("{key}.tcp.congestion_params.{name}"),
-                            format!(
-                                "applies to {}, not to {congestion_control}",
-                                spec.expect("named by PARAMS").controllers.join(" and ")
-                            ),
-                        );
-                    }
+                    validate_tcp(&key, congestion_control, tcp)?;
                 }
                 AppConfig::Ping {
                     count,
@@ -625,6 +602,63 @@ impl Scenario {
             ),
         )
     }
+}
+
+/// A TCP flow's controller and settings (`key` names its `app`).
+fn validate_tcp(
+    key: &str,
+    congestion_control: &str,
+    tcp: &TcpOverrides,
+) -> Result<(), ConfigError> {
+    if !cc::VARIANTS.contains(&congestion_control) {
+        return fail(
+            format!("{key}.congestion_control"),
+            format!(
+                "unknown '{congestion_control}'; expected one of {}",
+                cc::VARIANTS.join(", ")
+            ),
+        );
+    }
+    let built = tcp.build();
+    if !(64..=65_000).contains(&built.mss) {
+        return fail(
+            format!("{key}.tcp.mss"),
+            "must be between 64 and 65000 bytes",
+        );
+    }
+    for (field, size) in [
+        ("send_buffer", built.send_buffer),
+        ("receive_buffer", built.receive_buffer),
+    ] {
+        if size < built.mss {
+            return fail(
+                format!("{key}.tcp.{field}"),
+                format!("{size} bytes is less than one segment (mss {})", built.mss),
+            );
+        }
+    }
+    if built.ack_every == 0 {
+        return fail(format!("{key}.tcp.ack_every"), "must be positive");
+    }
+    let params = &built.congestion_params;
+    if let Some((spec, value)) = params.out_of_bounds() {
+        let (low, high) = spec.bounds.expect("bounded");
+        return fail(
+            format!("{key}.tcp.congestion_params.{}", spec.name),
+            format!("{value} is out of range; expected {low} to {high}"),
+        );
+    }
+    if let Some(name) = params.unused_by(congestion_control).first() {
+        let spec = cc::PARAMS.iter().find(|spec| spec.name == *name);
+        return fail(
+            format!("{key}.tcp.congestion_params.{name}"),
+            format!(
+                "applies to {}, not to {congestion_control}",
+                spec.expect("named by PARAMS").controllers.join(" and ")
+            ),
+        );
+    }
+    Ok(())
 }
 
 fn validate_direction(key: &str, d: &DirectionConfig) -> Result<(), ConfigError> {

@@ -131,11 +131,22 @@ impl Simulation {
             None
         };
         let routes = Routes::new(adjacency);
+        // Workload k is the k-th flow whose app is a workload (its server port's offset).
+        let workload_flows: Vec<usize> = scenario
+            .flows
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| matches!(f.app, crate::config::AppConfig::TcpWorkload { .. }))
+            .map(|(i, _)| i)
+            .collect();
         let flows = scenario
             .flows
             .iter()
             .enumerate()
-            .map(|(i, config)| build_flow(i, config))
+            .map(|(i, config)| {
+                let workload = workload_flows.iter().position(|&w| w == i);
+                build_flow(i, config, scenario.seed, workload)
+            })
             .collect();
         let cannot_write = |key: &str, dir: &std::path::Path, e: std::io::Error| ConfigError {
             key: key.into(),
@@ -189,6 +200,7 @@ impl Simulation {
             shared,
             radio_actions: RadioActions::default(),
             flows,
+            workload_flows,
             node_traces,
             wlan_traces,
             next_uid: 0,

@@ -16,6 +16,9 @@ use crate::config::{AppConfig, FlowConfig};
 use crate::packet::{node_address, Packet};
 use crate::ports::{client_port, flow_of_port, SERVER_PORT, UDP_SINK_PORT};
 use crate::rng::{stream, StreamId};
+use crate::workload::SizeDistribution;
+
+use super::workloads::WorkloadFlow;
 use crate::summary::Probes;
 
 const TTL: u8 = 64;
@@ -45,8 +48,34 @@ pub(super) struct PingFlow {
 
 pub(super) enum FlowApp {
     Tcp(Box<TcpFlow>),
+    Workload(Box<WorkloadFlow>),
     Udp(UdpFlow),
     Ping(Box<PingFlow>),
+}
+
+/// Which TCP connection of a flow: a bulk flow's own, or one of a workload's by slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Conn {
+    Own,
+    Slot(u32),
+}
+
+impl Conn {
+    /// As an event carries it.
+    pub(super) fn code(self) -> u32 {
+        match self {
+            Conn::Own => u32::MAX,
+            Conn::Slot(slot) => slot,
+        }
+    }
+
+    pub(super) fn from_code(code: u32) -> Conn {
+        if code == u32::MAX {
+            Conn::Own
+        } else {
+            Conn::Slot(code)
+        }
+    }
 }
 
 pub(super) struct Flow {
@@ -66,6 +95,17 @@ impl Simulation {
         let now = self.now();
         match packet.repr.transport {
             TransportRepr::Tcp(segment) => {
+                if let Some((flow, conn, side)) = self.workload_connection(&segment) {
+                    if let Some(tcp) = self.tcp_conn(flow, conn) {
+                        tcp.sockets[side as usize].handle_segment_ecn(
+                            now,
+                            &segment,
+                            packet.repr.ip.ecn,
+                        );
+                        self.drive_tcp(flow, conn, side)?;
+                    }
+                    return Ok(());
+                }
                 let (port, side) = if segment.dst_port == SERVER_PORT {
                     (segment.src_port, Side::Receiver)
                 } else {
@@ -82,7 +122,7 @@ impl Simulation {
                     return Ok(());
                 };
                 tcp.sockets[side as usize].handle_segment_ecn(now, &segment, packet.repr.ip.ecn);
-                self.drive_tcp(flow, side)?;
+                self.drive_tcp(flow, Conn::Own, side)?;
             }
             TransportRepr::Udp(datagram) => {
                 if let Some(flow) = flow_of_port(datagram.src_port) {
@@ -165,8 +205,9 @@ impl Simulation {
                 let mut rng = stream(self.scenario.seed, StreamId::Flow { flow: flow as u32 });
                 tcp.sockets[Side::Receiver as usize].listen(SeqNumber(rng.random()));
                 tcp.sockets[Side::Sender as usize].connect(SeqNumber(rng.random()));
-                self.drive_tcp(flow, Side::Sender)?;
+                self.drive_tcp(flow, Conn::Own, Side::Sender)?;
             }
+            FlowApp::Workload(_) => self.workload_start(flow),
             FlowApp::Udp(udp) => {
                 udp.active = true;
                 self.datagram_send(flow)?;
@@ -180,8 +221,10 @@ impl Simulation {
         match &mut self.flows[flow].app {
             FlowApp::Tcp(tcp) => {
                 tcp.remaining = Some(0);
-                self.drive_tcp(flow, Side::Sender)?;
+                self.drive_tcp(flow, Conn::Own, Side::Sender)?;
             }
+            // No more arrivals; the flows under way finish.
+            FlowApp::Workload(workload) => workload.stopped = true,
             FlowApp::Udp(udp) => udp.active = false,
             FlowApp::Ping(ping) => ping.remaining = 0,
         }
@@ -192,7 +235,7 @@ impl Simulation {
         match &self.flows[flow].app {
             FlowApp::Udp(_) => self.cbr_send(flow),
             FlowApp::Ping(_) => self.ping_send(flow),
-            FlowApp::Tcp(_) => Ok(()),
+            FlowApp::Tcp(_) | FlowApp::Workload(_) => Ok(()),
         }
     }
 
@@ -259,9 +302,18 @@ impl Simulation {
         Ok(())
     }
 
-    pub(super) fn tcp_timer(&mut self, flow: usize, side: Side) -> std::io::Result<()> {
+    /// A connection's end: a bulk flow's, or a workload's connection in `slot` if any.
+    pub(super) fn tcp_conn(&mut self, flow: usize, conn: Conn) -> Option<&mut TcpFlow> {
+        match (&mut self.flows[flow].app, conn) {
+            (FlowApp::Tcp(tcp), Conn::Own) => Some(tcp),
+            (FlowApp::Workload(workload), Conn::Slot(slot)) => workload.connection(slot),
+            _ => None,
+        }
+    }
+
+    pub(super) fn tcp_timer(&mut self, flow: usize, conn: Conn, side: Side) -> std::io::Result<()> {
         let now = self.now();
-        let FlowApp::Tcp(tcp) = &mut self.flows[flow].app else {
+        let Some(tcp) = self.tcp_conn(flow, conn) else {
             return Ok(());
         };
         if tcp.timers[side as usize] != Some(now) {
@@ -275,16 +327,23 @@ impl Simulation {
         {
             socket.handle_timeout(now);
         }
-        self.drive_tcp(flow, side)
+        self.drive_tcp(flow, conn, side)
     }
 
     /// Lets the application act on a socket, sends what it has, and re-arms its timer.
-    fn drive_tcp(&mut self, flow: usize, side: Side) -> std::io::Result<()> {
+    pub(super) fn drive_tcp(&mut self, flow: usize, conn: Conn, side: Side) -> std::io::Result<()> {
         let now = self.now();
         let (src, dst) = self.flow_endpoints(flow);
         let state = &mut self.flows[flow];
-        let FlowApp::Tcp(tcp) = &mut state.app else {
-            return Ok(());
+        let (tcp, completed_at) = match (&mut state.app, conn) {
+            (FlowApp::Tcp(tcp), Conn::Own) => (&mut **tcp, &mut state.completed_at),
+            (FlowApp::Workload(workload), Conn::Slot(slot)) => {
+                match workload.connection_and_completion(slot) {
+                    Some(found) => found,
+                    None => return Ok(()),
+                }
+            }
+            _ => return Ok(()),
         };
         let socket = &mut tcp.sockets[side as usize];
         match side {
@@ -307,7 +366,7 @@ impl Simulation {
             Side::Receiver => {
                 state.delivered += socket.recv(u64::MAX);
                 if socket.peer_closed() {
-                    state.completed_at.get_or_insert(now);
+                    completed_at.get_or_insert(now);
                     if socket.state() == TcpState::CloseWait {
                         socket.close();
                     }
@@ -325,6 +384,7 @@ impl Simulation {
                     deadline,
                     Event::TcpTimer {
                         flow: flow as u32,
+                        conn: conn.code(),
                         side,
                     },
                 );
@@ -347,6 +407,9 @@ impl Simulation {
             self.originate(from, packet)?;
         }
         self.outgoing = outgoing;
+        if let Conn::Slot(slot) = conn {
+            self.workload_release_if_done(flow, slot);
+        }
         Ok(())
     }
 }
@@ -365,8 +428,30 @@ fn between(src: usize, dst: usize, dscp: u8, transport: TransportRepr) -> Packet
     }
 }
 
-pub(super) fn build_flow(index: usize, config: &FlowConfig) -> Flow {
+/// Flow `index` as `config` sets it up; `workload`: its place among the workloads.
+pub(super) fn build_flow(
+    index: usize,
+    config: &FlowConfig,
+    seed: u64,
+    workload: Option<usize>,
+) -> Flow {
     let app = match &config.app {
+        AppConfig::TcpWorkload {
+            sizes,
+            rate_bps,
+            count,
+            congestion_control,
+            tcp,
+        } => FlowApp::Workload(Box::new(WorkloadFlow::new(
+            workload.expect("a workload") as u16,
+            SizeDistribution::from_spec(sizes).expect("validated distribution"),
+            *rate_bps,
+            *count,
+            tcp.build(),
+            congestion_control.clone(),
+            seed,
+            index as u32,
+        ))),
         AppConfig::TcpBulk {
             bytes,
             congestion_control,

@@ -16,6 +16,7 @@ mod mobility;
 mod received;
 mod report;
 mod wlans;
+mod workloads;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -36,7 +37,7 @@ use crate::slab::Slab;
 use crate::summary::{Summary, TimeSeries};
 use crate::wlan::Actions;
 
-use endpoints::Flow;
+use endpoints::{Conn, Flow};
 use external::External;
 pub use external::ExternalCounters;
 use mobility::{HandoffStep, Mobile};
@@ -75,7 +76,13 @@ enum Event {
     },
     TcpTimer {
         flow: u32,
+        /// `endpoints::Conn::code`: the flow's own connection, or a workload's slot.
+        conn: u32,
         side: Side,
+    },
+    /// A workload's next flow arrives.
+    WorkloadArrival {
+        flow: u32,
     },
     FlowStart {
         flow: u32,
@@ -180,6 +187,8 @@ pub struct Simulation {
     shared: Vec<SharedChannel>,
     radio_actions: RadioActions,
     flows: Vec<Flow>,
+    /// The flow index of each workload, in order (`workloads::WORKLOAD_SERVER_PORT`).
+    workload_flows: Vec<usize>,
     node_traces: Option<NodeTraces>,
     wlan_traces: Option<WlanTraces>,
     next_uid: u64,
@@ -382,7 +391,10 @@ impl Simulation {
                 self.bss(bss).on_busy_end(now, &mut actions);
                 self.apply_wlan(bss, actions)?;
             }
-            Event::TcpTimer { flow, side } => self.tcp_timer(flow as usize, side)?,
+            Event::TcpTimer { flow, conn, side } => {
+                self.tcp_timer(flow as usize, Conn::from_code(conn), side)?
+            }
+            Event::WorkloadArrival { flow } => self.workload_arrival(flow as usize)?,
             Event::FlowStart { flow } => self.start_flow(flow as usize)?,
             Event::FlowStop { flow } => self.stop_flow(flow as usize)?,
             Event::DatagramSend { flow } => self.datagram_send(flow as usize)?,

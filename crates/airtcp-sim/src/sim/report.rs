@@ -7,10 +7,12 @@ use std::time::Duration;
 use airtcp_proto::time::seconds;
 
 use super::endpoints::FlowApp;
+use super::workloads::{add_stats, WorkloadFlow};
 use super::{Event, Side, Simulation};
 use crate::summary::{
-    jain_index, AgentSummary, FlowSummary, LinkSummary, Sample, Summary, WlanSummary,
+    jain_index, AgentSummary, FlowSummary, LinkSummary, Sample, Summary, WlanSummary, WorkloadFlows,
 };
+use airtcp_proto::Instant;
 
 impl Simulation {
     pub(super) fn sample(&mut self) {
@@ -87,9 +89,11 @@ impl Simulation {
                     completion_time_s: None,
                     transfer_goodput_bps: None,
                     probes: None,
+                    workload: None,
                 };
                 match &flow.app {
                     FlowApp::Udp(_) => base,
+                    FlowApp::Workload(workload) => workload_summary(workload, base),
                     FlowApp::Ping(ping) => FlowSummary {
                         kind: "ping",
                         probes: Some(ping.probes.clone()),
@@ -225,5 +229,34 @@ fn ratio(numerator: u64, denominator: u64) -> f64 {
         0.0
     } else {
         numerator as f64 / denominator as f64
+    }
+}
+
+/// A workload's summary: the sender counters of all its connections, closed and open, and
+/// every flow's times.
+fn workload_summary(workload: &WorkloadFlow, base: FlowSummary) -> FlowSummary {
+    let mut stats = workload.closed_stats;
+    let mut acks_sent = workload.acks_sent;
+    for tcp in workload.open() {
+        add_stats(&mut stats, tcp.sockets[Side::Sender as usize].stats());
+        acks_sent += tcp.sockets[Side::Receiver as usize].stats().segments_sent;
+    }
+    let records = &workload.records;
+    let ns = |at: Instant| at.as_nanos();
+    FlowSummary {
+        kind: "tcp_workload",
+        retransmissions: stats.retransmissions,
+        fast_retransmits: stats.fast_retransmits,
+        duplicate_acks: stats.duplicate_acks,
+        timeouts: stats.timeouts,
+        acks_sent,
+        acks_received: stats.segments_received,
+        workload: Some(WorkloadFlows {
+            size_bytes: records.size_bytes.clone(),
+            arrived_ns: records.arrived_at.iter().copied().map(ns).collect(),
+            completed_ns: records.completed_at.iter().map(|at| at.map(ns)).collect(),
+            refused: records.refused,
+        }),
+        ..base
     }
 }
