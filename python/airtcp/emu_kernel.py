@@ -156,6 +156,21 @@ def plan(resolved: dict[str, Any], effective: dict[str, Any]) -> KernelPlan:
         rows.append(
             ("dupack_threshold", str(tcp["dupack_threshold"]), "net.ipv4.tcp_reordering (initial)")
         )
+        tuning = "1" if tcp["receive_autotuning"] else "0"
+        _set(
+            receiver,
+            receiver.sysctls,
+            "net/ipv4/tcp_moderate_rcvbuf",
+            tuning,
+            f"{where}.app.tcp.receive_autotuning",
+        )
+        rows.append(
+            (
+                "receive_autotuning",
+                str(tcp["receive_autotuning"]).lower(),
+                f"net.ipv4.tcp_moderate_rcvbuf = {tuning} on the receiver",
+            )
+        )
         ecn = {"off": "0", "on": "1", "accept": "2"}[tcp["ecn"]]
         for host in (sender, receiver):
             _set(host, host.sysctls, "net/ipv4/tcp_ecn", ecn, f"{where}.app.tcp.ecn")

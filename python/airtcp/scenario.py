@@ -782,6 +782,7 @@ class Tcp(Strict):
     ack_every: Annotated[int, Field(gt=0)] | None = None
     send_buffer: Size | None = None
     receive_buffer: Size | None = None
+    receive_autotuning: bool | None = None
     window_scaling: bool | None = None
     sack: bool | None = None
     timestamps: bool | None = None

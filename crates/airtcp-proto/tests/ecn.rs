@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use airtcp_proto::tcp::{Ecn, LossRecovery, TcpConfig};
+use airtcp_proto::tcp::{Ecn, LossRecovery, TcpConfig, ZeroWindow};
 use airtcp_proto::wire::{Ipv4Repr, TcpRepr};
 use common::{at, config, Dir, Pair};
 
@@ -18,6 +18,8 @@ fn with_ecn(ecn: Ecn, loss_recovery: LossRecovery) -> TcpConfig {
         receive_buffer: 1 << 20,
         ecn,
         loss_recovery,
+        // Linux's answer to a closed window, which RACK-TLP goes with.
+        zero_window: ZeroWindow::Retransmit,
         ..config(1000)
     }
 }

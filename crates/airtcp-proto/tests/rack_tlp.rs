@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use airtcp_proto::tcp::{LossRecovery, TcpConfig, TcpStats};
+use airtcp_proto::tcp::{LossRecovery, RtoFloor, TcpConfig, TcpStats, ZeroWindow};
 use airtcp_proto::wire::TcpRepr;
 use airtcp_proto::{Instant, SeqNumber};
 use common::{at, config, Dir, Pair};
@@ -20,6 +20,8 @@ fn sack_sender(loss_recovery: LossRecovery) -> TcpConfig {
         send_buffer: 4 << 20,
         receive_buffer: 4 << 20,
         loss_recovery,
+        // Linux's answer to a closed window, which RACK-TLP goes with.
+        zero_window: ZeroWindow::Retransmit,
         ..config(1000)
     }
 }
@@ -29,9 +31,17 @@ fn sack_sender(loss_recovery: LossRecovery) -> TcpConfig {
 fn transfer(
     loss_recovery: LossRecovery,
     bytes: u64,
+    drop: impl FnMut(u32, &TcpRepr) -> bool + 'static,
+) -> Pair {
+    transfer_with(sack_sender(loss_recovery), bytes, drop)
+}
+
+fn transfer_with(
+    config: TcpConfig,
+    bytes: u64,
     mut drop: impl FnMut(u32, &TcpRepr) -> bool + 'static,
 ) -> Pair {
-    let mut pair = Pair::both(sack_sender(loss_recovery), Duration::from_millis(20));
+    let mut pair = Pair::both(config, Duration::from_millis(20));
     // Written once the connection is up: a close before would abort the handshake.
     pair.run_until(at(0.1));
     pair.client_to_send = bytes;
@@ -184,4 +194,74 @@ fn prr_sends_new_data_from_the_start_of_recovery() {
         (1, 0),
         "{stats:?}"
     );
+}
+
+#[test]
+fn a_lone_lost_segment_is_probed_in_the_retransmission_timers_place() {
+    // Linux's timers (min RTO 200 ms on the variance term): with one segment in flight the
+    // probe's 2·SRTT + 200 ms is capped at the RTO, and the probe goes in its place (one
+    // timer slot, `tcp_send_loss_probe`): no timeout, cwnd kept.
+    let linux = TcpConfig {
+        min_rto: Duration::from_millis(200),
+        rto_floor: RtoFloor::Variance,
+        delayed_ack_timeout: Duration::from_millis(40),
+        ..sack_sender(LossRecovery::RackTlp)
+    };
+    // One segment, no FIN behind it (the application keeps the connection open).
+    let mut pair = Pair::both(linux, Duration::from_millis(20));
+    pair.client_closes = false;
+    pair.run_until(at(0.1));
+    pair.client_to_send = 988;
+    let mut count = 0;
+    pair.drop = Box::new(move |_, dir, seg| {
+        count += u32::from(dir == Dir::ClientToServer && seg.payload_len > 0);
+        dir == Dir::ClientToServer && seg.payload_len > 0 && count == 1
+    });
+    pair.run_until(at(5.0));
+    assert_eq!(pair.server.stats().bytes_received, 988);
+    let stats = client_stats(&pair);
+    assert_eq!(
+        (stats.timeouts, stats.loss_probes, stats.retransmissions),
+        (0, 1, 1),
+        "{stats:?}"
+    );
+}
+
+#[test]
+fn a_segment_received_twice_is_reported_by_a_dsack_below_the_cumulative_ack() {
+    // The server's first four ACKs are lost: the client's timer sends the first segment
+    // again, which the server already has; its ACK carries a D-SACK of it, below the
+    // cumulative ACK (RFC 2883 §4.1.1, Linux's `tcp_send_dupack`).
+    let mut acks = 0;
+    let mut pair = Pair::both(
+        sack_sender(LossRecovery::RackTlp),
+        Duration::from_millis(20),
+    );
+    pair.run_until(at(0.1));
+    pair.client_to_send = 10 * 988;
+    pair.drop = Box::new(move |_, dir, seg| {
+        if dir == Dir::ServerToClient && seg.payload_len == 0 && !seg.flags.syn {
+            acks += 1;
+            return acks <= 4;
+        }
+        false
+    });
+    pair.run_until(at(60.0));
+    assert_eq!(pair.server.stats().bytes_received, 10 * 988);
+    let dsacks: Vec<_> = pair
+        .log
+        .iter()
+        .filter(|(_, d, _)| *d == Dir::ServerToClient)
+        .filter(|(_, _, s)| {
+            s.sack
+                .as_slice()
+                .first()
+                .is_some_and(|&(left, _)| left < s.ack)
+        })
+        .collect();
+    assert!(!dsacks.is_empty(), "a D-SACK below the cumulative ACK");
+    let (_, _, first) = dsacks[0];
+    let (left, right) = first.sack.as_slice()[0];
+    assert_eq!(right - left, 988, "one segment's worth");
+    assert!(client_stats(&pair).timeouts >= 1);
 }

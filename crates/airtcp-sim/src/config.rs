@@ -804,6 +804,7 @@ pub struct TcpOverrides {
     pub ack_every: Option<u32>,
     pub send_buffer: Option<u32>,
     pub receive_buffer: Option<u32>,
+    pub receive_autotuning: Option<bool>,
     pub window_scaling: Option<bool>,
     pub sack: Option<bool>,
     pub timestamps: Option<bool>,
@@ -852,6 +853,9 @@ impl TcpOverrides {
         }
         if let Some(v) = self.receive_buffer {
             c.receive_buffer = v;
+        }
+        if let Some(v) = self.receive_autotuning {
+            c.receive_autotuning = v;
         }
         if let Some(v) = self.window_scaling {
             c.window_scaling = v;

@@ -27,7 +27,7 @@ use crate::workload::SizeDistribution;
 /// whatever its limit).
 const MIN_AMPDU_DURATION_NS: u64 = 1_000;
 use airtcp_proto::agent;
-use airtcp_proto::tcp::cc;
+use airtcp_proto::tcp::{cc, LossRecovery, ZeroWindow};
 use airtcp_proto::time::seconds;
 use airtcp_proto::wifi::edca::{
     AccessCategory, MAX_AIFSN, MAX_CW, MAX_TXOP_LIMIT_NS, MIN_AIFSN, MIN_STATION_AIFSN,
@@ -636,6 +636,13 @@ fn validate_tcp(
                 format!("{size} bytes is less than one segment (mss {})", built.mss),
             );
         }
+    }
+    if built.loss_recovery == LossRecovery::RackTlp && built.zero_window != ZeroWindow::Retransmit {
+        return fail(
+            format!("{key}.tcp.loss_recovery"),
+            "rack_tlp (the linux profile's) goes with Linux's zero_window = \"retransmit\"; with \
+             persist or hold set loss_recovery = \"rfc6675\"",
+        );
     }
     if built.ack_every == 0 {
         return fail(format!("{key}.tcp.ack_every"), "must be positive");

@@ -100,7 +100,7 @@ impl Split {
             return 0;
         };
         let moved = self.wireless.send(wired.readable());
-        wired.recv(moved);
+        wired.recv(now, moved);
         if wired.peer_closed() && wired.readable() == 0 && !self.wireless_closed {
             self.wireless.close();
             self.wireless_closed = true;

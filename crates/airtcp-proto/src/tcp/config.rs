@@ -5,7 +5,8 @@
 //! full segment or after 200 ms (RFC 5681 §4.2 allows up to 500 ms), 64 KiB buffers.
 //! `linux` approximates a current Linux stack: initial window 10 segments (RFC 6928),
 //! minimum RTO 200 ms on the variance term and maximum RTO 120 s (`tcp_rtt_estimator`,
-//! TCP_RTO_MAX), delayed-ACK timer 40 ms, larger buffers (no autotuning is modelled), SACK
+//! TCP_RTO_MAX), delayed-ACK timer 40 ms, larger buffers (the receive buffer autotuned as
+//! Linux's, up to 6 MiB: `receive_autotuning`), SACK
 //! and timestamps, slow start by the segments each ACK covers (`tcp_slow_start`), RACK-TLP
 //! loss detection with PRR (`LossRecovery::RackTlp`), ECN accepted but not asked for
 //! (`Ecn::Accept`, `tcp_ecn` = 2), and
@@ -122,7 +123,13 @@ pub struct TcpConfig {
     /// Acknowledge at least every this many full-sized segments (RFC 5681 says 2).
     pub ack_every: u32,
     pub send_buffer: u32,
+    /// The receive buffer in bytes of payload; with `receive_autotuning`, the most it grows
+    /// to (Linux's `tcp_rmem[2]`).
     pub receive_buffer: u32,
+    /// Linux's receive-buffer autotuning (`tcp_moderate_rcvbuf`, `tcp_rcv_space_adjust`):
+    /// the window starts at the payload share of `tcp_rmem[1]` (128 KiB) and grows once a
+    /// receiver-measured RTT to keep ahead of what the application reads.
+    pub receive_autotuning: bool,
     pub window_scaling: bool,
     /// SACK (RFC 2018) with RFC 6675's loss recovery, if the peer offers it too.
     pub sack: bool,
@@ -161,6 +168,7 @@ impl TcpConfig {
                 delayed_ack_timeout: Duration::from_millis(40),
                 send_buffer: 4 << 20,
                 receive_buffer: 6 << 20,
+                receive_autotuning: true,
                 zero_window: ZeroWindow::Retransmit,
                 sack: true,
                 timestamps: true,
@@ -206,6 +214,7 @@ impl Default for TcpConfig {
             ack_every: 2,
             send_buffer: 64 << 10,
             receive_buffer: 64 << 10,
+            receive_autotuning: false,
             window_scaling: true,
             sack: false,
             timestamps: false,

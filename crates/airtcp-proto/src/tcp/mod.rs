@@ -10,6 +10,7 @@ mod config;
 mod prr;
 mod rack;
 mod reassembly;
+mod receive_autotune;
 mod rto;
 mod rtt_samples;
 mod sack_report;
@@ -20,5 +21,6 @@ mod tlp;
 
 pub use config::{Ecn, LossRecovery, RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow};
 pub use reassembly::Reassembly;
+pub use receive_autotune::{AutotuneConfig, ReceiveAutotune};
 pub use rto::RtoEstimator;
 pub use socket::{TcpSocket, TcpState, TcpStats};

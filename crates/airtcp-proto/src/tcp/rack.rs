@@ -315,8 +315,9 @@ impl Rack {
         if !s.retransmitted {
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
         }
-        // Step 1: a retransmitted segment delivered sooner than min_RTT after its
+        // Step 2: a retransmitted segment delivered sooner than min_RTT after its
         // retransmission was the original's delivery; it says nothing of the latest sending.
+        // (RFC 8985 also tests the timestamp echo; Linux's `tcp_rack_advance` does not.)
         let ambiguous = s.retransmitted && self.min_rtt.is_none_or(|m| rtt < m);
         let later = self
             .latest

@@ -4,8 +4,8 @@
 //! data if the peer's window allows, else the highest segment again) so that an ACK, with
 //! SACK, lets RACK find the losses at the tail rather than the retransmission timer.
 //!
-//! PTO = 2·SRTT, plus 200 ms (TCP_RTO_MIN, for a delayed ACK) when one segment is in flight
-//! or 2 ms (TCP_TIMEOUT_MIN) otherwise; 1 s before any RTT sample; never after the RTO would
+//! PTO = 2·SRTT, plus the minimum RTO (Linux's `tcp_rto_min_us`, for a delayed ACK) when
+//! one segment is in flight or 2 ms (TCP_TIMEOUT_MIN) otherwise; 1 s before any RTT sample; never after the RTO would
 //! fire. One probe is outstanding at a time (`tlp_high_seq`). When the ACK for it comes: a
 //! probe of new data, or a D-SACK of the probe, ends the episode; an ACK beyond the probe
 //! shows the probe repaired a loss, and the window is reduced once (Linux's CWR: ssthresh
@@ -13,17 +13,22 @@
 
 use core::time::Duration;
 
-/// Added to 2·SRTT when a single segment is in flight: the peer may delay its ACK.
-const DELAYED_ACK_ALLOWANCE: Duration = Duration::from_millis(200);
-/// Added otherwise (Linux's TCP_TIMEOUT_MIN).
+/// Added to 2·SRTT otherwise (Linux's TCP_TIMEOUT_MIN).
 const MIN_ALLOWANCE: Duration = Duration::from_millis(2);
 /// The probe timeout before an RTT was measured (TCP_TIMEOUT_INIT).
 const WITHOUT_RTT: Duration = Duration::from_secs(1);
 
-/// The probe timeout; `rto_left` is how long until the retransmission timer fires.
-pub fn probe_timeout(srtt: Option<Duration>, one_segment: bool, rto_left: Duration) -> Duration {
+/// The probe timeout; with one segment in flight the peer may delay its ACK, for which
+/// Linux allows the minimum RTO (`tcp_rto_min_us`, 200 ms by default); `rto_left` is how
+/// long until the retransmission timer fires.
+pub fn probe_timeout(
+    srtt: Option<Duration>,
+    one_segment: bool,
+    min_rto: Duration,
+    rto_left: Duration,
+) -> Duration {
     let timeout = match srtt {
-        Some(srtt) if one_segment => 2 * srtt + DELAYED_ACK_ALLOWANCE,
+        Some(srtt) if one_segment => 2 * srtt + min_rto,
         Some(srtt) => 2 * srtt + MIN_ALLOWANCE,
         None => WITHOUT_RTT,
     };
@@ -101,11 +106,25 @@ mod tests {
 
     #[test]
     fn probe_timeout_is_two_rtts_plus_an_allowance() {
-        assert_eq!(probe_timeout(Some(50 * MS), false, 1000 * MS), 102 * MS);
-        assert_eq!(probe_timeout(Some(50 * MS), true, 1000 * MS), 300 * MS);
-        assert_eq!(probe_timeout(None, false, 3000 * MS), 1000 * MS);
+        let rto_min = 200 * MS;
+        assert_eq!(
+            probe_timeout(Some(50 * MS), false, rto_min, 1000 * MS),
+            102 * MS
+        );
+        assert_eq!(
+            probe_timeout(Some(50 * MS), true, rto_min, 1000 * MS),
+            300 * MS
+        );
+        assert_eq!(
+            probe_timeout(Some(50 * MS), true, 1000 * MS, 3000 * MS),
+            1100 * MS
+        );
+        assert_eq!(probe_timeout(None, false, rto_min, 3000 * MS), 1000 * MS);
         // Never later than the retransmission timer.
-        assert_eq!(probe_timeout(Some(50 * MS), true, 250 * MS), 250 * MS);
+        assert_eq!(
+            probe_timeout(Some(50 * MS), true, rto_min, 250 * MS),
+            250 * MS
+        );
     }
 
     #[test]

@@ -161,7 +161,7 @@ impl Pair {
             }
         }
         if self.server_reads {
-            self.server.recv(u64::MAX);
+            self.server.recv(self.now, u64::MAX);
             if self.server.peer_closed() && self.server.state() == TcpState::CloseWait {
                 self.server.close();
             }

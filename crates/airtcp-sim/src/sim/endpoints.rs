@@ -364,7 +364,7 @@ impl Simulation {
                 }
             }
             Side::Receiver => {
-                state.delivered += socket.recv(u64::MAX);
+                state.delivered += socket.recv(now, u64::MAX);
                 if socket.peer_closed() {
                     completed_at.get_or_insert(now);
                     if socket.state() == TcpState::CloseWait {

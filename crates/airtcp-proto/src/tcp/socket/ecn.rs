@@ -87,8 +87,15 @@ impl TcpSocket {
             return;
         }
         let prior_cwnd = self.cc.window().cwnd;
-        self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
         let rack = self.rack_on();
+        // As for a loss: from cwnd with Linux's recovery (`tcp_init_cwnd_reduction`), else
+        // from the flight (RFC 5681 eq. 4).
+        let basis = if rack {
+            prior_cwnd
+        } else {
+            self.snd_max - self.snd_una
+        };
+        self.cc.on_enter_recovery(now, basis);
         let window = self.cc.window_mut();
         if rack {
             window.cwnd = prior_cwnd;

@@ -32,6 +32,7 @@ use super::config::{TcpConfig, ZeroWindow};
 use super::prr::Prr;
 use super::rack::Rack;
 use super::reassembly::Reassembly;
+use super::receive_autotune::{AutotuneConfig, ReceiveAutotune};
 use super::rto::RtoEstimator;
 use super::rtt_samples::RttSamples;
 use super::sack_report::SackReport;
@@ -208,6 +209,12 @@ pub struct TcpSocket {
     /// Stream offset of `rcv_nxt` (bytes received in order).
     received: u64,
     unread: u64,
+    /// Payload bytes the application has read.
+    read: u64,
+    /// The window last advertised, in bytes (Linux's rcv_wnd).
+    rcv_wnd: u32,
+    /// The receive buffer's autotuning, from establishment (`receive_autotuning`).
+    autotune: Option<ReceiveAutotune>,
     reassembly: Reassembly,
     peer_fin_offset: Option<u64>,
     fin_received: bool,
@@ -301,6 +308,9 @@ impl TcpSocket {
             rcv_adv: SeqNumber(0),
             received: 0,
             unread: 0,
+            read: 0,
+            rcv_wnd: 0,
+            autotune: None,
             reassembly: Reassembly::default(),
             peer_fin_offset: None,
             fin_received: false,
@@ -350,15 +360,19 @@ impl TcpSocket {
         taken
     }
 
-    /// Reads up to `max` in-order bytes; returns how many were read.
-    pub fn recv(&mut self, max: u64) -> u64 {
+    /// Reads up to `max` in-order bytes at `now`; returns how many were read.
+    pub fn recv(&mut self, now: Instant, max: u64) -> u64 {
         let n = self.unread.min(max);
         self.unread -= n;
+        self.read += n;
+        if let Some(autotune) = self.autotune.as_mut().filter(|_| n > 0) {
+            autotune.on_copied(now, self.read);
+        }
         if n > 0 && self.state.is_synchronized() {
             // Tell a sender that may be blocked that the window opened (RFC 1122 §4.2.3.3).
             let edge = self.rcv_nxt + self.free_receive_space();
             let growth = edge.diff(self.rcv_adv);
-            let threshold = (2 * self.mss).min(self.config.receive_buffer / 2);
+            let threshold = (2 * self.mss).min(self.receive_space_limit() / 2);
             if growth >= i64::from(threshold) {
                 self.ack_now = true;
             }
@@ -443,8 +457,15 @@ impl TcpSocket {
         self.close_requested && self.snd_max.diff(self.data_end()) > 0
     }
 
+    /// The payload the receive buffer holds: the autotuned window clamp, or the buffer.
+    fn receive_space_limit(&self) -> u32 {
+        self.autotune
+            .as_ref()
+            .map_or(self.config.receive_buffer, ReceiveAutotune::window_clamp)
+    }
+
     fn free_receive_space(&self) -> u32 {
-        u64::from(self.config.receive_buffer).saturating_sub(self.unread) as u32
+        u64::from(self.receive_space_limit()).saturating_sub(self.unread) as u32
     }
 
     /// When `handle_timeout` must be called next.
@@ -486,7 +507,7 @@ impl TcpSocket {
             self.on_reorder_timeout(now);
         }
         if self.probe_deadline.is_some_and(|t| t <= now) {
-            self.on_probe_timeout();
+            self.on_probe_timeout(now);
         }
         if self.rtx_deadline.is_some_and(|t| t <= now) {
             self.on_retransmission_timeout(now);
@@ -585,14 +606,14 @@ impl TcpSocket {
             }
             TcpState::Listen => {
                 if seg.flags.syn && !seg.flags.ack {
-                    self.accept_syn(seg);
+                    self.accept_syn(now, seg);
                     self.state = TcpState::SynReceived;
                     self.handshake_pending = true;
                 }
             }
             TcpState::SynSent => {
                 if seg.flags.syn && seg.flags.ack && seg.ack == self.iss + 1 {
-                    self.accept_syn(seg);
+                    self.accept_syn(now, seg);
                     self.process_ack(now, seg);
                     self.enter_established();
                     self.ack_now = true;
@@ -605,7 +626,7 @@ impl TcpSocket {
 
     /// Takes the peer's initial sequence number and options (RFC 7323 §2.2: scaling applies
     /// only if both sides offer it; the SYN's own window is never scaled).
-    fn accept_syn(&mut self, seg: &TcpRepr) {
+    fn accept_syn(&mut self, now: Instant, seg: &TcpRepr) {
         self.irs = seg.seq;
         self.rcv_nxt = seg.seq + 1;
         self.rcv_adv = self.rcv_nxt;
@@ -646,6 +667,16 @@ impl TcpSocket {
         let window = self.cc.window_mut();
         window.mss = self.mss;
         window.cwnd = initial_cwnd;
+        if self.config.receive_autotuning {
+            // From the handshake on: the SYN-ACK and first ACKs offer the initial window
+            // (Linux's `tcp_select_initial_window` within `tcp_rmem[1]`).
+            let most = self.config.receive_buffer;
+            let config = AutotuneConfig {
+                rmem: [4096.min(most), 131_072.min(most), most],
+                ..AutotuneConfig::default()
+            };
+            self.autotune = Some(ReceiveAutotune::new(config, self.mss, now));
+        }
     }
 
     /// The handshake completed. If our SYN or SYN-ACK had to be sent again, the path is
@@ -653,6 +684,7 @@ impl TcpSocket {
     /// and RFC 5681 §3.1 from a one-segment window.
     fn enter_established(&mut self) {
         self.state = TcpState::Established;
+
         if self.handshake_timed_out {
             if self.rto.srtt().is_none() {
                 self.rto.fall_back(SYN_LOSS_RTO);
@@ -681,12 +713,20 @@ impl TcpSocket {
             }
         }
         if !self.acceptable(seg) {
+            // Linux's `tcp_send_dupack`: data that had all arrived before is D-SACKed.
+            if self.sack_ok && seg.payload_len > 0 {
+                let start = self.offset_of(seg.seq).max(0) as u64;
+                self.report_duplicates(start, start + u64::from(seg.payload_len));
+            }
             self.ack_now = true;
             return;
         }
         if let Some(seen) = seen {
             self.timestamps
                 .on_segment(seen, seg.seq, self.last_ack_sent);
+            if let Some(autotune) = &mut self.autotune {
+                autotune.on_timestamps(now, seen.echo_reply, seg.payload_len);
+            }
         }
         if seg.flags.ack {
             if self.state == TcpState::SynReceived {
@@ -1027,6 +1067,9 @@ impl TcpSocket {
         let received = self.received as i64;
         let window_end = received + self.rcv_adv.diff(self.rcv_nxt).max(0);
         let (from, to) = (start.max(received), end.min(window_end));
+        if self.sack_ok {
+            self.report_duplicates(start.max(0) as u64, end.max(0) as u64);
+        }
         if from >= to {
             self.ack_now = true; // a duplicate, or wholly beyond the window
             return;
@@ -1046,6 +1089,9 @@ impl TcpSocket {
         self.received = next;
         self.unread += advanced;
         self.rcv_nxt = self.rcv_nxt + advanced as u32;
+        if let Some(autotune) = &mut self.autotune {
+            autotune.on_data_received(now, self.received, self.rcv_wnd);
+        }
         self.stats.bytes_received += advanced;
         self.unacked_segments += 1;
         if had_gap
@@ -1057,6 +1103,25 @@ impl TcpSocket {
             self.ack_now = true;
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.config.delayed_ack_timeout);
+        }
+    }
+
+    /// The parts of the data segment `[start, end)` (stream offsets) that had arrived
+    /// before, below the cumulative point or held out of order, go to the next ACK as a
+    /// D-SACK (RFC 2883 §4, Linux's `tcp_dsack_set` in `tcp_data_queue` and
+    /// `tcp_data_queue_ofo`).
+    fn report_duplicates(&mut self, start: u64, end: u64) {
+        self.sack_report.on_segment();
+        let received = self.received;
+        if start < received {
+            self.sack_report.on_duplicate(start, end.min(received));
+        }
+        let from = start.max(received);
+        for &(held_start, held_end) in self.reassembly.ranges() {
+            let (s, e) = (held_start.max(from), held_end.min(end));
+            if s < e {
+                self.sack_report.on_duplicate(s, e);
+            }
         }
     }
 
@@ -1397,9 +1462,13 @@ impl TcpSocket {
             // as ordinary data once the window opens.
             self.snd_max = self.snd_max.max(seq + len);
         } else {
+            let again = seq < self.snd_max;
             self.snd_nxt = seq + len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
             self.rtx_deadline.get_or_insert(now + self.rto.rto());
+            if self.rack_on() {
+                self.rack_on_transmit(now, seq, seq + len, again);
+            }
         }
         Some(seg)
     }
@@ -1493,9 +1562,11 @@ impl TcpSocket {
         flags: TcpFlags,
     ) -> TcpRepr {
         let timestamps = (self.timestamps_ok && !flags.rst).then(|| self.timestamps.option(now));
-        let sack = if self.sack_ok && flags.ack && !self.reassembly.is_empty() {
+        let reports = !self.reassembly.is_empty() || self.sack_report.has_dsack();
+        let sack = if self.sack_ok && flags.ack && reports {
+            // A D-SACK may lie below the cumulative ACK (RFC 2883 §4).
             let (rcv_nxt, received) = (self.rcv_nxt, self.received);
-            let to_seq = |offset: u64| rcv_nxt + (offset - received) as u32;
+            let to_seq = |offset: u64| rcv_nxt + offset.wrapping_sub(received) as u32;
             let blocks = self.sack_report.blocks(&self.reassembly);
             SackBlocks::new(
                 blocks
@@ -1536,11 +1607,12 @@ impl TcpSocket {
     /// right edge moves only by at least min(buffer/2, MSS), and never to the left.
     fn advertise_window(&mut self) -> u16 {
         let edge = self.rcv_nxt + self.free_receive_space();
-        let threshold = self.mss.min(self.config.receive_buffer / 2);
+        let threshold = self.mss.min(self.receive_space_limit() / 2);
         if edge.diff(self.rcv_adv) >= i64::from(threshold) || self.rcv_adv < self.rcv_nxt {
             self.rcv_adv = edge.max(self.rcv_nxt);
         }
         let window = self.rcv_adv - self.rcv_nxt;
+        self.rcv_wnd = window;
         (window >> self.rcv_shift).min(u32::from(u16::MAX)) as u16
     }
 }

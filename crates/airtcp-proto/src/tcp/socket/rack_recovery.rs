@@ -20,16 +20,20 @@ use core::time::Duration;
 
 use super::TcpSocket;
 use crate::seq::SeqNumber;
-use crate::tcp::config::LossRecovery;
+use crate::tcp::config::{LossRecovery, ZeroWindow};
 use crate::tcp::prr::{Prr, PrrAck};
 use crate::tcp::tlp::{self, ProbeOutcome};
 use crate::time::Instant;
 use crate::wire::{SackBlocks, TcpRepr, Timestamps};
 
 impl TcpSocket {
-    /// RACK-TLP applies: asked for, and SACK agreed.
+    /// RACK-TLP applies: asked for, SACK agreed, and Linux's answer to a closed window (BSD's
+    /// and paper 001's rewind their sending, which RACK's marks do not follow: those senders
+    /// recover as RFC 6675 says).
     pub(super) fn rack_on(&self) -> bool {
-        self.sack_ok && self.config.loss_recovery == LossRecovery::RackTlp
+        self.sack_ok
+            && self.config.loss_recovery == LossRecovery::RackTlp
+            && self.config.zero_window == ZeroWindow::Retransmit
     }
 
     /// A segment `[seq, end)` went out (new, or again).
@@ -88,16 +92,14 @@ impl TcpSocket {
         }
         let pure_dupack = !una_advanced && seg.payload_len == 0 && window_unchanged && sacked == 0;
         if self.tlp.on_ack(self.una_offset, dsack_end, pure_dupack) == ProbeOutcome::Repaired {
-            // RFC 8985 §7.4.2: the probe repaired a loss; reduce once (Linux's CWR).
-            self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
+            // RFC 8985 §7.4.2: the probe repaired a loss; reduce once (Linux's CWR), from
+            // cwnd as Linux's ssthresh hooks do.
+            let cwnd = self.cc.window().cwnd;
+            self.cc.on_enter_recovery(now, cwnd);
             self.cc.on_end_cwnd_reduction(now);
         }
-        let scan = self.rack.detect_loss(now, self.reo_wnd(), false);
-        if let Some(scan) = scan {
-            self.reorder_deadline = scan.reorder_deadline;
-        }
-        let (newly_lost, lost_retransmission) =
-            scan.map_or((0, false), |s| (s.newly_lost, s.lost_retransmission));
+        // The states end before losses are looked for (`tcp_fastretrans_alert`'s step D
+        // before E): an ACK that ends a recovery is scanned with the open state's window.
         if self.recover.is_some_and(|recover| seg.ack >= recover) {
             self.recover = None;
             self.rack.on_recovery_end();
@@ -109,6 +111,12 @@ impl TcpSocket {
         if self.ecn_on_ack(seg.ack) && !self.in_recovery {
             self.cc.on_end_cwnd_reduction(now);
         }
+        let scan = self.rack.detect_loss(now, self.reo_wnd(), false);
+        if let Some(scan) = scan {
+            self.reorder_deadline = scan.reorder_deadline;
+        }
+        let (newly_lost, lost_retransmission) =
+            scan.map_or((0, false), |s| (s.newly_lost, s.lost_retransmission));
         let may_recover = !self.in_recovery && (self.recover.is_none() || lost_retransmission);
         if may_recover && self.rack.lost_bytes() > 0 {
             self.rack_enter_recovery(now);
@@ -172,8 +180,10 @@ impl TcpSocket {
     /// ECN under way goes on (no second ssthresh).
     fn rack_enter_recovery(&mut self, now: Instant) {
         if self.cwr_until.take().is_none() {
+            // ssthresh from cwnd, as Linux's `tcp_init_cwnd_reduction` asks the controller
+            // (also after a timeout, where the flight is still the whole old window).
             let prior_cwnd = self.cc.window().cwnd;
-            self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
+            self.cc.on_enter_recovery(now, prior_cwnd);
             let ssthresh = self.cc.window().ssthresh;
             self.cc.window_mut().cwnd = prior_cwnd;
             self.prr = Prr::start(prior_cwnd, ssthresh);
@@ -218,15 +228,22 @@ impl TcpSocket {
         }
     }
 
-    /// Arms the probe timer where Linux's `tcp_schedule_loss_probe` does: data in flight,
-    /// in the open state (nothing SACKed, lost or retransmitted), no probe outstanding.
-    fn schedule_probe(&mut self, now: Instant) {
-        let open = !self.in_recovery
+    /// A probe may go: data in flight, the open state (nothing SACKed, lost or
+    /// retransmitted), no probe outstanding (`tcp_schedule_loss_probe`'s conditions).
+    fn probe_allowed(&self) -> bool {
+        self.rack_on()
+            && !self.in_recovery
             && self.recover.is_none()
             && self.rack.sacked_bytes() == 0
             && self.rack.lost_bytes() == 0
-            && self.rack.retrans_bytes() == 0;
-        if !open || self.snd_una == self.snd_max || self.tlp.outstanding() {
+            && self.rack.retrans_bytes() == 0
+            && self.snd_una != self.snd_max
+            && !self.tlp.outstanding()
+    }
+
+    /// Arms the probe timer where Linux's `tcp_schedule_loss_probe` does.
+    fn schedule_probe(&mut self, now: Instant) {
+        if !self.probe_allowed() {
             self.probe_deadline = None;
             return;
         }
@@ -234,14 +251,19 @@ impl TcpSocket {
         let rto_left = self
             .rtx_deadline
             .map_or(self.rto.rto(), |at| at.saturating_duration_since(now));
-        let timeout = tlp::probe_timeout(self.rto.srtt(), one_segment, rto_left);
+        let timeout =
+            tlp::probe_timeout(self.rto.srtt(), one_segment, self.config.min_rto, rto_left);
         self.probe_deadline = Some(now + timeout);
     }
 
-    pub(super) fn on_probe_timeout(&mut self) {
+    /// The probe timer fired. Linux's probe takes the retransmission timer's place (one
+    /// timer slot): a probe due when the RTO would fire goes, and the RTO restarts from now
+    /// (`tcp_send_loss_probe`, `tcp_rearm_rto`).
+    pub(super) fn on_probe_timeout(&mut self, now: Instant) {
         self.probe_deadline = None;
-        if self.rack_on() && !self.tlp.outstanding() && self.snd_una != self.snd_max {
+        if self.probe_allowed() {
             self.probe_due = true;
+            self.rtx_deadline = Some(now + self.rto.rto());
         }
     }
 
