@@ -23,7 +23,7 @@ def with_link(tmp_path: Path, lines: str) -> Path:
 
 
 def test_the_aqm_reaches_the_simulator_only_when_set(tmp_path: Path):
-    assert _core.link_aqms() == ["none", "codel", "fq_codel", "pie"]
+    assert _core.link_aqms() == ["none", "codel", "fq_codel", "pie", "red"]
     plain = resolve(load(with_link(tmp_path, "")))[0]["links"][0]
     assert "aqm" not in plain["a_to_b"] and "aqm" not in plain["b_to_a"]
     both = resolve(load(with_link(tmp_path, 'aqm = "codel"')))[0]["links"][0]
@@ -79,7 +79,10 @@ def test_bufferbloat_shows_what_each_queue_does_to_a_ping_beside_bulk_tcp():
 @pytest.mark.parametrize(
     ("lines", "fragments"),
     [
-        ('aqm = "red"', ("links[0].aqm.kind", "pie")),
+        ('aqm = "blue"', ("links[0].aqm.kind", "red")),
+        ('aqm = {kind = "red", min = "200KiB", max = "100KiB"}', ("links[0].aqm", "below max")),
+        ('aqm = {kind = "red", probability = 2}', ("links[0].aqm.probability",)),
+        ('aqm = {kind = "red", target = "5ms"}', ("links[0].aqm", "target", "red")),
         ('aqm = {kind = "pie", alpha = 40}', ("links[0].aqm.alpha", "32")),
         ('aqm = {kind = "pie", interval = "10ms"}', ("links[0].aqm", "interval", "pie")),
         ('aqm = {kind = "codel", quantum = 300}', ("links[0].aqm", "quantum", "codel")),

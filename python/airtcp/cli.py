@@ -12,7 +12,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -81,6 +81,30 @@ def _rtt_text(stats: dict) -> str:
         f"{stats['transmitted']} sent, {stats['received']} received, {stats['loss']:.0%} loss; "
         f"min/avg/max/mdev = {values} ms"
     )
+
+
+def _print_intervals(result: Any, interval_s: float) -> None:
+    """iperf3's per-interval lines for each TCP flow (`airtcp.intervals`)."""
+    from .intervals import intervals
+
+    sample_s = result.scenario["sample_interval_ns"] / 1e9
+    try:
+        rows = intervals(result.timeseries, interval_s, sample_s)
+    except ValueError as error:
+        raise fail(f"--interval: {error}") from None
+    table = Table(title="per interval (as iperf3 -i)", title_justify="left")
+    for column in ("flow", "interval s", "transfer MB", "bitrate Mbit/s", "cwnd kB", "srtt ms"):
+        table.add_column(column, justify="left" if column == "flow" else "right")
+    for row in rows:
+        table.add_row(
+            row.flow,
+            f"{row.start_s:g}-{row.end_s:g}",
+            f"{row.bytes / 1e6:.3g}",
+            f"{row.bitrate_bps / 1e6:.3g}",
+            f"{row.cwnd_bytes / 1e3:.3g}",
+            f"{row.srtt_ms:.3g}",
+        )
+    out.print(table)
 
 
 def _print_workload(flow: dict, measure_from_ns: int) -> None:
@@ -292,6 +316,20 @@ def run(
         ),
     ] = False,
     snaplen: SnaplenOption = None,
+    plot_png: Annotated[
+        bool,
+        typer.Option("--plot", help="Also draw cwnd, RTT and goodput (into --out: run.png)."),
+    ] = False,
+    interval: Annotated[
+        float | None,
+        typer.Option(
+            "--interval",
+            "-i",
+            metavar="SECONDS",
+            help="Also print each TCP flow's bytes, bit rate, cwnd and RTT per interval, as "
+            "iperf3 -i (a whole number of simulation.sample_interval).",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run one simulation and print its summary."""
@@ -301,6 +339,10 @@ def run(
         raise fail(f"--snaplen: expected 0..65535 bytes, got {snaplen}")
     if snaplen is not None and not (pcap or pcap_80211):
         raise fail("--snaplen: applies to --pcap and --pcap-80211 traces; add one of them")
+    if plot_png and out_dir is None:
+        raise fail("--plot: needs --out DIR (the plot goes beside the run's files)")
+    if interval is not None and not interval > 0:
+        raise fail(f"--interval: expected a positive number of seconds, got {interval:g}")
     from .api import prepare, run_resolved
     from .progress import RunProgress
     from .scenario import ScenarioError
@@ -319,7 +361,7 @@ def run(
             resolved,
             pcap_dir,
             wlan_pcap_dir=wlan_pcap_dir,
-            timeseries=out_dir is not None,
+            timeseries=out_dir is not None or interval is not None,
             snaplen=None if snaplen is None else snaplen or 65_535,
             progress=progress,
         )
@@ -336,9 +378,18 @@ def run(
     if as_json:
         sys.stdout.write(json.dumps(result.summary) + "\n")
     else:
+        if interval is not None:
+            _print_intervals(result, interval)
         print_summary(result.summary)
         if out_dir is not None:
             out.print(f"results in {out_dir}")
+        if plot_png and out_dir is not None:
+            from .run_plot import PlotError, plot_run
+
+            try:
+                out.print(f"plot in {plot_run(out_dir)}", highlight=False)
+            except PlotError as error:
+                raise fail(_plain(str(error))) from None
         for traces in (pcap_dir, wlan_pcap_dir):
             if traces is not None:
                 out.print(f"traces in {traces}")
@@ -985,6 +1036,27 @@ def mbt(
     else:
         print_mbt(result)
         out.print(f"results in {out_dir}")
+
+
+@app.command(cls=Command)
+def plot(
+    run_dir: Annotated[
+        Path, typer.Argument(help="A run's directory (airtcp run --out DIR).", metavar="RUN_DIR")
+    ],
+    out_file: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="FILE", help="Where to write (default RUN_DIR/run.png)."),
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="png or svg.")] = "png",
+) -> None:
+    """Draw one run's cwnd, RTT and goodput per TCP flow over time."""
+    from .run_plot import PlotError, plot_run
+
+    try:
+        target = plot_run(run_dir, out_file, fmt)
+    except (PlotError, OutputError) as error:
+        raise fail(_plain(str(error))) from None
+    out.print(f"plot in {target}", highlight=False)
 
 
 @app.command(cls=Command)

@@ -578,7 +578,8 @@ def _aqm(aqm: Aqm) -> dict[str, Any]:
         return {}
     settings = {"target_ns": aqm.target, "interval_ns": aqm.interval, "tupdate_ns": aqm.tupdate}
     settings |= {"flows": aqm.flows, "quantum": aqm.quantum, "alpha": aqm.alpha, "beta": aqm.beta}
-    settings |= {"ecn": aqm.ecn}
+    settings |= {"ecn": aqm.ecn, "min": aqm.min, "max": aqm.max, "probability": aqm.probability}
+    settings |= {"burst": aqm.burst, "avpkt": aqm.avpkt, "adaptive": aqm.adaptive}
     return {"aqm": {"kind": aqm.kind} | {k: v for k, v in settings.items() if v is not None}}
 
 

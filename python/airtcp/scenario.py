@@ -271,6 +271,7 @@ AQM_SETTINGS = {
     "codel": ("target", "interval", "ecn"),
     "fq_codel": ("target", "interval", "flows", "quantum", "ecn"),
     "pie": ("target", "tupdate", "alpha", "beta", "ecn"),
+    "red": ("min", "max", "probability", "burst", "avpkt", "adaptive", "ecn"),
 }
 
 
@@ -289,6 +290,14 @@ class Aqm(Strict):
     beta: Annotated[int, Field(ge=0)] | None = None
     # Mark ECN-capable packets CE instead of dropping them (Linux: fq_codel on, others off).
     ecn: bool | None = None
+    # RED's thresholds on the average backlog, its probability at max, burst (packets),
+    # average packet size, and Adaptive RED (tc's defaults: docs/scenarios.md).
+    min: Size | None = None
+    max: Size | None = None
+    probability: Annotated[float, Field(gt=0, le=1)] | None = None
+    burst: Annotated[int, Field(gt=0)] | None = None
+    avpkt: Size | None = None
+    adaptive: bool | None = None
 
     @model_validator(mode="after")
     def _settings_of_the_kind(self) -> Aqm:
@@ -303,7 +312,10 @@ AqmSpec = Annotated[
     Aqm,
     BeforeValidator(_named),
     WithJsonSchema(
-        {"type": ["string", "object"], "description": "none, codel, fq_codel, pie, or a table"}
+        {
+            "type": ["string", "object"],
+            "description": "none, codel, fq_codel, pie, red, or a table",
+        }
     ),
 ]
 

@@ -31,6 +31,7 @@ use airtcp_proto::agent::InterfaceQueue;
 use airtcp_proto::aqm::codel::{Codel, CodelParams, CodelQueue};
 use airtcp_proto::aqm::fq::{flow_hash, Fq, FqItem, FqParams};
 use airtcp_proto::aqm::pie::{Pie, PieParams};
+use airtcp_proto::aqm::red::{Red, RedAction, RedParams};
 use airtcp_proto::wire::PacketRepr;
 use airtcp_proto::Instant;
 use rand::Rng;
@@ -48,7 +49,7 @@ pub const TARGET_NS: u64 = CodelParams::RFC.target_ns;
 pub const INTERVAL_NS: u64 = CodelParams::RFC.interval_ns;
 
 /// The queue discipline of a link direction, as the scenario sets it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AqmConfig {
     /// DropTail (`queue`'s limits).
@@ -89,6 +90,26 @@ pub enum AqmConfig {
         #[serde(default)]
         ecn: bool,
     },
+    /// RED (and Adaptive RED) as sch_red with tc's defaults (`airtcp_proto::aqm::red`):
+    /// thresholds in bytes of average backlog (`max` a quarter of the limit, `min` a third
+    /// of `max`), `burst` packets (tc's (2·min + max)/(3·avpkt)).
+    Red {
+        #[serde(default)]
+        min: Option<u32>,
+        #[serde(default)]
+        max: Option<u32>,
+        #[serde(default = "default_red_probability")]
+        probability: f64,
+        #[serde(default)]
+        burst: Option<u32>,
+        #[serde(default = "default_avpkt")]
+        avpkt: u32,
+        #[serde(default)]
+        adaptive: bool,
+        /// Mark ECN-capable packets CE instead of dropping them (sch_red: off).
+        #[serde(default)]
+        ecn: bool,
+    },
 }
 
 fn default_target() -> u64 {
@@ -102,6 +123,12 @@ fn default_flows() -> u32 {
 }
 fn default_quantum() -> u32 {
     FqParams::SCH_FQ_CODEL.quantum
+}
+fn default_red_probability() -> f64 {
+    0.02
+}
+fn default_avpkt() -> u32 {
+    1000
 }
 fn default_fq_codel_ecn() -> bool {
     true
@@ -121,7 +148,49 @@ fn default_beta() -> u32 {
 
 impl AqmConfig {
     /// The names of the kinds, as the scenario writes them.
-    pub const KINDS: [&'static str; 4] = ["none", "codel", "fq_codel", "pie"];
+    pub const KINDS: [&'static str; 5] = ["none", "codel", "fq_codel", "pie", "red"];
+
+    /// RED's parameters for a queue of `limit` on a link of `rate_bps` (a limit in packets
+    /// counts 1500 bytes each: sch_red's limit is in bytes); `None` for the other kinds.
+    pub fn red_params(
+        &self,
+        limit: &QueueLimit,
+        rate_bps: Option<u64>,
+    ) -> Option<Result<RedParams, String>> {
+        let AqmConfig::Red {
+            min,
+            max,
+            probability,
+            burst,
+            avpkt,
+            adaptive,
+            ..
+        } = *self
+        else {
+            return None;
+        };
+        let limit_bytes = match (limit.bytes, limit.packets) {
+            (Some(bytes), _) => bytes,
+            (None, Some(packets)) => u64::from(packets) * 1500,
+            (None, None) => u64::from(u32::MAX),
+        };
+        let Some(rate) = rate_bps else {
+            return Some(Err(
+                "red needs the link's rate (its idle decay); a delivery trace has none".into(),
+            ));
+        };
+        let limit_bytes = u32::try_from(limit_bytes).unwrap_or(u32::MAX);
+        Some(RedParams::tc(
+            limit_bytes,
+            min,
+            max,
+            probability,
+            burst,
+            avpkt,
+            rate,
+            adaptive,
+        ))
+    }
 
     fn codel(target_ns: u64, interval_ns: u64, ecn: bool) -> CodelParams {
         CodelParams {
@@ -216,6 +285,14 @@ enum Discipline {
         limit: QueueLimit,
         rng: Stream,
     },
+    Red {
+        fifo: Fifo,
+        state: Red,
+        params: RedParams,
+        ecn: bool,
+        limit: QueueLimit,
+        rng: Stream,
+    },
 }
 
 /// A link direction's queue: what it drops at the tail (`drops`; FQ-CoDel's from its
@@ -232,8 +309,22 @@ pub struct LinkQueue {
 impl LinkQueue {
     /// A queue of `limit` managed as `aqm` says, set up at time 0; `rng` keys FQ-CoDel's
     /// flow hash and draws PIE's drops.
-    pub fn new(limit: QueueLimit, aqm: AqmConfig, mut rng: Stream) -> Self {
+    pub fn new(limit: QueueLimit, aqm: AqmConfig, rate_bps: Option<u64>, mut rng: Stream) -> Self {
         let discipline = match aqm {
+            AqmConfig::Red { ecn, .. } => {
+                let params = aqm
+                    .red_params(&limit, rate_bps)
+                    .expect("red")
+                    .expect("validated RED parameters");
+                Discipline::Red {
+                    fifo: Fifo::default(),
+                    state: Red::new(&params, 0),
+                    params,
+                    ecn,
+                    limit,
+                    rng,
+                }
+            }
             AqmConfig::None => Discipline::DropTail(DropTailQueue::new(limit)),
             AqmConfig::Codel {
                 target_ns,
@@ -341,6 +432,33 @@ impl LinkQueue {
                 fifo.push(packet, now);
                 true
             }
+            Discipline::Red {
+                fifo,
+                state,
+                params,
+                ecn,
+                limit,
+                rng,
+            } => {
+                let mut packet = packet;
+                let action = state.on_arrival(now.as_nanos(), params, fifo.bytes, || rng.random());
+                // sch_red: an early or forced decision marks an ECN-capable packet with
+                // `ecn` (forced ones too, without `harddrop`), drops it otherwise.
+                if action != RedAction::Pass {
+                    if *ecn && packet.mark_ce() {
+                        self.ecn_marks += 1;
+                    } else {
+                        self.aqm_drops += 1;
+                        return false;
+                    }
+                }
+                if fifo.full(limit, &packet) {
+                    self.drops += 1;
+                    return false;
+                }
+                fifo.push(packet, now);
+                true
+            }
             Discipline::FqCodel { fq, hash_key, .. } => {
                 let hash = flow_hash(&packet.repr, *hash_key);
                 let mut dropped = 0;
@@ -384,6 +502,13 @@ impl LinkQueue {
                 state.dequeued(now.as_nanos(), head.at.as_nanos(), fifo.bytes);
                 Some(head)
             }
+            Discipline::Red { fifo, state, .. } => {
+                let head = fifo.dequeue();
+                if fifo.packets.is_empty() {
+                    state.on_empty(now.as_nanos());
+                }
+                head
+            }
         };
         self.aqm_drops += dropped;
         next.map(|queued| queued.packet)
@@ -415,11 +540,11 @@ impl LinkQueue {
         self.advance(now);
         match &mut self.discipline {
             Discipline::DropTail(queue) => std::iter::from_fn(|| queue.pop()).collect(),
-            Discipline::Codel { fifo, .. } | Discipline::Pie { fifo, .. } => {
-                std::iter::from_fn(|| fifo.dequeue())
-                    .map(|q| q.packet)
-                    .collect()
-            }
+            Discipline::Codel { fifo, .. }
+            | Discipline::Pie { fifo, .. }
+            | Discipline::Red { fifo, .. } => std::iter::from_fn(|| fifo.dequeue())
+                .map(|q| q.packet)
+                .collect(),
             Discipline::FqCodel { fq, .. } => {
                 // every flow emptied in turn, none dropped (no sojourn counts as high)
                 let off = CodelParams {
@@ -436,7 +561,9 @@ impl LinkQueue {
     pub fn len(&self) -> usize {
         match &self.discipline {
             Discipline::DropTail(queue) => queue.len(),
-            Discipline::Codel { fifo, .. } | Discipline::Pie { fifo, .. } => fifo.packets.len(),
+            Discipline::Codel { fifo, .. }
+            | Discipline::Pie { fifo, .. }
+            | Discipline::Red { fifo, .. } => fifo.packets.len(),
             Discipline::FqCodel { fq, .. } => fq.backlog() as usize,
         }
     }
@@ -452,7 +579,9 @@ impl InterfaceQueue for LinkQueue {
     fn len(&self) -> usize {
         match &self.discipline {
             Discipline::DropTail(queue) => InterfaceQueue::len(queue),
-            Discipline::Codel { fifo, .. } | Discipline::Pie { fifo, .. } => fifo.packets.len(),
+            Discipline::Codel { fifo, .. }
+            | Discipline::Pie { fifo, .. }
+            | Discipline::Red { fifo, .. } => fifo.packets.len(),
             Discipline::FqCodel { .. } => 0,
         }
     }
@@ -460,9 +589,9 @@ impl InterfaceQueue for LinkQueue {
     fn get(&self, index: usize) -> Option<&PacketRepr> {
         match &self.discipline {
             Discipline::DropTail(queue) => queue.get(index),
-            Discipline::Codel { fifo, .. } | Discipline::Pie { fifo, .. } => {
-                fifo.packets.get(index).map(|q| &q.packet.repr)
-            }
+            Discipline::Codel { fifo, .. }
+            | Discipline::Pie { fifo, .. }
+            | Discipline::Red { fifo, .. } => fifo.packets.get(index).map(|q| &q.packet.repr),
             Discipline::FqCodel { .. } => None,
         }
     }
@@ -470,7 +599,9 @@ impl InterfaceQueue for LinkQueue {
     fn remove(&mut self, index: usize) -> Option<PacketRepr> {
         match &mut self.discipline {
             Discipline::DropTail(queue) => queue.remove(index),
-            Discipline::Codel { fifo, .. } | Discipline::Pie { fifo, .. } => {
+            Discipline::Codel { fifo, .. }
+            | Discipline::Pie { fifo, .. }
+            | Discipline::Red { fifo, .. } => {
                 let removed = fifo.packets.remove(index)?;
                 fifo.bytes -= u64::from(removed.packet.len());
                 Some(removed.packet.repr)

@@ -69,7 +69,7 @@ impl Channel {
             delay: Duration::from_nanos(config.delay_ns),
             errors: config.errors,
             rng,
-            queue: LinkQueue::new(config.queue, config.aqm, aqm_rng),
+            queue: LinkQueue::new(config.queue, config.aqm, config.rate_bps, aqm_rng),
             agent: None,
             in_transmission: None,
             cut: false,

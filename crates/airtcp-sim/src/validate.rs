@@ -700,6 +700,12 @@ fn validate_aqm(direction: &str, d: &DirectionConfig) -> Result<(), ConfigError>
     let key = format!("{direction}.aqm");
     let times = match d.aqm {
         AqmConfig::None => return Ok(()),
+        AqmConfig::Red { .. } => {
+            return match d.aqm.red_params(&d.queue, d.rate_bps) {
+                Some(Err(why)) => fail(key, why),
+                _ => Ok(()),
+            };
+        }
         AqmConfig::Codel {
             target_ns,
             interval_ns,

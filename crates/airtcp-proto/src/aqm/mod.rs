@@ -9,3 +9,4 @@ pub mod aql;
 pub mod codel;
 pub mod fq;
 pub mod pie;
+pub mod red;

@@ -52,7 +52,7 @@ const FQ_CODEL: AqmConfig = AqmConfig::FqCodel {
 
 #[test]
 fn codel_drops_the_head_once_the_sojourn_stayed_above_target_for_an_interval() {
-    let mut queue = LinkQueue::new(limit(100), CODEL, draws());
+    let mut queue = LinkQueue::new(limit(100), CODEL, None, draws());
     for k in 0..50 {
         assert!(queue.push(at(0), packet(k)));
     }
@@ -73,7 +73,7 @@ fn codel_drops_the_head_once_the_sojourn_stayed_above_target_for_an_interval() {
 
 #[test]
 fn codel_sees_no_standing_queue_below_target() {
-    let mut queue = LinkQueue::new(limit(100), CODEL, draws());
+    let mut queue = LinkQueue::new(limit(100), CODEL, None, draws());
     for step in 0..1000 {
         queue.push(at(step), packet(1));
         queue.push(at(step), packet(2));
@@ -87,7 +87,7 @@ fn codel_sees_no_standing_queue_below_target() {
 #[test]
 fn the_limit_drops_at_the_tail_with_or_without_codel() {
     for aqm in [AqmConfig::None, CODEL] {
-        let mut queue = LinkQueue::new(limit(3), aqm, draws());
+        let mut queue = LinkQueue::new(limit(3), aqm, None, draws());
         let taken: Vec<bool> = (0..5).map(|k| queue.push(at(0), packet(k))).collect();
         assert_eq!(taken, [true, true, true, false, false], "{aqm:?}");
         assert_eq!((queue.drops, queue.aqm_drops, queue.len()), (2, 0, 3));
@@ -99,7 +99,7 @@ fn the_limit_drops_at_the_tail_with_or_without_codel() {
 
 #[test]
 fn fq_codel_serves_a_sparse_flow_before_a_backlogged_one() {
-    let mut queue = LinkQueue::new(limit(1000), FQ_CODEL, draws());
+    let mut queue = LinkQueue::new(limit(1000), FQ_CODEL, None, draws());
     for _ in 0..20 {
         queue.push(at(0), packet(1));
     }
@@ -119,7 +119,7 @@ fn fq_codel_serves_a_sparse_flow_before_a_backlogged_one() {
 
 #[test]
 fn fq_codel_over_its_limit_drops_from_the_fattest_flow_and_counts_it_at_the_tail() {
-    let mut queue = LinkQueue::new(limit(10), FQ_CODEL, draws());
+    let mut queue = LinkQueue::new(limit(10), FQ_CODEL, None, draws());
     for _ in 0..10 {
         assert!(queue.push(at(0), packet(1)));
     }
@@ -141,6 +141,7 @@ fn an_agent_edits_a_codel_fifo_and_frees_its_bytes() {
             bytes: Some(3000),
         },
         CODEL,
+        None,
         draws(),
     );
     queue.push(at(0), packet(1));
@@ -168,7 +169,7 @@ fn pie_drops_arrivals_early_once_a_standing_queue_raises_its_probability() {
     // 1500-byte packets arriving every 1 ms, leaving every 1.2 ms: the queue and its delay
     // grow; after the 150 ms burst allowance and the first update at 500 ms PIE drops
     // arrivals (counted apart from tail drops), and none before 500 ms
-    let mut queue = LinkQueue::new(limit(1000), PIE, draws());
+    let mut queue = LinkQueue::new(limit(1000), PIE, None, draws());
     let (mut next_out, mut early) = (0u64, Vec::new());
     for ms in 0..2000u64 {
         let before = queue.aqm_drops;
@@ -205,7 +206,7 @@ fn pie_with_ecn_marks_capable_packets_while_its_probability_is_at_most_ten_perce
         ecn: true,
     };
     let run = |ecn_capable: bool| {
-        let mut queue = LinkQueue::new(limit(1000), pie_ecn, draws());
+        let mut queue = LinkQueue::new(limit(1000), pie_ecn, None, draws());
         let mut next_out = 0u64;
         let mut marked_late = 0;
         for ms in 0..2000u64 {
@@ -237,7 +238,7 @@ fn pie_with_ecn_marks_capable_packets_while_its_probability_is_at_most_ten_perce
 
 #[test]
 fn pie_keeps_the_tail_limit_and_empties_on_a_link_down() {
-    let mut queue = LinkQueue::new(limit(3), PIE, draws());
+    let mut queue = LinkQueue::new(limit(3), PIE, None, draws());
     let taken: Vec<bool> = (0..5).map(|k| queue.push(at(0), packet(k))).collect();
     assert_eq!(taken, [true, true, true, false, false]);
     assert_eq!((queue.drops, queue.aqm_drops), (2, 0));
@@ -245,4 +246,51 @@ fn pie_keeps_the_tail_limit_and_empties_on_a_link_down() {
         queue.drain(at(1)).iter().map(port).collect::<Vec<_>>(),
         [0, 1, 2]
     );
+}
+
+#[test]
+fn red_drops_arrivals_early_as_its_average_passes_min_and_marks_with_ecn() {
+    // tc's RED on a 1000-packet (1.5 MB) queue at 10 Mbit/s: min 125 kB, max 375 kB of
+    // average backlog. Arrivals every 1 ms, departures every 1.2 ms: the backlog grows and
+    // RED drops early once the average passes min, with no tail drop; with ECN the
+    // ECN-capable packets are marked instead.
+    let red = |ecn: bool| AqmConfig::Red {
+        min: None,
+        max: None,
+        probability: 0.02,
+        burst: None,
+        avpkt: 1000,
+        adaptive: false,
+        ecn,
+    };
+    let run = |ecn: bool, capable: bool| {
+        let mut queue = LinkQueue::new(limit(1000), red(ecn), Some(10_000_000), draws());
+        let (mut next_out, mut first_early) = (0u64, None);
+        for ms in 0..3000u64 {
+            let mut p = packet(1);
+            if capable {
+                p.repr.ip.ecn = airtcp_proto::wire::Ipv4Repr::ECT0;
+            }
+            let before = queue.aqm_drops + queue.ecn_marks;
+            queue.push(at(ms), p);
+            if queue.aqm_drops + queue.ecn_marks > before {
+                first_early.get_or_insert(ms);
+            }
+            while next_out <= ms * 10 {
+                queue.pop(Instant::from_nanos(next_out * MS / 10));
+                next_out += 12;
+            }
+        }
+        (queue.drops, queue.aqm_drops, queue.ecn_marks, first_early)
+    };
+    let (tail, early, marks, first) = run(false, true);
+    assert_eq!((tail, marks), (0, 0));
+    assert!(early > 20, "{early}");
+    // min 125 000 bytes of average: the backlog passes it after 125 000 / (1500 / 6 ms)
+    // = 500 ms, the average some time later.
+    assert!(first.is_some_and(|ms| ms > 500), "{first:?}");
+    let (_, early, marks, _) = run(true, true);
+    assert_eq!(early, 0, "every decision a mark");
+    assert!(marks > 20);
+    assert_eq!(run(true, false).2, 0, "nothing to mark");
 }

@@ -1,0 +1,67 @@
+"""One run at a glance (``airtcp plot RUN_DIR``, or ``airtcp run --out DIR --plot``): from a
+run's summary.json and timeseries.parquet, each TCP flow's congestion window, smoothed RTT
+and goodput over time, in three panels that share the time axis, the flows' names in a
+legend beside them; PNG or SVG.
+
+The goodput is the series' own (bytes delivered in each sample interval); the cwnd and RTT
+are the sender's at each sample. Flows without a TCP sender of their own (UDP, ping,
+workloads) are not in the series.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+FORMATS = ("png", "svg")
+
+
+class PlotError(Exception):
+    """A run directory that cannot be plotted: why, in one line."""
+
+
+def plot_run(run_dir: Path, out: Path | None = None, fmt: str = "png") -> Path:
+    """Draws the run in ``run_dir`` into ``out`` (default ``run_dir/run.FMT``); returns it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from .output import replacing
+
+    if fmt not in FORMATS:
+        raise PlotError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    summary_path, series_path = run_dir / "summary.json", run_dir / "timeseries.parquet"
+    for path in (summary_path, series_path):
+        if not path.is_file():
+            raise PlotError(f"{run_dir}: no {path.name} (write a run with airtcp run --out DIR)")
+    try:
+        summary = json.loads(summary_path.read_text())
+        series = pd.read_parquet(series_path)
+    except (OSError, ValueError) as error:
+        raise PlotError(f"{run_dir}: cannot read the run: {error}") from None
+    if series.empty:
+        raise PlotError(f"{run_dir}: the run has no TCP flow to plot")
+    figure, axes = plt.subplots(3, 1, sharex=True, figsize=(9, 7.5), layout="constrained")
+    panels = (
+        ("cwnd_bytes", 1e-3, "cwnd (kB)"),
+        ("srtt_ms", 1.0, "smoothed RTT (ms)"),
+        ("goodput_bps", 1e-6, "goodput (Mbit/s)"),
+    )
+    for flow, samples in series.groupby("flow", observed=True, sort=False):
+        for axis, (column, scale, _) in zip(axes, panels, strict=True):
+            axis.plot(samples["time_s"], samples[column] * scale, label=str(flow), lw=1)
+    for axis, (_, _, label) in zip(axes, panels, strict=True):
+        axis.set_ylabel(label)
+        axis.grid(alpha=0.3)
+        axis.set_ylim(bottom=0)
+    axes[-1].set_xlabel("time (s)")
+    figure.suptitle(f"{summary.get('scenario', run_dir.name)} (seed {summary.get('seed', '?')})")
+    handles, labels = axes[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside right upper", title="flow")
+    target = out or run_dir / f"run.{fmt}"
+    with replacing(target) as temporary:
+        figure.savefig(temporary, format=fmt, dpi=120)
+    plt.close(figure)
+    return target
