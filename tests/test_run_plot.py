@@ -30,3 +30,28 @@ def test_plot_errors_are_one_line(tmp_path: Path):
     out = tmp_path / "run"
     assert airtcp("run", "bufferbloat", *SHORT, "--out", str(out)).returncode == 0
     assert_one_line_error(airtcp("plot", str(out), "--format", "gif"), "--format", "png")
+
+
+def test_the_queue_series_is_kept_written_and_drawn(tmp_path: Path):
+    import airtcp as api
+    import pandas as pd
+
+    overrides = {
+        "simulation.duration": "6s",
+        "simulation.measure_from": "1s",
+        "flows.2.start": "1s",
+        "links.0.aqm": "codel",
+    }
+    result = api.run("bufferbloat", overrides=overrides)
+    queues = result.queues
+    assert list(queues["direction"].cat.categories) == ["client→server", "server→client"]
+    assert list(queues.columns) == ["direction", "time_s", "packets", "bytes", "drops", "ecn_marks"]
+    forward = queues[queues["direction"] == "client→server"]
+    assert len(forward) == 60 and forward["packets"].max() > 0
+    assert forward["drops"].is_monotonic_increasing
+    result.write(tmp_path / "run")
+    written = pd.read_parquet(tmp_path / "run" / "queues.parquet")
+    assert written["packets"].tolist() == queues["packets"].tolist()
+    result = airtcp("plot", str(tmp_path / "run"), "--format", "svg")
+    assert result.returncode == 0, result.stderr
+    assert "client→server" in (tmp_path / "run" / "run.svg").read_text()

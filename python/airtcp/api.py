@@ -13,7 +13,14 @@ from . import _core
 from .output import atomic_write, output_dir, replacing
 from .resolve import resolve_checked
 from .scenario import Scenario, ScenarioError, load, parse_with_overrides
-from .timeseries import frame, mac_frame, write_mac_parquet, write_parquet
+from .timeseries import (
+    frame,
+    mac_frame,
+    queue_frame,
+    write_mac_parquet,
+    write_parquet,
+    write_queue_parquet,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,9 +48,16 @@ class RunResult:
         empty without them."""
         return mac_frame(self.columns)
 
+    @cached_property
+    def queues(self) -> pd.DataFrame:
+        """The series of the wired links' queues (packets, bytes, drops and ECN marks per
+        direction per instant); empty without wired links."""
+        return queue_frame(self.columns)
+
     def write(self, out: str | Path) -> None:
         """Writes summary.json, scenario.json and timeseries.parquet atomically into ``out``,
-        and macs.parquet when WLANs with geometry have a series."""
+        macs.parquet when WLANs with geometry have a series, queues.parquet when wired links
+        do."""
         out = output_dir(Path(out))
         atomic_write(out / "summary.json", json.dumps(self.summary, indent=2).encode())
         atomic_write(out / "scenario.json", json.dumps(self.scenario, indent=2).encode())
@@ -52,6 +66,9 @@ class RunResult:
         if self.columns.get("macs", {}).get("mac"):
             with replacing(out / "macs.parquet") as temporary:
                 write_mac_parquet(self.columns, temporary)
+        if self.columns.get("queues", {}).get("direction"):
+            with replacing(out / "queues.parquet") as temporary:
+                write_queue_parquet(self.columns, temporary)
 
 
 def prepare(

@@ -1,7 +1,8 @@
 """One run at a glance (``airtcp plot RUN_DIR``, or ``airtcp run --out DIR --plot``): from a
 run's summary.json and timeseries.parquet, each TCP flow's congestion window, smoothed RTT
-and goodput over time, in three panels that share the time axis, the flows' names in a
-legend beside them; PNG or SVG.
+and goodput over time, in panels that share the time axis, the flows' names in a legend
+beside them, and below them the wired links' queues that held packets (queues.parquet);
+PNG or SVG.
 
 The goodput is the series' own (bytes delivered in each sample interval); the cwnd and RTT
 are the sender's at each sample. Flows without a TCP sender of their own (UDP, ping,
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 FORMATS = ("png", "svg")
 
@@ -43,7 +45,11 @@ def plot_run(run_dir: Path, out: Path | None = None, fmt: str = "png") -> Path:
         raise PlotError(f"{run_dir}: cannot read the run: {error}") from None
     if series.empty:
         raise PlotError(f"{run_dir}: the run has no TCP flow to plot")
-    figure, axes = plt.subplots(3, 1, sharex=True, figsize=(9, 7.5), layout="constrained")
+    queues = _busy_queues(run_dir / "queues.parquet", pd)
+    rows = 3 + (queues is not None)
+    figure, axes = plt.subplots(
+        rows, 1, sharex=True, figsize=(9, 2.5 * rows), layout="constrained"
+    )
     panels = (
         ("cwnd_bytes", 1e-3, "cwnd (kB)"),
         ("srtt_ms", 1.0, "smoothed RTT (ms)"),
@@ -52,7 +58,12 @@ def plot_run(run_dir: Path, out: Path | None = None, fmt: str = "png") -> Path:
     for flow, samples in series.groupby("flow", observed=True, sort=False):
         for axis, (column, scale, _) in zip(axes, panels, strict=True):
             axis.plot(samples["time_s"], samples[column] * scale, label=str(flow), lw=1)
-    for axis, (_, _, label) in zip(axes, panels, strict=True):
+    if queues is not None:
+        for direction, samples in queues.groupby("direction", observed=True, sort=False):
+            axes[3].plot(samples["time_s"], samples["packets"], label=str(direction), lw=1)
+        axes[3].legend(title="link queue", loc="upper left", bbox_to_anchor=(1.01, 1))
+    labels = [label for _, _, label in panels] + ["queue (packets)"] * (queues is not None)
+    for axis, label in zip(axes, labels, strict=True):
         axis.set_ylabel(label)
         axis.grid(alpha=0.3)
         axis.set_ylim(bottom=0)
@@ -65,3 +76,12 @@ def plot_run(run_dir: Path, out: Path | None = None, fmt: str = "png") -> Path:
         figure.savefig(temporary, format=fmt, dpi=120)
     plt.close(figure)
     return target
+
+
+def _busy_queues(path: Path, pd: Any) -> Any:
+    """The queue series of the link directions that ever held a packet, or None."""
+    if not path.is_file():
+        return None
+    queues = pd.read_parquet(path)
+    busy = queues.groupby("direction", observed=True)["packets"].transform("max") > 0
+    return queues[busy] if busy.any() else None

@@ -33,6 +33,14 @@ MAC_COLUMNS = {
     "rate_bps": "<f8",
     "rssi_dbm": "<f8",
 }
+# Per wired link direction, per sampling instant (docs/scenarios.md, "AQM on wired links").
+QUEUE_COLUMNS = {
+    "time_s": "<f8",
+    "packets": "<u4",
+    "bytes": "<u8",
+    "drops": "<u8",
+    "ecn_marks": "<u8",
+}
 
 
 def _codes(columns: dict[str, Any]) -> Any:
@@ -127,6 +135,43 @@ def write_mac_parquet(columns: dict[str, Any], path: Path) -> None:
         **{
             name: pa.Array.from_buffers(types[t], rows, [None, pa.py_buffer(macs[name])])
             for name, t in MAC_COLUMNS.items()
+        },
+    }
+    pq.write_table(pa.table(data), path)
+
+
+def queue_frame(columns: dict[str, Any]) -> pd.DataFrame:
+    """A DataFrame (direction, time_s, packets, bytes, drops, ecn_marks) of the wired links'
+    queues, one row per direction per sampling instant; direction ("a→b") is categorical.
+    Empty without wired links or without a time series."""
+    import numpy as np
+    import pandas as pd
+
+    queues = columns["queues"]
+    codes = np.frombuffer(queues["direction"], dtype="<u4").astype(np.int32)
+    values = {name: np.frombuffer(queues[name], dtype=t) for name, t in QUEUE_COLUMNS.items()}
+    categories = list(queues["directions"])
+    return pd.DataFrame(
+        {"direction": pd.Categorical.from_codes(codes, categories=categories), **values},
+        copy=False,
+    )
+
+
+def write_queue_parquet(columns: dict[str, Any], path: Path) -> None:
+    """The same table as `queue_frame`, written to ``path`` with direction as a string."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    queues = columns["queues"]
+    rows = len(queues["direction"]) // 4
+    types = {"<f8": pa.float64(), "<u8": pa.uint64(), "<u4": pa.uint32()}
+    keys = array("I")
+    keys.frombytes(queues["direction"])
+    data = {
+        "direction": _strings(pa, [queues["directions"][k] for k in keys]),
+        **{
+            name: pa.Array.from_buffers(types[t], rows, [None, pa.py_buffer(queues[name])])
+            for name, t in QUEUE_COLUMNS.items()
         },
     }
     pq.write_table(pa.table(data), path)

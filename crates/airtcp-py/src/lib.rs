@@ -340,6 +340,20 @@ fn series_columns(py: Python<'_>, series: TimeSeries) -> PyResult<Bound<'_, PyDi
         mac_columns.set_item(name, column(py, values, u64::to_le_bytes)?)?;
     }
     out.set_item("macs", mac_columns)?;
+    let queues = series.queues;
+    let queue_columns = PyDict::new(py);
+    queue_columns.set_item("directions", queues.directions)?;
+    queue_columns.set_item("direction", column(py, queues.direction, u32::to_le_bytes)?)?;
+    queue_columns.set_item("time_s", column(py, queues.time_s, f64::to_le_bytes)?)?;
+    queue_columns.set_item("packets", column(py, queues.packets, u32::to_le_bytes)?)?;
+    for (name, values) in [
+        ("bytes", queues.bytes),
+        ("drops", queues.drops),
+        ("ecn_marks", queues.ecn_marks),
+    ] {
+        queue_columns.set_item(name, column(py, values, u64::to_le_bytes)?)?;
+    }
+    out.set_item("queues", queue_columns)?;
     Ok(out)
 }
 

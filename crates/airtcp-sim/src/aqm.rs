@@ -571,6 +571,17 @@ impl LinkQueue {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Bytes queued.
+    pub fn bytes(&self) -> u64 {
+        match &self.discipline {
+            Discipline::DropTail(queue) => queue.bytes(),
+            Discipline::Codel { fifo, .. }
+            | Discipline::Pie { fifo, .. }
+            | Discipline::Red { fifo, .. } => fifo.bytes,
+            Discipline::FqCodel { fq, .. } => fq.backlog_bytes(),
+        }
+    }
 }
 
 /// The queue as an agent on the link sees it: a FIFO's packets, head first; FQ-CoDel's

@@ -22,6 +22,7 @@ pub mod payloads;
 pub mod pcap;
 pub mod ports;
 pub mod queue;
+pub mod queue_series;
 pub mod radio;
 pub mod rng;
 pub mod routing;

@@ -72,6 +72,10 @@ impl DropTailQueue {
         self.packets.front()
     }
 
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
     pub fn len(&self) -> usize {
         self.packets.len()
     }

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::queue_series::QueueSeries;
 use crate::radio::series::MacSeries;
 use crate::radio::RadioCounters;
 
@@ -205,6 +206,8 @@ pub struct TimeSeries {
     pub in_handoff: Vec<bool>,
     /// The MACs of WLANs with geometry (`crate::radio::series`).
     pub macs: MacSeries,
+    /// The wired links' queues (`crate::queue_series`).
+    pub queues: QueueSeries,
 }
 
 /// One row of the time series.
@@ -283,7 +286,25 @@ mod tests {
             in_handoff,
             // Bounded apart: per radio, not per flow (`validate_series` counts both).
             macs: _,
+            // Per link direction, counted as rows too; a queue sample is smaller.
+            queues,
         } = TimeSeries::default();
+        let crate::queue_series::QueueSeries {
+            directions: _,
+            direction,
+            time_s: queue_time,
+            packets,
+            bytes,
+            drops,
+            ecn_marks,
+        } = queues;
+        let queue_sample = element(&direction)
+            + element(&queue_time)
+            + element(&packets)
+            + element(&bytes)
+            + element(&drops)
+            + element(&ecn_marks);
+        assert!(queue_sample <= crate::limits::SERIES_SAMPLE_BYTES);
         let columns = [
             element(&flow),
             element(&time_s),

@@ -577,7 +577,9 @@ impl Scenario {
             .flatten()
             .map(|&w| self.wlans[w].stations.len() as u64 + 1)
             .sum();
-        let rows = tcp_flows + macs;
+        // And each wired link direction's queue.
+        let queues = 2 * self.links.len() as u64;
+        let rows = tcp_flows + macs + queues;
         let instants = self.duration_ns / self.sample_interval_ns;
         let samples = rows.saturating_mul(instants);
         if samples <= MAX_SERIES_SAMPLES {
@@ -585,9 +587,9 @@ impl Scenario {
         }
         let shortest = (self.duration_ns * rows).div_ceil(MAX_SERIES_SAMPLES);
         let what = if macs > 0 {
-            format!("{tcp_flows} TCP flows and {macs} radios")
+            format!("{tcp_flows} TCP flows, {queues} link queues and {macs} radios")
         } else {
-            format!("{tcp_flows} TCP flows")
+            format!("{tcp_flows} TCP flows and {queues} link queues")
         };
         fail(
             "simulation.sample_interval_ns",

@@ -141,3 +141,39 @@ fn with_ecn_codel_and_fq_codel_mark_instead_of_dropping_and_no_segment_is_resent
     assert_eq!(link.ecn_marks, 0);
     assert!(link.aqm_drops > 20, "{link:?}");
 }
+
+#[test]
+fn the_queue_series_shows_droptail_s_standing_queue_and_codel_s_short_one() {
+    // Sampled every 100 ms: the bottleneck's backlog over the last 20 s, DropTail's the
+    // hundreds of packets behind its 374 ms median ping (1.2 ms a packet), CoDel's a few
+    // (5 ms at 10 Mbit/s is about 4 packets of 1500 bytes); the way back holds no queue.
+    let mean_backlog = |aqm: Value| {
+        let mut scenario = bufferbloat(aqm);
+        scenario["sample_interval_ns"] = json!(100 * MS);
+        let result = run(&scenario);
+        let queues = &result.series.queues;
+        assert_eq!(queues.directions, ["a→b", "b→a"]);
+        let late: Vec<u32> = (0..queues.len())
+            .filter(|&i| queues.direction[i] == 0 && queues.time_s[i] > 10.0)
+            .map(|i| queues.packets[i])
+            .collect();
+        let back = (0..queues.len())
+            .filter(|&i| queues.direction[i] == 1)
+            .map(|i| queues.packets[i])
+            .max();
+        assert_eq!(back, Some(0));
+        // The drops so far never decrease and end at the summary's.
+        let drops: Vec<u64> = (0..queues.len())
+            .filter(|&i| queues.direction[i] == 0)
+            .map(|i| queues.drops[i])
+            .collect();
+        assert!(drops.windows(2).all(|w| w[0] <= w[1]));
+        let link = &result.summary.links[0];
+        assert!(*drops.last().unwrap() <= link.queue_drops + link.aqm_drops);
+        late.iter().map(|&p| f64::from(p)).sum::<f64>() / late.len() as f64
+    };
+    let droptail = mean_backlog(json!({"kind": "none"}));
+    let codel = mean_backlog(json!({"kind": "codel"}));
+    assert!(droptail > 200.0, "{droptail}");
+    assert!(codel < 30.0, "{codel}");
+}

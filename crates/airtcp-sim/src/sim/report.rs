@@ -9,6 +9,7 @@ use airtcp_proto::time::seconds;
 use super::endpoints::FlowApp;
 use super::workloads::{add_stats, WorkloadFlow};
 use super::{Event, Side, Simulation};
+use crate::queue_series::QueueSample;
 use crate::summary::{
     jain_index, AgentSummary, FlowSummary, LinkSummary, Sample, Summary, WlanSummary, WorkloadFlows,
 };
@@ -56,6 +57,7 @@ impl Simulation {
             });
         }
         self.sample_macs(now.as_secs_f64());
+        self.sample_queues(now.as_secs_f64());
         let next = now + Duration::from_nanos(self.scenario.sample_interval_ns);
         self.events.schedule(next, Event::Sample);
     }
@@ -229,6 +231,31 @@ fn ratio(numerator: u64, denominator: u64) -> f64 {
         0.0
     } else {
         numerator as f64 / denominator as f64
+    }
+}
+
+impl Simulation {
+    /// Each wired link direction's queue at `time_s` (`crate::queue_series`).
+    fn sample_queues(&mut self, time_s: f64) {
+        if self.series.queues.directions.is_empty() {
+            let names = &self.scenario.nodes;
+            self.series.queues.directions = self
+                .channel_ends
+                .iter()
+                .map(|&(from, to)| format!("{}→{}", names[from], names[to]))
+                .collect();
+        }
+        for (index, channel) in self.channels.iter().enumerate() {
+            let queue = &channel.queue;
+            self.series.queues.push(QueueSample {
+                direction: index as u32,
+                time_s,
+                packets: queue.len() as u32,
+                bytes: queue.bytes(),
+                drops: queue.drops + queue.aqm_drops,
+                ecn_marks: queue.ecn_marks,
+            });
+        }
     }
 }
 

@@ -1,0 +1,50 @@
+//! The time series of the wired links' queues: at each sampling instant, per link direction,
+//! the packets and bytes queued and the drops and ECN marks so far (mahimahi's `mm-link
+//! --meter` shows the same occupancy), so that a queue's standing backlog under an AQM can be
+//! followed through a run. Column-wise, like the flows' series; kept with them.
+
+use serde::Serialize;
+
+/// One direction at one instant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QueueSample {
+    /// Index into `QueueSeries::directions`.
+    pub direction: u32,
+    pub time_s: f64,
+    pub packets: u32,
+    pub bytes: u64,
+    /// Tail and AQM drops so far.
+    pub drops: u64,
+    pub ecn_marks: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct QueueSeries {
+    /// Per direction: "a→b" by the nodes' names.
+    pub directions: Vec<String>,
+    pub direction: Vec<u32>,
+    pub time_s: Vec<f64>,
+    pub packets: Vec<u32>,
+    pub bytes: Vec<u64>,
+    pub drops: Vec<u64>,
+    pub ecn_marks: Vec<u64>,
+}
+
+impl QueueSeries {
+    pub fn push(&mut self, sample: QueueSample) {
+        self.direction.push(sample.direction);
+        self.time_s.push(sample.time_s);
+        self.packets.push(sample.packets);
+        self.bytes.push(sample.bytes);
+        self.drops.push(sample.drops);
+        self.ecn_marks.push(sample.ecn_marks);
+    }
+
+    pub fn len(&self) -> usize {
+        self.time_s.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.time_s.is_empty()
+    }
+}
