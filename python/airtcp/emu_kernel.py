@@ -136,7 +136,10 @@ def plan(resolved: dict[str, Any], effective: dict[str, Any]) -> KernelPlan:
             ("receive_buffer", receiver, "net/ipv4/tcp_rmem"),
         ):
             size = tcp[name]
-            value = f"4096 {min(size, 131_072)} {size}"
+            # Autotuned from Linux's 128 KiB up to the size, or fixed at it (as a socket
+            # whose SO_RCVBUF is set, which Linux does not autotune).
+            tuned = name == "send_buffer" or tcp["receive_autotuning"]
+            value = f"4096 {min(size, 131_072) if tuned else size} {size}"
             _set(host, host.sysctls, sysctl, value, f"{where}.app.tcp.{name}")
             rows.append(
                 (

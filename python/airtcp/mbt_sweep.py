@@ -120,6 +120,8 @@ metrics = [{json.dumps(METRIC)}]
 
 [set]
 "simulation.sample_interval" = "0s"
+# The buffer is the socket's (SO_RCVBUF): Linux does not autotune it.
+"tcp.receive_autotuning" = false
 {set_lines(plan.overrides)}
 [grid]
 {json.dumps(plan.delay_key)} = {json.dumps(sorted(set(delay_values), key=lambda v: int(v[:-2])))}

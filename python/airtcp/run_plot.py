@@ -56,7 +56,7 @@ def plot_run(run_dir: Path, out: Path | None = None, fmt: str = "png") -> Path:
         ("goodput_bps", 1e-6, "goodput (Mbit/s)"),
     )
     for flow, samples in series.groupby("flow", observed=True, sort=False):
-        for axis, (column, scale, _) in zip(axes, panels, strict=True):
+        for axis, (column, scale, _) in zip(axes[:3], panels, strict=True):
             axis.plot(samples["time_s"], samples[column] * scale, label=str(flow), lw=1)
     if queues is not None:
         for direction, samples in queues.groupby("direction", observed=True, sort=False):
