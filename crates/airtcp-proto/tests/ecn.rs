@@ -129,3 +129,49 @@ fn a_ce_mark_is_echoed_until_cwr_and_halves_the_window_once_without_retransmitti
         assert!(echoes.iter().all(|(_, _, s)| s.ack <= cwr_segment.seq));
     }
 }
+
+#[test]
+fn a_loss_in_the_window_of_an_ecn_reduction_does_not_reduce_again() {
+    // RFC 3168 §6.1.2: the 60th segment marked, the 62nd lost; the fast retransmit it
+    // brings keeps the ssthresh the echo set.
+    for loss_recovery in [LossRecovery::Rfc6675, LossRecovery::RackTlp] {
+        let mut pair = Pair::new(
+            with_ecn(Ecn::On, loss_recovery),
+            with_ecn(Ecn::On, loss_recovery),
+            Duration::from_millis(10),
+            10_000_000,
+        );
+        pair.run_until(at(0.1));
+        pair.client_to_send = 500_000;
+        let (mut marked, mut dropped) = (0, 0);
+        pair.mark = Box::new(move |_, dir, seg: &TcpRepr| {
+            marked += u32::from(dir == Dir::ClientToServer && seg.payload_len > 0);
+            dir == Dir::ClientToServer && seg.payload_len > 0 && marked == 60
+        });
+        let mut ssthresh_after_echo = None;
+        pair.drop = Box::new(move |_, dir, seg| {
+            dropped += u32::from(dir == Dir::ClientToServer && seg.payload_len > 0);
+            dir == Dir::ClientToServer && seg.payload_len > 0 && dropped == 62
+        });
+        while pair.client.stats().ecn_reductions == 0 {
+            let next = pair.now + Duration::from_millis(1);
+            pair.run_until(next);
+        }
+        ssthresh_after_echo.get_or_insert(pair.client.ssthresh());
+        while pair.client.stats().fast_retransmits == 0 && pair.now < at(30.0) {
+            let next = pair.now + Duration::from_millis(1);
+            pair.run_until(next);
+        }
+        let stats = *pair.client.stats();
+        assert_eq!(
+            (stats.ecn_reductions, stats.fast_retransmits),
+            (1, 1),
+            "{stats:?}"
+        );
+        assert_eq!(
+            Some(pair.client.ssthresh()),
+            ssthresh_after_echo,
+            "{loss_recovery:?}"
+        );
+    }
+}

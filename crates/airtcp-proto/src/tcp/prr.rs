@@ -64,7 +64,7 @@ impl Prr {
         self.delivered += ack.delivered;
         let mut sndcnt = if ack.pipe > self.ssthresh {
             // Rounded up to whole segments, as Linux's count of segments is.
-            let target = (self.ssthresh * self.delivered).div_ceil(self.recover_fs);
+            let target = (self.ssthresh * self.delivered).div_ceil(self.recover_fs.max(1));
             (target.div_ceil(mss) * mss).saturating_sub(self.out)
         } else {
             let mut bound = self.delivered.saturating_sub(self.out).max(ack.delivered);

@@ -6,7 +6,8 @@
 //! Then new data goes out ECT(0); retransmissions, window probes and pure ACKs are not ECT
 //! (§6.1.5, §6.1.6, Linux's `tcp_ecn_send`). The receiver of a CE-marked data segment sets
 //! ECE on every ACK until a data segment carrying CWR arrives (§6.1.3), and acknowledges the
-//! first mark at once (Linux's quick ACK: the sender's window may be small). The sender
+//! first mark and the CWR segment at once (Linux quick-ACKs the next two segments after a
+//! first mark, `tcp_enter_quickack_mode(sk, 2)`: here the marked one only). The sender
 //! answers an ECE as a loss, without retransmitting, once a window (§6.1.2): ssthresh as for
 //! a loss; with `LossRecovery::RackTlp` cwnd then falls by PRR (Linux's CWR state, ended by
 //! an ACK above the data sent when it began), else at once to ssthresh; the next new data
@@ -46,7 +47,10 @@ impl TcpSocket {
             return;
         }
         if seg.flags.cwr {
+            // Linux acknowledges a CWR carrying data at once (its sender's window may be
+            // small: `tcp_ecn_accept_cwr` since 5.1).
             self.ece_pending = false;
+            self.ack_now = true;
         }
         if self.arriving_ce {
             if !self.ece_pending {

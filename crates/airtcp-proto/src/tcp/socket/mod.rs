@@ -1047,7 +1047,14 @@ impl TcpSocket {
             self.partial_acks = 0;
             self.recover = Some(self.snd_max);
             self.cwr_pending = self.ecn_ok;
-            self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
+            if self.cwr_until.take().is_some() {
+                // A reduction for ECN in this window already set ssthresh: not again
+                // (RFC 3168 §6.1.2); NewReno's inflation only.
+                let window = self.cc.window_mut();
+                window.cwnd = window.ssthresh + 3 * window.mss;
+            } else {
+                self.cc.on_enter_recovery(now, self.snd_max - self.snd_una);
+            }
             if self.sack_ok {
                 // RFC 6675 section 5 step 4: cwnd = ssthresh, no inflation: the pipe
                 // estimate paces the recovery.
@@ -1580,7 +1587,8 @@ impl TcpSocket {
             self.last_ack_sent = self.rcv_nxt;
         }
         let flags = TcpFlags {
-            ece: flags.ece || (flags.ack && !flags.syn && self.ecn_ok && self.ece_pending),
+            ece: flags.ece
+                || (flags.ack && !flags.syn && !flags.rst && self.ecn_ok && self.ece_pending),
             ..flags
         };
         let mut seg = TcpRepr {
