@@ -1078,21 +1078,22 @@ mod tests {
 
     #[test]
     fn oversized_time_series_are_refused_with_their_cost() {
-        // 1000 s sampled every 10 µs for one flow: 1e8 samples.
+        // 1000 s sampled every 10 µs for one flow and a link's two queues: 3e8 samples.
         let error = scenario(serde_json::json!({
             "duration_ns": 1_000_000_000_000u64, "sample_interval_ns": 10_000}))
         .validate()
         .unwrap_err();
         assert_eq!(error.key, "simulation.sample_interval_ns");
         assert!(
-            error.message.contains("100000000 time-series samples")
-                && error.message.contains("6.900 GB")
-                && error.message.contains("50 µs"),
+            error.message.contains("1 TCP flows and 2 link queues")
+                && error.message.contains("300000000 time-series samples")
+                && error.message.contains("20.700 GB")
+                && error.message.contains("150 µs"),
             "{}",
             error.message
         );
         scenario(serde_json::json!({
-            "duration_ns": 1_000_000_000_000u64, "sample_interval_ns": 50_000}))
+            "duration_ns": 1_000_000_000_000u64, "sample_interval_ns": 150_000}))
         .validate()
         .unwrap();
     }

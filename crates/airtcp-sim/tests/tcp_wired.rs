@@ -89,7 +89,10 @@ proptest! {
 #[test]
 fn wall_clock_limit_stops_a_run() {
     use airtcp_sim::{run_json, RunError, RunOptions};
-    let scenario = wired_tcp(100_000_000, 1, 1000, 0.0, None, 1, 100_000).to_string();
+    let mut scenario = wired_tcp(100_000_000, 1, 1000, 0.0, None, 1, 100_000);
+    // No time series: 100 000 s of it would be refused before the run starts.
+    scenario["sample_interval_ns"] = serde_json::json!(0);
+    let scenario = scenario.to_string();
     let options = RunOptions {
         wall_limit: Some(std::time::Duration::from_millis(50)),
         ..RunOptions::default()
