@@ -173,16 +173,22 @@ class DeliveryTrace(Strict):
     times_ms: list[int] = Field(repr=False)
 
 
+def _read_beside(value: str, info: ValidationInfo, what: str) -> tuple[Path, str]:
+    """A file named relative to the scenario file's directory and its text; a ValueError
+    naming ``what`` and the file if it cannot be read."""
+    path = Path((info.context or {}).get("directory", ".")) / value
+    try:
+        return path, path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise ValueError(f"cannot read {what} {path}: {reason}") from None
+
+
 def _delivery_trace(value: object, info: ValidationInfo) -> object:
     """A trace file's path, relative to the scenario file's directory, read and parsed."""
     if not isinstance(value, str):
         return value
-    path = Path((info.context or {}).get("directory", ".")) / value
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise ValueError(f"cannot read the delivery trace {path}: {reason}") from None
+    path, text = _read_beside(value, info, "the delivery trace")
     try:
         times = _core.parse_delivery_trace(text)
     except ValueError as error:
@@ -218,13 +224,11 @@ def _flow_sizes(value: object, info: ValidationInfo) -> object:
     scenario file's directory, read and parsed."""
     if not isinstance(value, str) or value in _core.workload_distributions():
         return value
-    path = Path((info.context or {}).get("directory", ".")) / value
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
+        path, text = _read_beside(value, info, "the CDF file")
+    except ValueError as error:
         builtin = ", ".join(_core.workload_distributions())
-        raise ValueError(f"not {builtin}, and cannot read {path}: {reason}") from None
+        raise ValueError(f"not {builtin}, and {error}") from None
     return {"path": str(path), "points": parse_cdf(text, str(path))}
 
 

@@ -202,6 +202,14 @@ impl AqmConfig {
     }
 }
 
+/// An AQM's decision against `packet` becomes a CE mark if `allowed` and the packet is
+/// ECN-capable (counted in `marks`); false: drop it.
+fn mark_instead(allowed: bool, packet: &mut Packet, marks: &mut u64) -> bool {
+    let marked = allowed && packet.mark_ce();
+    *marks += u64::from(marked);
+    marked
+}
+
 /// A packet waiting, with its arrival time (CoDel's timestamp).
 #[derive(Clone, Copy, Debug)]
 struct Queued {
@@ -421,9 +429,8 @@ impl LinkQueue {
                 if state.drop_early(params, fifo.bytes, || rng.random()) {
                     // sch_pie marks an ECN-capable packet instead while the probability is
                     // at most 10 %, without resetting the derandomisation.
-                    if *ecn && state.prob() <= PIE_MARK_LIMIT && packet.mark_ce() {
-                        self.ecn_marks += 1;
-                    } else {
+                    let marked = *ecn && state.prob() <= PIE_MARK_LIMIT;
+                    if !mark_instead(marked, &mut packet, &mut self.ecn_marks) {
                         state.dropped();
                         self.aqm_drops += 1;
                         return false;
@@ -444,13 +451,11 @@ impl LinkQueue {
                 let action = state.on_arrival(now.as_nanos(), params, fifo.bytes, || rng.random());
                 // sch_red: an early or forced decision marks an ECN-capable packet with
                 // `ecn` (forced ones too, without `harddrop`), drops it otherwise.
-                if action != RedAction::Pass {
-                    if *ecn && packet.mark_ce() {
-                        self.ecn_marks += 1;
-                    } else {
-                        self.aqm_drops += 1;
-                        return false;
-                    }
+                if action != RedAction::Pass
+                    && !mark_instead(*ecn, &mut packet, &mut self.ecn_marks)
+                {
+                    self.aqm_drops += 1;
+                    return false;
                 }
                 if fifo.full(limit, &packet) {
                     self.drops += 1;
