@@ -10,7 +10,21 @@
 pub const SERVER_PORT: u16 = 5001;
 /// UDP sinks (the discard service, RFC 863).
 pub const UDP_SINK_PORT: u16 = 9;
-const FIRST_CLIENT_PORT: u16 = 1024;
+pub const FIRST_CLIENT_PORT: u16 = 1024;
+
+/// Workload `k` (`sim::workloads`) listens on this plus `k`: above every bulk flow's client
+/// port (at most 1024 + `MAX_FLOWS`), with room for `MAX_WORKLOADS`; its connections use
+/// client ports from `FIRST_CLIENT_PORT`, the server port telling them from bulk flows.
+pub const WORKLOAD_SERVER_PORT: u16 = 65_000;
+/// Connections a workload has open at once (client ports below the workloads' servers).
+pub const MAX_CONNECTIONS: u32 = 60_000;
+
+// The ports cannot meet: bulk flows' clients, workloads' clients, workloads' servers.
+const _: () = assert!(
+    FIRST_CLIENT_PORT as usize + crate::limits::MAX_FLOWS + 1 < WORKLOAD_SERVER_PORT as usize
+        && FIRST_CLIENT_PORT as u32 + MAX_CONNECTIONS <= WORKLOAD_SERVER_PORT as u32
+        && WORKLOAD_SERVER_PORT as usize + crate::limits::MAX_WORKLOADS <= 65_536
+);
 
 /// The client port of flow `flow`; `None` past the port space.
 pub fn client_port(flow: usize) -> Option<u16> {

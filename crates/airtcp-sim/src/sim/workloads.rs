@@ -1,7 +1,7 @@
 //! A workload flow (`AppConfig::TcpWorkload`, `crate::workload`): finite TCP transfers
 //! arriving as a Poisson process, each its own connection, and their completion times.
 //!
-//! Workload `k` listens on `WORKLOAD_SERVER_PORT + k`; a connection in slot `s` uses client
+//! Workload `k` listens on `ports::WORKLOAD_SERVER_PORT + k`; a connection in slot `s` uses client
 //! port 1024 + s, so a segment finds its connection from its ports without a table. A slot
 //! is freed when the receiver has closed and the sender reached TIME-WAIT (its 2·MSL is not
 //! kept: the port goes to the back of the free slots, reused after all others), so that a
@@ -18,22 +18,9 @@ use rand::Rng;
 
 use super::endpoints::{Conn, FlowApp, TcpFlow};
 use super::{Event, Side, Simulation};
+use crate::ports::{FIRST_CLIENT_PORT, MAX_CONNECTIONS, WORKLOAD_SERVER_PORT};
 use crate::rng::{stream, Stream, StreamId};
 use crate::workload::{exponential_gap_ns, SizeDistribution};
-
-/// Workload `k`'s server port is this plus `k`: above every bulk flow's client port
-/// (`crate::ports`, at most 1024 + `MAX_FLOWS`), with room for `MAX_WORKLOADS`.
-pub const WORKLOAD_SERVER_PORT: u16 = 65_000;
-const FIRST_CLIENT_PORT: u16 = 1024;
-/// Connections open at once in one workload (client ports 1024 up, below the servers').
-pub const MAX_CONNECTIONS: u32 = 60_000;
-
-// The ports cannot meet: bulk flows' clients, workloads' clients, workloads' servers.
-const _: () = assert!(
-    FIRST_CLIENT_PORT as usize + crate::limits::MAX_FLOWS + 1 < WORKLOAD_SERVER_PORT as usize
-        && FIRST_CLIENT_PORT as u32 + MAX_CONNECTIONS <= WORKLOAD_SERVER_PORT as u32
-        && WORKLOAD_SERVER_PORT as usize + crate::limits::MAX_WORKLOADS <= 65_536
-);
 
 /// A workload's flows in the order they arrived.
 #[derive(Debug, Default)]
