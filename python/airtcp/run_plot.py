@@ -47,9 +47,7 @@ def plot_run(run_dir: Path, out: Path | None = None, fmt: str = "png") -> Path:
         raise PlotError(f"{run_dir}: the run has no TCP flow to plot")
     queues = _busy_queues(run_dir / "queues.parquet", pd)
     rows = 3 + (queues is not None)
-    figure, axes = plt.subplots(
-        rows, 1, sharex=True, figsize=(9, 2.5 * rows), layout="constrained"
-    )
+    figure, axes = plt.subplots(rows, 1, sharex=True, figsize=(9, 2.5 * rows), layout="constrained")
     panels = (
         ("cwnd_bytes", 1e-3, "cwnd (kB)"),
         ("srtt_ms", 1.0, "smoothed RTT (ms)"),
