@@ -1,8 +1,10 @@
 """Cost of the congestion controllers and of SACK and timestamps: one flow on a 100 Mbit/s,
 100 ms path with 1e-5 random loss (a loss every ~12 s) for 120 simulated seconds, each
-controller with the RFC profile (no options) and with SACK and timestamps on, best of 3 in
-this process. Prints goodput, events, wall time and events per second, and each row's cost
-per event as a ratio to NewReno without options in the same run (machines are noisy).
+controller with the RFC profile (no options), with SACK and timestamps on, and (CUBIC and
+BBR) with Linux's RACK-TLP on top, which BBR needs (its rate samples ride on RACK's records;
+it also paces every segment), best of 3 in this process. Prints goodput, events, wall time
+and events per second, and each row's cost per event as a ratio to NewReno without options
+in the same run (machines are noisy).
 
 Run: make bench (or python bench/tcp_variants.py)
 """
@@ -20,9 +22,16 @@ SCENARIO = {
 }  # fmt: skip
 
 
-def best_of_3(controller: str, options: bool) -> dict:
-    tcp = {**SCENARIO["tcp"], "congestion_control": controller, "sack": options,
-           "timestamps": options}  # fmt: skip
+OPTIONS = {
+    "-": {"sack": False, "timestamps": False},
+    "sack+ts": {"sack": True, "timestamps": True},
+    "rack": {"sack": True, "timestamps": True, "loss_recovery": "rack_tlp",
+             "zero_window": "retransmit"},
+}  # fmt: skip
+
+
+def best_of_3(controller: str, options: str) -> dict:
+    tcp = {**SCENARIO["tcp"], "congestion_control": controller, **OPTIONS[options]}
     best = None
     for _ in range(3):
         summary = airtcp.run({**SCENARIO, "tcp": tcp}, seed=1, timeseries=False).summary
@@ -31,16 +40,24 @@ def best_of_3(controller: str, options: bool) -> dict:
     return best
 
 
+def option_sets(controller: str) -> tuple[str, ...]:
+    if controller == "bbr":
+        return ("rack",)
+    if controller == "cubic":
+        return ("-", "sack+ts", "rack")
+    return ("-", "sack+ts")
+
+
 def main() -> None:
     print(f"{'controller':<16}{'options':<9}{'Mbit/s':>8}{'events':>11}{'wall s':>8}"
           f"{'Mev/s':>7}{'ns/ev vs newreno':>18}")  # fmt: skip
     base = None
     for controller in airtcp._core.congestion_controls():
-        for options in (False, True):
+        for options in option_sets(controller):
             s = best_of_3(controller, options)
             per_event = s["wall_time_s"] / s["events"]
             base = base or per_event
-            print(f"{controller:<16}{'sack+ts' if options else '-':<9}"
+            print(f"{controller:<16}{options:<9}"
                   f"{s['flows'][0]['goodput_bps'] / 1e6:>8.1f}{s['events']:>11}"
                   f"{s['wall_time_s']:>8.3f}{s['events'] / s['wall_time_s'] / 1e6:>7.1f}"
                   f"{per_event / base:>18.2f}")  # fmt: skip

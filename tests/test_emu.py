@@ -417,6 +417,14 @@ def test_kernel_settings_map_the_scenario_and_refuse_conflicts():
     assert plan.hosts["server"].route == {"quickack": "1"}
     assert plan.hosts["client"].route["rto_min"] == "200ms"
     assert plan.flows["bulk"].iperf3_options[:2] == ["-C", "reno"]
+    assert "--fq-rate" not in plan.flows["bulk"].iperf3_options
+    # Pacing (Linux's fq) becomes SO_MAX_PACING_RATE, the kernel's own pacing; BBR maps.
+    paced = prepare("wired-tcp", None, ["tcp.profile=linux", "tcp.pacing=true",
+                                        "tcp.congestion_control=bbr"])  # fmt: skip
+    effective = json.loads(_core.effective_settings(json.dumps(paced)))
+    options = emu_kernel.plan(paced, effective).flows["bulk"].iperf3_options
+    assert options[:2] == ["-C", "bbr"]
+    assert options[options.index("--fq-rate") + 1] == "10G"
     # Two flows from one host with different SACK settings cannot share its namespace.
     two = prepare("wired-tcp", None, ["tcp.profile=linux"])
     two["flows"].append(json.loads(json.dumps(two["flows"][0])))

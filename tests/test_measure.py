@@ -45,6 +45,16 @@ def test_a_wired_path_measures_as_its_links_say():
     assert 0.8 * cap < result["tcp"]["goodput_bps"] <= cap
 
 
+def test_a_window_is_a_socket_buffer_that_linux_does_not_autotune():
+    # bufferbloat runs the linux profile, whose receive buffer autotunes; iperf3 -w sets
+    # SO_RCVBUF, which does not: 16 KiB is the window (with autotuning it would be the
+    # buffer's ceiling and offer half of it).
+    result = measure("bufferbloat", "client", "server", rtt=False, tcp="cubic",
+                     window=16 << 10, count=5)  # fmt: skip
+    cap = 16 * 1024 * 8 / 0.0401
+    assert 0.8 * cap < result["tcp"]["goodput_bps"] <= cap
+
+
 def test_the_narrow_link_of_a_wlan_path_and_cross_traffic():
     alone = measure("ryu-upload", "sta1", "srv1", rtt=False, tcp=None, count=10,
                     overrides=["wlan.stations=3"])  # fmt: skip

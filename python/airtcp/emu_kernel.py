@@ -7,7 +7,8 @@ Per-namespace sysctls (Linux >= 4.15): tcp_sack, tcp_timestamps, tcp_window_scal
 tcp_rmem/tcp_wmem (the socket buffers' autotuning ceiling), tcp_reordering (the duplicate
 ACK threshold), tcp_recovery and tcp_early_retrans (RACK and TLP), tcp_ecn, tcp_retries2. Route
 attributes (ip-route(8)): initcwnd, rto_min, quickack.
-Per socket through iperf3: the congestion control (-C), the MSS (-M), TCP_NODELAY (-N).
+Per socket through iperf3: the congestion control (-C), the MSS (-M), TCP_NODELAY (-N),
+pacing (--fq-rate: SO_MAX_PACING_RATE, which turns on the kernel's own pacing).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ KERNEL_CONGESTION = {
     "cubic": "cubic",
     "westwood": "westwood",
     "veno": "veno",
+    "bbr": "bbr",
 }
 
 AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
@@ -174,6 +176,13 @@ def plan(resolved: dict[str, Any], effective: dict[str, Any]) -> KernelPlan:
                 f"net.ipv4.tcp_moderate_rcvbuf = {tuning} on the receiver",
             )
         )
+        if tcp["pacing"]:
+            # SO_MAX_PACING_RATE switches the kernel's internal pacing on (as fq would pace)
+            # at tcp_update_pacing_rate's rate, capped far above any emulated link.
+            options += ["--fq-rate", "10G"]
+            rows.append(("pacing", "true", "SO_MAX_PACING_RATE 10 Gbit/s (iperf3 --fq-rate)"))
+        else:
+            rows.append(("pacing", "false", "none: without fq the kernel paces only BBR"))
         ecn = {"off": "0", "on": "1", "accept": "2"}[tcp["ecn"]]
         for host in (sender, receiver):
             _set(host, host.sysctls, "net/ipv4/tcp_ecn", ecn, f"{where}.app.tcp.ecn")

@@ -195,7 +195,12 @@ def measure(
         estimate = capacity(probes["arrived_ns"], train, probes["ip_bytes"])
         result["capacity"] = asdict(estimate)
     if tcp is not None:
-        buffers = {} if window is None else {"send_buffer": window, "receive_buffer": window}
+        # iperf3's -w sets SO_SNDBUF and SO_RCVBUF, which Linux then never autotunes.
+        buffers = (
+            {}
+            if window is None
+            else {"send_buffer": window, "receive_buffer": window, "receive_autotuning": False}
+        )
         flow = Flow(
             name="airtcp-measure", src=src, dst=dst, tcp=Tcp(congestion_control=tcp, **buffers)
         )

@@ -808,6 +808,7 @@ class Tcp(Strict):
     slow_start: Literal["per_ack", "per_segment"] | None = None
     loss_recovery: Literal["rfc6675", "rack_tlp"] | None = None
     ecn: Literal["off", "accept", "on"] | None = None
+    pacing: bool | None = None
     congestion_params: CongestionParams | None = None  # type: ignore[valid-type]
 
 

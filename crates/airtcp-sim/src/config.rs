@@ -814,6 +814,7 @@ pub struct TcpOverrides {
     pub slow_start: Option<SlowStart>,
     pub loss_recovery: Option<LossRecovery>,
     pub ecn: Option<Ecn>,
+    pub pacing: Option<bool>,
     pub congestion_params: Option<CongestionParams>,
 }
 
@@ -883,6 +884,9 @@ impl TcpOverrides {
         }
         if let Some(v) = self.ecn {
             c.ecn = v;
+        }
+        if let Some(v) = self.pacing {
+            c.pacing = v;
         }
         if let Some(v) = &self.congestion_params {
             c.congestion_params = v.clone();

@@ -646,6 +646,14 @@ fn validate_tcp(
              persist or hold set loss_recovery = \"rfc6675\"",
         );
     }
+    if congestion_control == "bbr" && (built.loss_recovery != LossRecovery::RackTlp || !built.sack)
+    {
+        return fail(
+            format!("{key}.congestion_control"),
+            "bbr takes its rate samples from RACK's per-segment records, as Linux: it needs \
+             tcp.loss_recovery = \"rack_tlp\" and tcp.sack = true (the linux profile)",
+        );
+    }
     if built.ack_every == 0 {
         return fail(format!("{key}.tcp.ack_every"), "must be positive");
     }

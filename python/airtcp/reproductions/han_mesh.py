@@ -92,6 +92,7 @@ metrics = ["flows[0].goodput_bps", "flows[0].retransmissions", "flows[0].timeout
 [set]
 "simulation.sample_interval" = "0s"
 "simulation.duration" = "{plan.duration}"
+"tcp.receive_autotuning" = false
 {set_lines(settings)}
 [grid]
 "{DST}" = {json.dumps(dsts)}
@@ -123,7 +124,8 @@ WHY = {
     "backbone (ours: the per-hop meshes lose no packet, the paper's did; to TCP a loss "
     "anywhere on the path is a loss); ideal: none",
     "windows": "paper section 2: 16 KB (the OS default) and 2 MB maximum windows: both "
-    "socket buffers, KB read as KiB",
+    "socket buffers (SO_SNDBUF/SO_RCVBUF: the window is the buffer, not autotuned), KB read "
+    "as KiB",
     "variants": "paper section 2: Reno, Veno, Westwood, CUBIC; plus westwood_cubic, airtcp's "
     "design of the hybrid the paper proposes (docs/tcp.md)",
     "simulation.duration": "airtcp: 120 s (quick 60 s), measured from 10 s; the paper's "

@@ -141,6 +141,10 @@ pub struct TcpConfig {
     pub slow_start: SlowStart,
     pub loss_recovery: LossRecovery,
     pub ecn: Ecn,
+    /// Pacing as Linux's fq qdisc applies it to any controller (`tcp_update_pacing_rate`:
+    /// 200 % of cwnd/SRTT while cwnd is below half ssthresh, 120 % after). BBR paces
+    /// whatever this says, as Linux's internal pacing does for it.
+    pub pacing: bool,
     /// How long TIME-WAIT lasts (2·MSL).
     pub time_wait: Duration,
     /// The largest persist (zero-window probe) interval.
@@ -223,6 +227,7 @@ impl Default for TcpConfig {
             slow_start: SlowStart::PerAck,
             loss_recovery: LossRecovery::Rfc6675,
             ecn: Ecn::Off,
+            pacing: false,
             time_wait: Duration::from_secs(60),
             max_persist: Duration::from_secs(60),
             zero_window: ZeroWindow::Persist,

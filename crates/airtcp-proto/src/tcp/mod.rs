@@ -7,6 +7,7 @@
 
 pub mod cc;
 mod config;
+mod delivery_rate;
 mod prr;
 mod rack;
 mod reassembly;
@@ -20,6 +21,7 @@ mod timestamps;
 mod tlp;
 
 pub use config::{Ecn, LossRecovery, RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow};
+pub use delivery_rate::{DeliveryRate, RateSample, TxSnapshot};
 pub use reassembly::Reassembly;
 pub use receive_autotune::{AutotuneConfig, ReceiveAutotune};
 pub use rto::RtoEstimator;

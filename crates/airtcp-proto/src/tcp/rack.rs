@@ -13,6 +13,10 @@
 //! `pipe` is `tcp_packets_in_flight`: sent, less SACKed, less lost, plus retransmissions in
 //! flight. Offsets count sequence space from the connection's start, as the scoreboard's.
 //!
+//! With a controller that sets the window from the delivery rate (BBR), each record also
+//! keeps the delivery state when it was sent, and each delivery feeds the ACK's rate sample
+//! (`tcp::delivery_rate`, Linux's `tcp_rate.c` reading the same per-segment state).
+//!
 //! Chosen differently (docs/tcp.md): min_RTT is the least unambiguous RTT of the whole
 //! connection (Linux's is a 300 s windowed minimum, `tcp_min_rtt_wlen`); the reordering timer
 //! fires after the exact remaining time (Linux adds up to 2 ms of jiffy rounding).
@@ -21,6 +25,7 @@ use std::collections::VecDeque;
 
 use core::time::Duration;
 
+use super::delivery_rate::{DeliveryRate, RateSample, TxSnapshot};
 use crate::time::Instant;
 
 /// Recoveries a widened reordering window outlives (RFC 8985 §6.2 step 4, Linux's
@@ -42,6 +47,8 @@ struct Sent {
     retrans_in_flight: bool,
     lost: bool,
     sacked: bool,
+    /// The delivery state at the latest transmission (with rate sampling on).
+    tx: Option<TxSnapshot>,
 }
 
 impl Sent {
@@ -89,6 +96,8 @@ pub struct Rack {
     retransmit_hint: u64,
     /// `latest` moved since the last scan (Linux's rack.advanced): scan again.
     advanced: bool,
+    /// Delivery-rate sampling, for a controller that sets the window from it.
+    rate: Option<DeliveryRate>,
 }
 
 impl Default for Rack {
@@ -110,6 +119,7 @@ impl Default for Rack {
             dsack_round: None,
             retransmit_hint: 0,
             advanced: false,
+            rate: None,
         }
     }
 }
@@ -120,6 +130,48 @@ fn sent_after(t1: Instant, end1: u64, t2: Instant, end2: u64) -> bool {
 }
 
 impl Rack {
+    /// Keeps delivery-rate samples from now on.
+    pub fn sample_delivery_rate(&mut self) {
+        self.rate.get_or_insert_with(DeliveryRate::default);
+    }
+
+    pub fn delivery_rate(&self) -> Option<&DeliveryRate> {
+        self.rate.as_ref()
+    }
+
+    /// Completes the ACK's rate sample (see `DeliveryRate::take_sample`), in segments.
+    pub fn take_rate_sample(
+        &mut self,
+        now: Instant,
+        losses: u64,
+        prior_in_flight: u64,
+    ) -> Option<RateSample> {
+        let min_rtt = self.min_rtt;
+        self.rate
+            .as_mut()
+            .map(|rate| rate.take_sample(now, losses, prior_in_flight, min_rtt))
+    }
+
+    /// The application wrote: marks the flight app-limited if the sender was short of data
+    /// (`tcp_rate_check_app_limited`), `pipe_segments` in flight.
+    pub fn check_app_limited(
+        &mut self,
+        unsent_below_mss: bool,
+        cwnd_limited: bool,
+        pipe_segments: u64,
+    ) {
+        let lost_pending = self.lost_pending > 0;
+        if let Some(rate) = self.rate.as_mut() {
+            rate.check_app_limited(unsent_below_mss, cwnd_limited, lost_pending, pipe_segments);
+        }
+    }
+
+    pub fn mark_app_limited(&mut self, pipe_segments: u64) {
+        if let Some(rate) = self.rate.as_mut() {
+            rate.mark_app_limited(pipe_segments);
+        }
+    }
+
     /// Bytes in flight as Linux counts them (`tcp_packets_in_flight`).
     pub fn pipe(&self) -> u64 {
         let outstanding = match (self.sent.front(), self.sent.back()) {
@@ -167,6 +219,11 @@ impl Rack {
 
     /// `[start, end)` went out at `now`: new data, or sent again.
     pub fn on_transmit(&mut self, now: Instant, start: u64, end: u64) {
+        let nothing_outstanding = self.sent.is_empty();
+        let tx = self
+            .rate
+            .as_mut()
+            .map(|rate| rate.on_send(now, nothing_outstanding));
         let sent_end = self.sent_end().unwrap_or(start);
         if start < sent_end {
             let last = end.min(sent_end);
@@ -181,6 +238,7 @@ impl Rack {
                     s.xmit_ts = now;
                     s.retransmitted = true;
                     s.retrans_in_flight = true;
+                    s.tx = tx;
                 });
             }
         }
@@ -195,6 +253,7 @@ impl Rack {
                 retrans_in_flight: false,
                 lost: false,
                 sacked: false,
+                tx,
             });
         }
     }
@@ -311,6 +370,9 @@ impl Rack {
 
     /// RFC 8985 §6.2 steps 1 to 3 for a segment newly delivered.
     fn on_delivered(&mut self, now: Instant, s: &Sent) {
+        if let (Some(rate), Some(tx)) = (self.rate.as_mut(), s.tx.as_ref()) {
+            rate.on_delivered(now, tx, s.xmit_ts, u64::from(s.segments), s.retransmitted);
+        }
         let rtt = now.saturating_duration_since(s.xmit_ts);
         if !s.retransmitted {
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
@@ -400,6 +462,10 @@ impl Rack {
                 if !s.lost {
                     scan.newly_lost += s.len();
                 }
+                if let Some(rate) = self.rate.as_mut() {
+                    // A lost retransmission counts again (`tcp_sum_lost`).
+                    rate.on_lost(u64::from(s.segments));
+                }
                 scan.lost_retransmission |= s.retrans_in_flight;
                 self.update(i - 1, |s| {
                     s.lost = true;
@@ -418,7 +484,15 @@ impl Rack {
     /// flight (Linux's `tcp_timeout_mark_lost`).
     pub fn on_timeout(&mut self) {
         for i in 0..self.sent.len() {
-            if !self.sent[i].sacked {
+            let s = self.sent[i];
+            if !s.sacked {
+                if let Some(rate) = self
+                    .rate
+                    .as_mut()
+                    .filter(|_| !s.lost || s.retrans_in_flight)
+                {
+                    rate.on_lost(u64::from(s.segments));
+                }
                 self.update(i, |s| {
                     s.lost = true;
                     s.retrans_in_flight = false;

@@ -10,6 +10,18 @@ use serde_json::{json, Value};
 pub const MS: u64 = 1_000_000;
 pub const S: u64 = 1_000_000_000;
 
+/// Sets flow `flow`'s congestion controller; BBR with the RACK-TLP and SACK it needs (and the
+/// zero-window rule RACK-TLP goes with: the linux profile's), the rest of TCP as it was.
+pub fn set_controller(scenario: &mut Value, flow: usize, controller: &str) {
+    let app = &mut scenario["flows"][flow]["app"];
+    app["congestion_control"] = json!(controller);
+    if controller == "bbr" {
+        app["tcp"]["loss_recovery"] = json!("rack_tlp");
+        app["tcp"]["sack"] = json!(true);
+        app["tcp"]["zero_window"] = json!("retransmit");
+    }
+}
+
 /// Runs a scenario, keeping its time series.
 pub fn run(scenario: &Value) -> RunResult {
     let options = RunOptions {

@@ -8,8 +8,14 @@
 //! growth only when the sender is cwnd-limited outside recovery (`on_ack`), and the loss
 //! events with their time. One variant per file; the Westwood+ estimator and HyStart++ are
 //! parts shared by two variants each.
+//!
+//! A controller may instead set the window and a pacing rate itself from delivery-rate
+//! samples, as Linux's `cong_control` hook lets BBR do (`sets_window_from_rate`): the sender
+//! then keeps the samples (`tcp::delivery_rate`), paces its segments, and neither PRR nor the
+//! default growth touches cwnd.
 
 mod bandwidth_estimate;
+mod bbr;
 mod cubic;
 mod hystart;
 mod newreno;
@@ -18,10 +24,12 @@ mod reno;
 mod veno;
 mod westwood;
 mod westwood_cubic;
+mod windowed_max;
 
 use core::fmt;
 use core::time::Duration;
 
+pub use bbr::Bbr;
 pub use cubic::Cubic;
 pub use newreno::NewReno;
 pub use params::{CongestionParams, ParamSpec, PARAMS};
@@ -31,6 +39,7 @@ pub use westwood::Westwood;
 pub use westwood_cubic::WestwoodCubic;
 
 use super::config::SlowStart;
+use super::RateSample;
 use super::TcpConfig;
 use crate::time::Instant;
 
@@ -125,6 +134,34 @@ pub struct AckEvent {
     pub rtt: Option<Duration>,
 }
 
+/// Linux's congestion-avoidance states (`icsk_ca_state`), in their order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    Open,
+    Disorder,
+    Cwr,
+    Recovery,
+    Loss,
+}
+
+/// What a controller that sets the window from rate samples reads of the connection (the
+/// `tcp_sock` fields BBR reads). Counts are segments.
+#[derive(Clone, Copy, Debug)]
+pub struct RateContext {
+    pub now: Instant,
+    /// Segments delivered so far, and when the latest delivery was acknowledged.
+    pub delivered: u64,
+    pub delivered_time: Instant,
+    /// Segments deemed lost so far.
+    pub lost: u64,
+    /// Segments in flight (`tcp_packets_in_flight`).
+    pub in_flight: u64,
+    pub state: CaState,
+    pub srtt: Option<Duration>,
+    /// When pacing lets the next segment go (`tcp_wstamp_ns`).
+    pub pacing_release: Instant,
+}
+
 pub trait CongestionControl: fmt::Debug + Send {
     fn name(&self) -> &'static str;
     fn window(&self) -> &Window;
@@ -213,6 +250,37 @@ pub trait CongestionControl: fmt::Debug + Send {
         w.ssthresh = w.halved_flight(flight_size);
         w.cwnd = w.mss;
     }
+
+    /// The controller sets cwnd and the pacing rate from rate samples (Linux's
+    /// `cong_control`); the sender's recovery then leaves cwnd alone.
+    fn sets_window_from_rate(&self) -> bool {
+        false
+    }
+
+    /// The connection is established (Linux's `init` hook): `cx.srtt` is the handshake's.
+    fn on_established(&mut self, _cx: &RateContext) {}
+
+    /// An ACK's rate sample, after its loss detection (`cong_control`). Returns true if the
+    /// controller wants the flight marked app-limited (BBR's PROBE_RTT).
+    fn on_rate_sample(&mut self, _sample: &RateSample, _cx: &RateContext) -> bool {
+        false
+    }
+
+    /// Data goes out with nothing in flight (CA_EVENT_TX_START); `app_limited`: the sender
+    /// had run out of data.
+    fn on_transmit_start(&mut self, _cx: &RateContext, _app_limited: bool) {}
+
+    /// The retransmission timeout's marking is done (the Loss state's `set_state` hook).
+    fn on_enter_loss(&mut self, _cx: &RateContext) {}
+
+    /// The rate segments are paced at, bytes of payload a second; `None`: not paced.
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+
+    /// Seeds what the controller draws at random (BBR's gain-cycle phase); the sender gives
+    /// its initial sequence number, itself drawn from the run's seed.
+    fn seed(&mut self, _seed: u64) {}
 }
 
 /// The congestion controllers a scenario can name.
@@ -223,6 +291,7 @@ pub const VARIANTS: &[&str] = &[
     "veno",
     "cubic",
     "westwood_cubic",
+    "bbr",
 ];
 
 /// Builds the controller a scenario names for a connection with `config` (its initial
@@ -237,6 +306,7 @@ pub fn by_name(name: &str, config: &TcpConfig) -> Option<Box<dyn CongestionContr
         "veno" => Box::new(Veno::new(initial_cwnd, mss, params.veno_beta)),
         "cubic" => Box::new(Cubic::new(initial_cwnd, mss, params)),
         "westwood_cubic" => Box::new(WestwoodCubic::new(initial_cwnd, mss, params)),
+        "bbr" => Box::new(Bbr::new(initial_cwnd, mss)),
         _ => return None,
     };
     controller.window_mut().slow_start = config.slow_start;

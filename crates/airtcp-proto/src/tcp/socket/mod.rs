@@ -26,6 +26,7 @@ use core::time::Duration;
 
 mod ecn;
 mod rack_recovery;
+mod rate_control;
 
 use super::cc::{AckEvent, CongestionControl, Recovery};
 use super::config::{TcpConfig, ZeroWindow};
@@ -42,6 +43,7 @@ use super::tlp::TailLossProbe;
 use crate::seq::SeqNumber;
 use crate::time::Instant;
 use crate::wire::{Ipv4Repr, SackBlocks, TcpFlags, TcpRepr, Timestamps};
+use rate_control::Pacing;
 
 /// The RTO a connection starts with after its SYN or SYN-ACK was lost (RFC 6298 §5.7).
 const SYN_LOSS_RTO: Duration = Duration::from_secs(3);
@@ -189,6 +191,8 @@ pub struct TcpSocket {
     probe_deadline: Option<Instant>,
     /// A tail loss probe is due at the next transmission.
     probe_due: bool,
+    /// Pacing, for a controller that sets the window from rate samples (BBR).
+    pacing: Option<Pacing>,
     /// ECN (RFC 3168) as the handshake agreed it; the receiver echoes a CE mark until a
     /// CWR arrives; the sender owes a CWR flag, and reduces for ECN until an ACK above
     /// `cwr_until`.
@@ -297,6 +301,7 @@ impl TcpSocket {
             reorder_deadline: None,
             probe_deadline: None,
             probe_due: false,
+            pacing: None,
             ecn_ok: false,
             ece_pending: false,
             cwr_pending: false,
@@ -341,6 +346,7 @@ impl TcpSocket {
     }
 
     fn set_iss(&mut self, iss: SeqNumber) {
+        self.cc.seed(u64::from(iss.0));
         self.iss = iss;
         self.snd_una = iss;
         self.snd_nxt = iss;
@@ -352,6 +358,9 @@ impl TcpSocket {
     pub fn send(&mut self, bytes: u64) -> u64 {
         if self.close_requested || matches!(self.state, TcpState::Closed | TcpState::Listen) {
             return 0;
+        }
+        if bytes > 0 {
+            self.rate_on_write();
         }
         let buffered = self.written - self.acked;
         let room = u64::from(self.config.send_buffer).saturating_sub(buffered);
@@ -477,6 +486,7 @@ impl TcpSocket {
             self.persist.map(|p| p.deadline),
             self.delack_deadline,
             self.time_wait_deadline,
+            self.pacing.and_then(|p| p.deadline),
         ]
         .into_iter()
         .flatten()
@@ -491,6 +501,13 @@ impl TcpSocket {
         if self.delack_deadline.is_some_and(|t| t <= now) {
             self.delack_deadline = None;
             self.ack_now = true;
+        }
+        if let Some(pacing) = self
+            .pacing
+            .as_mut()
+            .filter(|p| p.deadline.is_some_and(|t| t <= now))
+        {
+            pacing.deadline = None;
         }
         if let Some(persist) = self.persist.filter(|p| p.deadline <= now) {
             self.force_send = true;
@@ -537,6 +554,7 @@ impl TcpSocket {
                     // Linux (`tcp_enter_loss`): every segment not SACKed is lost and goes
                     // again before new data; the head at once, whatever the windows.
                     self.rack_on_timeout();
+                    self.rate_on_timeout(now);
                     self.retransmit_head = true;
                 } else {
                     self.snd_nxt = self.snd_una;
@@ -615,7 +633,7 @@ impl TcpSocket {
                 if seg.flags.syn && seg.flags.ack && seg.ack == self.iss + 1 {
                     self.accept_syn(now, seg);
                     self.process_ack(now, seg);
-                    self.enter_established();
+                    self.enter_established(now);
                     self.ack_now = true;
                 }
             }
@@ -682,7 +700,7 @@ impl TcpSocket {
     /// The handshake completed. If our SYN or SYN-ACK had to be sent again, the path is
     /// unknown: RFC 6298 §5.7 restarts from a 3 s RTO (unless an RTT sample already came),
     /// and RFC 5681 §3.1 from a one-segment window.
-    fn enter_established(&mut self) {
+    fn enter_established(&mut self, now: Instant) {
         self.state = TcpState::Established;
 
         if self.handshake_timed_out {
@@ -692,6 +710,7 @@ impl TcpSocket {
             let window = self.cc.window_mut();
             window.cwnd = window.mss;
         }
+        self.rate_on_established(now);
     }
 
     fn handle_synchronized(&mut self, now: Instant, seg: &TcpRepr) {
@@ -731,7 +750,7 @@ impl TcpSocket {
         if seg.flags.ack {
             if self.state == TcpState::SynReceived {
                 if seg.ack.diff(self.snd_una) > 0 && seg.ack.diff(self.snd_max) <= 0 {
-                    self.enter_established();
+                    self.enter_established(now);
                 } else {
                     return;
                 }
@@ -801,6 +820,7 @@ impl TcpSocket {
             self.ecn_on_ack(ack);
             self.ecn_on_echo(now, seg);
         }
+        self.update_pacing_rate();
         if self.snd_wnd > 0 && self.persist.is_some() {
             self.persist = None;
         }
@@ -1314,7 +1334,9 @@ impl TcpSocket {
                 return Some(seg);
             }
         }
-        let seg = if self.rack_on() && (self.in_recovery || self.recover.is_some()) {
+        let seg = if self.paced_out(now) {
+            None
+        } else if self.rack_on() && (self.in_recovery || self.recover.is_some()) {
             self.rack_recovery_segment(now)
         } else if self.in_recovery && self.sack_ok {
             self.sack_recovery_segment(now)
@@ -1515,6 +1537,7 @@ impl TcpSocket {
         len: u32,
         retransmission: bool,
     ) -> TcpRepr {
+        self.rate_on_data_sent(now, len);
         let end = self.data_end();
         // A FIN rides on the segment that ends the data: when it is due, or when it was sent
         // before and this segment is sent again.

@@ -82,6 +82,8 @@ impl TcpSocket {
         window_unchanged: bool,
     ) {
         let una_advanced = seg.ack > self.snd_una;
+        let prior_pipe = self.rack.pipe();
+        let lost_before = self.rack.delivery_rate().map_or(0, |r| r.lost());
         let advance = una_advanced.then(|| self.advance_una(now, seg.ack, echo));
         let acked = self.rack.on_cumulative_ack(now, self.una_offset);
         let (sacked, dsack_end) = self.rack_take_sack(now, seg);
@@ -122,7 +124,9 @@ impl TcpSocket {
             self.rack_enter_recovery(now);
         }
         self.ecn_on_echo(now, seg);
-        if self.in_recovery || self.cwr_until.is_some() {
+        if self.rate_based() {
+            self.rate_ack(now, lost_before, prior_pipe);
+        } else if self.in_recovery || self.cwr_until.is_some() {
             self.prr_ack(PrrAck {
                 delivered,
                 pipe: self.rack.pipe(),
@@ -201,6 +205,9 @@ impl TcpSocket {
 
     /// PRR's window for this ACK.
     fn prr_ack(&mut self, ack: PrrAck) {
+        if self.rate_based() {
+            return; // the controller sets the window (`cong_control`)
+        }
         if let Some(cwnd) = self.prr.on_ack(ack, self.mss) {
             self.cc.window_mut().cwnd = cwnd;
         }
