@@ -19,6 +19,7 @@ mod scoreboard;
 mod socket;
 mod timestamps;
 mod tlp;
+mod undo;
 
 pub use config::{Ecn, LossRecovery, RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow};
 pub use delivery_rate::{DeliveryRate, RateSample, TxSnapshot};

@@ -26,6 +26,7 @@ use std::collections::VecDeque;
 use core::time::Duration;
 
 use super::delivery_rate::{DeliveryRate, RateSample, TxSnapshot};
+use super::timestamps;
 use crate::time::Instant;
 
 /// Recoveries a widened reordering window outlives (RFC 8985 §6.2 step 4, Linux's
@@ -98,6 +99,8 @@ pub struct Rack {
     advanced: bool,
     /// Delivery-rate sampling, for a controller that sets the window from it.
     rate: Option<DeliveryRate>,
+    /// The timestamp echo of the ACK being processed.
+    ack_echo: Option<u32>,
 }
 
 impl Default for Rack {
@@ -120,6 +123,7 @@ impl Default for Rack {
             retransmit_hint: 0,
             advanced: false,
             rate: None,
+            ack_echo: None,
         }
     }
 }
@@ -130,6 +134,11 @@ fn sent_after(t1: Instant, end1: u64, t2: Instant, end2: u64) -> bool {
 }
 
 impl Rack {
+    /// The ACK about to be processed echoes `echo` (RFC 7323's TSecr), if timestamps are on.
+    pub fn set_ack_echo(&mut self, echo: Option<u32>) {
+        self.ack_echo = echo.filter(|e| *e != 0);
+    }
+
     /// Keeps delivery-rate samples from now on.
     pub fn sample_delivery_rate(&mut self) {
         self.rate.get_or_insert_with(DeliveryRate::default);
@@ -314,7 +323,7 @@ impl Rack {
             self.account(&s, false);
             if !s.sacked {
                 delivered += s.len();
-                self.on_delivered(now, &s);
+                self.on_delivered(now, &s, true);
             }
         }
         delivered
@@ -344,7 +353,7 @@ impl Rack {
                 s.retrans_in_flight = false;
             });
             newly += s.len();
-            self.on_delivered(now, &s);
+            self.on_delivered(now, &s, false);
         }
         self.merge_sacked(first.saturating_sub(1), stop + 1);
         newly
@@ -368,8 +377,9 @@ impl Rack {
         }
     }
 
-    /// RFC 8985 §6.2 steps 1 to 3 for a segment newly delivered.
-    fn on_delivered(&mut self, now: Instant, s: &Sent) {
+    /// RFC 8985 §6.2 steps 1 to 3 for a segment newly delivered, `cumulative`ly
+    /// acknowledged or SACKed.
+    fn on_delivered(&mut self, now: Instant, s: &Sent, cumulative: bool) {
         if let (Some(rate), Some(tx)) = (self.rate.as_mut(), s.tx.as_ref()) {
             rate.on_delivered(now, tx, s.xmit_ts, u64::from(s.segments), s.retransmitted);
         }
@@ -378,9 +388,16 @@ impl Rack {
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
         }
         // Step 2: a retransmitted segment delivered sooner than min_RTT after its
-        // retransmission was the original's delivery; it says nothing of the latest sending.
-        // (RFC 8985 also tests the timestamp echo; Linux's `tcp_rack_advance` does not.)
-        let ambiguous = s.retransmitted && self.min_rtt.is_none_or(|m| rtt < m);
+        // retransmission, or acknowledged cumulatively by an ACK echoing a timestamp older
+        // than the retransmission (`tcp_skb_spurious_retrans` in `tcp_clean_rtx_queue`; a
+        // SACK of a segment above a hole echoes an older timestamp anyway), was the
+        // original's delivery; it says nothing of the latest sending.
+        let echoes_original = cumulative
+            && self
+                .ack_echo
+                .is_some_and(|echo| timestamps::older(echo, timestamps::clock(s.xmit_ts)));
+        let ambiguous =
+            s.retransmitted && (echoes_original || self.min_rtt.is_none_or(|m| rtt < m));
         let later = self
             .latest
             .is_none_or(|(ts, end)| sent_after(s.xmit_ts, s.end, ts, end));
@@ -417,6 +434,24 @@ impl Rack {
         if self.reo_wnd_persist == 0 {
             self.reo_wnd_mult = 1;
         }
+    }
+
+    /// A recovery undone because every retransmission came back D-SACKed: the widened
+    /// window lasts one recovery longer (`tcp_try_undo_dsack`).
+    pub fn on_dsack_undo(&mut self) {
+        self.reo_wnd_persist = (self.reo_wnd_persist + 1).min(REO_WND_PERSIST);
+    }
+
+    /// An undone timeout or recovery: nothing is deemed lost any more
+    /// (`tcp_undo_cwnd_reduction` with `unmark_loss`).
+    pub fn unmark_lost(&mut self) {
+        for i in 0..self.sent.len() {
+            if self.sent[i].lost {
+                self.update(i, |s| s.lost = false);
+            }
+        }
+        self.retransmit_hint = 0;
+        self.advanced = true;
     }
 
     /// RFC 8985 §6.2 step 4: the reordering window.

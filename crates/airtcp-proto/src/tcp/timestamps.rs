@@ -14,7 +14,7 @@ pub fn clock(now: Instant) -> u32 {
 }
 
 /// `a` is older than `b` in the circular timestamp space (RFC 7323 section 5.2).
-fn older(a: u32, b: u32) -> bool {
+pub fn older(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) < 0
 }
 

@@ -21,7 +21,8 @@
 //!
 //! Chosen differently (docs/tcp.md): the TSO budget is Linux's arithmetic though the
 //! simulated sender sends single segments; `is_ack_delayed` is never set (Linux marks a
-//! lone runt's delayed ACK); undo (`bbr_undo_cwnd`) is not modelled, as the sender has none.
+//! lone runt's delayed ACK). Undo (`bbr_undo_cwnd`) restarts full-bandwidth detection and
+//! the policer estimate and keeps the window.
 
 use core::time::Duration;
 
@@ -701,6 +702,18 @@ impl CongestionControl for Bbr {
 
     fn pacing_rate(&self) -> Option<u64> {
         Some(self.pacing_rate)
+    }
+
+    /// `bbr_undo_cwnd`: a spurious slow-down; full-bandwidth detection and the policer
+    /// estimate start over, the window stays.
+    fn undo_cwnd(&mut self, _now: Instant, _prior_cwnd: u32) -> u32 {
+        self.full_bw = 0;
+        self.full_bw_cnt = 0;
+        self.lt.bw = 0;
+        self.lt.use_bw = false;
+        self.lt.is_sampling = false;
+        self.lt.rtt_cnt = 0;
+        self.window.cwnd
     }
 
     fn seed(&mut self, seed: u64) {

@@ -251,6 +251,13 @@ pub trait CongestionControl: fmt::Debug + Send {
         w.cwnd = w.mss;
     }
 
+    /// A reduction proved spurious is undone (Linux's `undo_cwnd` hook): the window to
+    /// return to, Reno's (`tcp_reno_undo_cwnd`, which CUBIC, Westwood+ and Veno use too)
+    /// the larger of cwnd and `prior_cwnd`, the window before the reduction.
+    fn undo_cwnd(&mut self, _now: Instant, prior_cwnd: u32) -> u32 {
+        self.window().cwnd.max(prior_cwnd)
+    }
+
     /// The controller sets cwnd and the pacing rate from rate samples (Linux's
     /// `cong_control`); the sender's recovery then leaves cwnd alone.
     fn sets_window_from_rate(&self) -> bool {

@@ -105,6 +105,7 @@ impl TcpSocket {
             window.cwnd = prior_cwnd;
             self.prr = Prr::start(prior_cwnd, window.ssthresh);
             self.tlp.clear();
+            self.undo_on_ecn();
         } else {
             window.cwnd = window.ssthresh;
         }

@@ -27,6 +27,7 @@ use core::time::Duration;
 mod ecn;
 mod rack_recovery;
 mod rate_control;
+mod undo;
 
 use super::cc::{AckEvent, CongestionControl, Recovery};
 use super::config::{TcpConfig, ZeroWindow};
@@ -40,6 +41,7 @@ use super::sack_report::SackReport;
 use super::scoreboard::{NextSegment, Scoreboard};
 use super::timestamps::{self, TimestampState};
 use super::tlp::TailLossProbe;
+use super::undo::Undo;
 use crate::seq::SeqNumber;
 use crate::time::Instant;
 use crate::wire::{Ipv4Repr, SackBlocks, TcpFlags, TcpRepr, Timestamps};
@@ -112,6 +114,8 @@ pub struct TcpStats {
     pub ce_received: u64,
     /// Window reductions in answer to ECN-Echo.
     pub ecn_reductions: u64,
+    /// Reductions undone as spurious (D-SACKs or timestamps; Linux's TCP*Undo counters).
+    pub undos: u64,
     /// Payload bytes the peer acknowledged.
     pub bytes_acked: u64,
     /// Payload bytes received in order (what the application can read).
@@ -193,6 +197,8 @@ pub struct TcpSocket {
     probe_due: bool,
     /// Pacing, for a controller that sets the window from rate samples (BBR).
     pacing: Option<Pacing>,
+    /// What a spurious reduction would restore (with RACK-TLP).
+    undo: Undo,
     /// ECN (RFC 3168) as the handshake agreed it; the receiver echoes a CE mark until a
     /// CWR arrives; the sender owes a CWR flag, and reduces for ECN until an ACK above
     /// `cwr_until`.
@@ -302,6 +308,7 @@ impl TcpSocket {
             probe_deadline: None,
             probe_due: false,
             pacing: None,
+            undo: Undo::default(),
             ecn_ok: false,
             ece_pending: false,
             cwr_pending: false,
@@ -542,6 +549,9 @@ impl TcpSocket {
                 // RFC 5681 §3.1 and RFC 6582 §3.2 step 1: collapse the window, forget the
                 // recovery episode, and go back to the first unacknowledged byte.
                 let flight = self.snd_max - self.snd_una;
+                if self.rack_on() && self.recover.is_none() {
+                    self.undo_on_timeout();
+                }
                 self.cc.on_rto(now, flight, self.recover.is_some());
                 self.rtt_samples.on_timeout(self.snd_max);
                 self.scoreboard.start_recovery(self.una_offset);
@@ -1573,6 +1583,9 @@ impl TcpSocket {
         }
         if self.rack_on() {
             self.rack_on_transmit(now, seq, seg_end, retransmission);
+            if retransmission {
+                self.undo_on_retransmit(now);
+            }
         }
         if fin {
             self.state = match self.state {

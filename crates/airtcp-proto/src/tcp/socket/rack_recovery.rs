@@ -12,9 +12,9 @@
 //! loss probe. After a timeout every segment not SACKed is deemed lost (`tcp_enter_loss`) and
 //! the window grows from one segment, RACK still finding lost retransmissions.
 //!
-//! Not modelled: Linux's undo of a reduction that D-SACKs or timestamps show spurious
-//! (`tcp_try_undo_*`), and its marking after a timeout that spares segments sent within the
-//! last RTT (`tcp_timeout_mark_lost`).
+//! A reduction that D-SACKs or timestamps show was spurious is undone where
+//! `tcp_fastretrans_alert` tries (`undo.rs`). Not modelled: F-RTO, and Linux's marking after
+//! a timeout that spares segments sent within the last RTT (`tcp_timeout_mark_lost`).
 
 use core::time::Duration;
 
@@ -82,6 +82,8 @@ impl TcpSocket {
         window_unchanged: bool,
     ) {
         let una_advanced = seg.ack > self.snd_una;
+        self.undo_on_open_ack();
+        self.rack.set_ack_echo(echo.map(|e| e.echo_reply));
         let prior_pipe = self.rack.pipe();
         let lost_before = self.rack.delivery_rate().map_or(0, |r| r.lost());
         let advance = una_advanced.then(|| self.advance_una(now, seg.ack, echo));
@@ -91,6 +93,10 @@ impl TcpSocket {
         if dsack_end.is_some() {
             let snd_nxt = self.send_offset(self.snd_nxt);
             self.rack.on_dsack(self.una_offset, snd_nxt);
+            self.undo_on_dsack(seg);
+        }
+        if self.ecn_ok && seg.flags.ece {
+            self.undo.forbid_restore(); // congestion is proven (step A)
         }
         let pure_dupack = !una_advanced && seg.payload_len == 0 && window_unchanged && sacked == 0;
         if self.tlp.on_ack(self.una_offset, dsack_end, pure_dupack) == ProbeOutcome::Repaired {
@@ -102,13 +108,27 @@ impl TcpSocket {
         }
         // The states end before losses are looked for (`tcp_fastretrans_alert`'s step D
         // before E): an ACK that ends a recovery is scanned with the open state's window.
+        // An episode that ends, or a timeout's ACK of new data, may prove spurious.
+        let loss_state = self.recover.is_some() && !self.in_recovery;
         if self.recover.is_some_and(|recover| seg.ack >= recover) {
+            let undone = self.try_undo_recovery(now, echo);
             self.recover = None;
-            self.rack.on_recovery_end();
+            if !undone {
+                self.rack.on_recovery_end();
+            }
             if self.in_recovery {
                 self.in_recovery = false;
-                self.cc.on_end_cwnd_reduction(now);
+                if !undone {
+                    self.cc.on_end_cwnd_reduction(now);
+                }
             }
+        } else if loss_state && una_advanced {
+            self.try_undo_loss(now, echo);
+        } else if self.in_recovery && una_advanced {
+            self.try_undo_partial(now, echo);
+        }
+        if !(self.recover.is_some() && !self.in_recovery) {
+            self.try_undo_dsack(now);
         }
         if self.ecn_on_ack(seg.ack) && !self.in_recovery {
             self.cc.on_end_cwnd_reduction(now);
@@ -121,7 +141,7 @@ impl TcpSocket {
             scan.map_or((0, false), |s| (s.newly_lost, s.lost_retransmission));
         let may_recover = !self.in_recovery && (self.recover.is_none() || lost_retransmission);
         if may_recover && self.rack.lost_bytes() > 0 {
-            self.rack_enter_recovery(now);
+            self.rack_enter_recovery(now, self.ecn_ok && seg.flags.ece);
         }
         self.ecn_on_echo(now, seg);
         if self.rate_based() {
@@ -182,7 +202,8 @@ impl TcpSocket {
 
     /// A fast recovery begins (`tcp_enter_recovery`, `tcp_init_cwnd_reduction`); one for
     /// ECN under way goes on (no second ssthresh).
-    fn rack_enter_recovery(&mut self, now: Instant) {
+    fn rack_enter_recovery(&mut self, now: Instant, ece: bool) {
+        self.undo_on_enter_recovery(ece);
         if self.cwr_until.take().is_none() {
             // ssthresh from cwnd, as Linux's `tcp_init_cwnd_reduction` asks the controller
             // (also after a timeout, where the flight is still the whole old window).
@@ -225,7 +246,7 @@ impl TcpSocket {
         };
         self.reorder_deadline = scan.reorder_deadline;
         if (scan.newly_lost > 0 || scan.lost_retransmission) && !self.in_recovery {
-            self.rack_enter_recovery(now);
+            self.rack_enter_recovery(now, false);
             self.prr_ack(PrrAck {
                 delivered: u64::from(self.mss),
                 pipe: self.rack.pipe(),
