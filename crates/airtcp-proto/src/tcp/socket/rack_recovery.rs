@@ -127,7 +127,8 @@ impl TcpSocket {
         } else if self.in_recovery && una_advanced {
             self.try_undo_partial(now, echo);
         }
-        if !(self.recover.is_some() && !self.in_recovery) {
+        // Not in the timeout's loss state (`tcp_try_undo_dsack` in Recovery, Open, Disorder).
+        if self.recover.is_none() || self.in_recovery {
             self.try_undo_dsack(now);
         }
         if self.ecn_on_ack(seg.ack) && !self.in_recovery {
