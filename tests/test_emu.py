@@ -277,6 +277,28 @@ def test_kernel_cubic_gets_90_to_100_percent_of_a_ten_megabit_link():
 
 
 @needs_emulation
+def test_kernel_bbr_keeps_the_queue_short_as_the_simulators_does(tmp_path):
+    # bufferbloat's 10 Mbit/s, 40 ms path with 1000 packets of buffer, one BBR flow: the
+    # kernel's BBR, like the simulator's (docs/tcp.md, "BBR": 9.50 Mbit/s and a 47 ms median
+    # ping both), fills the link with a queue of a few milliseconds where CUBIC's is a second.
+    text = (SCENARIOS / "bufferbloat.toml").read_text()
+    bulk2 = '[[flows]]\nname = "bulk2"\nsrc = "client"\ndst = "server"\n\n'
+    assert bulk2 in text
+    one_flow = write(tmp_path, text.replace(bulk2, ""))
+    args = [str(one_flow), "--set", "simulation.duration=10s", "--set",
+            "simulation.measure_from=3s", "--set", "flows.1.start=3s",
+            "--set", "tcp.congestion_control=bbr"]  # fmt: skip
+    summary = run_json(*args)
+    rows = {row["setting"]: row for row in summary["emulation"]["kernel_settings"]["bulk1"]}
+    assert rows["congestion_control"]["kernel"].startswith("bbr")
+    assert summary["flows"][0]["goodput_bps"] > 9.0e6
+    probes = summary["flows"][1]["probes"]
+    pairs = zip(probes["sent_ns"], probes["returned_ns"], strict=True)
+    rtts = sorted((back - sent) / 1e6 for sent, back in pairs if back)
+    assert 40 < rtts[len(rtts) // 2] < 70, rtts
+
+
+@needs_emulation
 def test_configured_random_loss_is_observed_within_its_binomial_interval(tmp_path):
     scenario = write(
         tmp_path,
