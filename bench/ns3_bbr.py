@@ -315,13 +315,16 @@ def airtcp_point(request: dict) -> dict:
     result = airtcp.run(point, seed=request["seed"])
     wall = time.perf_counter() - started
     summary = result.summary
-    # The same run up to the measurement alone: its retransmissions (the ping starts then).
-    warmup = {**point, "simulation": {**point["simulation"],
-                                      "duration": f"{request['measure_from']}s",
-                                      "measure_from": "0s"}}  # fmt: skip
+    # The same run up to the measurement alone, without the ping (which starts then): its
+    # retransmissions.
+    warmup = {**point, "flows": point["flows"][:1],
+              "simulation": {**point["simulation"], "duration": f"{request['measure_from']}s",
+                             "measure_from": "0s"}}  # fmt: skip
     before = airtcp.run(warmup, seed=request["seed"], timeseries=False).summary
     queues = result.queues
-    forward = queues[queues["direction"] == queues["direction"].cat.categories[0]]
+    # The direction from the sender ("client→server").
+    direction = next(d for d in queues["direction"].cat.categories if d.startswith("client"))
+    forward = queues[queues["direction"] == direction]
     measured = forward[forward["time_s"] >= request["measure_from"] - 1e-9]
     bulk, ping = summary["flows"]
     probes = ping["probes"]
@@ -336,7 +339,7 @@ def airtcp_point(request: dict) -> dict:
         "retransmissions_all": bulk["retransmissions"],
         "events": summary["events"],
         "wall_s": wall,
-        "direction": str(queues["direction"].cat.categories[0]),
+        "direction": direction,
     }
 
 
