@@ -112,7 +112,7 @@ import os
 import sys
 import time
 
-from ns3_env import RESULT, Ns3Worker, ns3_available
+from ns3_env import RESULT, Ns3Worker, add_ns3_python_option, ns3_available
 
 PAYLOAD = 1472  # UDP payload
 MSDU = 8 + 20 + 8 + PAYLOAD  # LLC/SNAP, IPv4, UDP: 1508 bytes; ns-3: LLC/SNAP 8 + 1500
@@ -691,15 +691,7 @@ def notes(peer: dict, own: dict, tcp: bool, verbose: bool) -> list[str]:
 def main() -> None:
     global AIRTCP_RUNS, AIFSN
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    default_python = os.environ.get("NS3_PYTHON")
-    if default_python is None and os.path.exists("/work/ns3venv/bin/python"):
-        default_python = "/work/ns3venv/bin/python"
-    parser.add_argument(
-        "--ns3-python",
-        default=default_python,
-        help="a Python that imports ns (the ns3 package); default $NS3_PYTHON, else "
-        "/work/ns3venv/bin/python",
-    )
+    add_ns3_python_option(parser)
     parser.add_argument("--only", nargs="+", choices=("saturation", "tcp"))
     parser.add_argument("--seconds", type=float, default=2.0, help="saturation, measured")
     parser.add_argument("--tcp-seconds", type=float, default=2.0, help="TCP, measured")

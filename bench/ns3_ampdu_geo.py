@@ -91,7 +91,7 @@ import os
 import sys
 import time
 
-from ns3_env import RESULT, Ns3Worker, ns3_available
+from ns3_env import RESULT, Ns3Worker, add_ns3_python_option, ns3_available
 
 PAYLOAD = 1472  # UDP payload
 MSDU = 8 + 20 + 8 + PAYLOAD  # LLC/SNAP, IPv4, UDP: 1508 bytes; ns-3: LLC/SNAP 8 + 1500
@@ -543,15 +543,7 @@ def row(mcs: int, distance: float, peer: dict, own: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    default_python = os.environ.get("NS3_PYTHON")
-    if default_python is None and os.path.exists("/work/ns3venv/bin/python"):
-        default_python = "/work/ns3venv/bin/python"
-    parser.add_argument(
-        "--ns3-python",
-        default=default_python,
-        help="a Python that imports ns (the ns3 package); default $NS3_PYTHON, else "
-        "/work/ns3venv/bin/python",
-    )
+    add_ns3_python_option(parser)
     parser.add_argument("--mcs", type=int, nargs="+", default=[9, 5], choices=sorted(DISTANCES))
     parser.add_argument("--distances", type=float, nargs="+", help="m, for every MCS")
     parser.add_argument("--seconds", type=float, default=3.0, help="measured, a point")

@@ -16,7 +16,8 @@ queue (packets waiting, not the one on the wire) sampled every `--sample-ms` (10
 measurement, in both simulators the same way; tail drops at the bottleneck queue in the
 measurement; the TCP sender's retransmissions, in the measurement and over the whole run;
 simulated events; the wall time of the point (building and running it, each simulator in
-its own process), and the largest IP packet ns-3 sent, to show it is 1500 bytes.
+its own process, after a short run of each that loads it: cppyy compiles ns-3's code on
+first use), and the largest IP packet ns-3 sent, to show it is 1500 bytes.
 
 airtcp: the linux profile (SACK, timestamps, RACK-TLP with PRR, initial window 10, min RTO
 200 ms, delayed ACKs every second segment or 40 ms, 4 MiB send buffer, receive buffer
@@ -43,7 +44,9 @@ timestamp option on top of the segment: 1500-byte packets), WindowScaling on, In
 first 10 segments unpaced too); BulkSendApplication (SendSize 1448) to a PacketSink from 0 s;
 a Ping application (Size 56, Interval 100 ms, Count 200, from 10 s; its Rtt trace); loss: a
 RateErrorModel (ERROR_UNIT_PACKET, ErrorRate `--loss`) as the receiving device's
-ReceiveErrorModel; retransmissions from the socket's Retransmission trace; RngRun = seed.
+ReceiveErrorModel, its random stream fixed (AssignStreams), so that its losses do not depend on
+the runs before it in the worker; retransmissions from the socket's Retransmission trace;
+RngRun = seed.
 
 Where the two differ, by design of each simulator (not configurable to match):
 - loss recovery: ns-3 3.44 has no RACK-TLP: three duplicate ACKs or SACK's RFC 6675
@@ -54,7 +57,13 @@ Where the two differ, by design of each simulator (not configurable to match):
 - TcpBbr is BBR v1 after Linux 4.x without the long-term bandwidth (policer) mode, with
   a cwnd budget of 3 segments for TSO (Linux, and airtcp: 3 x tso_segs_goal, 2 segments at
   10 Mbit/s) and its own ACK-aggregation estimate (in bytes, its epoch in whole seconds);
-- ns-3's receive window is its buffer's free space from the start (no autotuning).
+- ns-3's receive window is its buffer's free space from the start (no autotuning);
+- ns-3's delivery-rate samples (TcpRateLinux) run above the link here: the highest count one
+  ACK's segments more than the link can carry in their interval (72 segments in 84 ms, the
+  time of 70, with an ACK every 2 segments; 68 in the time of 67 with one every segment), so
+  TcpBbr's windowed maximum holds 9.93 Mbit/s of payload against the link's 9.65, its pacing
+  (0.99 of that) exceeds the link, and its queue grows until cwnd (2 BDP) stops it: about one
+  BDP (35 packets, 40 ms) where airtcp's stays under 15 packets.
 
 ns-3 lives in its own virtualenv (python3 -m venv /work/ns3venv && /work/ns3venv/bin/pip
 install ns3==3.44.post0); this script runs there as a worker (`--worker`), one simulation
@@ -74,7 +83,7 @@ import statistics
 import sys
 import time
 
-from ns3_env import RESULT, Ns3Worker, ns3_available
+from ns3_env import RESULT, Ns3Worker, add_ns3_python_option, ns3_available
 
 RATE_BPS = 10_000_000
 DELAY_MS = 20
@@ -229,6 +238,8 @@ def ns3_worker() -> None:
             errors = ns.CreateObject[ns.RateErrorModel]()
             errors.SetAttribute("ErrorRate", ns.DoubleValue(request["loss"]))
             errors.SetAttribute("ErrorUnit", ns.StringValue("ERROR_UNIT_PACKET"))
+            # A fixed stream: the losses then do not depend on the runs before in the worker.
+            errors.AssignStreams(1)
             devices.Get(1).SetAttribute("ReceiveErrorModel", ns.PointerValue(errors))
 
         sink = ns.PacketSinkHelper(
@@ -384,15 +395,7 @@ def row(simulator: str, controller: str, loss: float, figures: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    default_python = os.environ.get("NS3_PYTHON")
-    if default_python is None and os.path.exists("/work/ns3venv/bin/python"):
-        default_python = "/work/ns3venv/bin/python"
-    parser.add_argument(
-        "--ns3-python",
-        default=default_python,
-        help="a Python that imports ns (the ns3 package); default $NS3_PYTHON, else "
-        "/work/ns3venv/bin/python",
-    )
+    add_ns3_python_option(parser)
     parser.add_argument("--seconds", type=float, default=30.0, help="simulated, in all")
     parser.add_argument("--measure-from", type=float, default=10.0, help="s; pings from then")
     parser.add_argument("--loss", type=float, default=0.01, help="the lossy variant's loss")
@@ -425,6 +428,11 @@ def main() -> None:
     ns3 = Ns3Worker(args.ns3_python, __file__, {}, ns3_figures)
     largest = set()
     try:
+        # Load airtcp, and ns-3's code (cppyy compiles it on first use), before timing.
+        primer = {"controller": "bbr", "loss": args.loss, "seconds": 2.0, "measure_from": 1.0,
+                  "seed": args.seed, "pings": 10, "sample_ms": args.sample_ms}  # fmt: skip
+        ns3.run(primer)
+        airtcp_point(primer)
         for loss in (0.0, args.loss):
             for controller in args.controllers:
                 request = {"controller": controller, "loss": loss, "seconds": args.seconds,

@@ -6,6 +6,7 @@ ns3==3.44.post0)."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -15,6 +16,19 @@ from collections.abc import Callable
 
 # A worker's answer to a request: one line on its stdout with this prefix (cppyy prints too).
 RESULT = "NS3-RESULT "
+
+
+def add_ns3_python_option(parser: argparse.ArgumentParser) -> None:
+    """`--ns3-python`, by default $NS3_PYTHON, else /work/ns3venv's if there is one."""
+    default = os.environ.get("NS3_PYTHON")
+    if default is None and os.path.exists("/work/ns3venv/bin/python"):
+        default = "/work/ns3venv/bin/python"
+    parser.add_argument(
+        "--ns3-python",
+        default=default,
+        help="a Python that imports ns (the ns3 package); default $NS3_PYTHON, else "
+        "/work/ns3venv/bin/python",
+    )
 
 
 def ns3_available(python: str | None, unset: str = "no --ns3-python given") -> str | None:
