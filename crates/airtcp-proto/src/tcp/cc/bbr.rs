@@ -584,12 +584,13 @@ impl Bbr {
     }
 
     /// `bbr_update_min_rtt`, and PROBE_RTT; returns true while PROBE_RTT wants the flight
-    /// marked app-limited.
+    /// marked app-limited. Only a lower RTT renews the filter (current Linux's `<`; BBR's
+    /// first version had `<=`, with which a steady path never probes).
     fn update_min_rtt(&mut self, rs: &RateSample, cx: &RateContext) -> bool {
         let filter_expired = cx.now > self.min_rtt_stamp + MIN_RTT_WINDOW;
         if let Some(rtt) = rs.rtt {
             let rtt_us = micros(rtt);
-            if self.min_rtt_us.is_none_or(|min| rtt_us <= min) || filter_expired {
+            if self.min_rtt_us.is_none_or(|min| rtt_us < min) || filter_expired {
                 self.min_rtt_us = Some(rtt_us);
                 self.min_rtt_stamp = cx.now;
             }

@@ -12,8 +12,6 @@ struct Driver {
     now: Instant,
     delivered: u64,
     lost: u64,
-    /// The RTT each ACK measures.
-    rtt_sample: Duration,
     /// The samples are app-limited.
     app_limited: bool,
 }
@@ -27,7 +25,6 @@ impl Driver {
             now: Instant::from_nanos(1_000_000_000),
             delivered: 0,
             lost: 0,
-            rtt_sample: RTT,
             app_limited: false,
         };
         let cx = driver.cx(0, CaState::Open);
@@ -62,7 +59,7 @@ impl Driver {
             acked_sacked: segments,
             losses,
             prior_in_flight: in_flight + segments,
-            rtt: Some(self.rtt_sample),
+            rtt: Some(RTT),
             is_app_limited: self.app_limited,
             ..RateSample::default()
         };
@@ -214,8 +211,8 @@ fn probe_rtt_caps_the_window_for_200_ms_and_a_round_after_10_s() {
     driver.bbr.full_bw_reached = true;
     let cx = driver.cx(100, CaState::Open);
     driver.bbr.reset_probe_bw_mode(&cx);
-    // RTT samples above min_rtt for 10 s (an equal one renews it); each round 100 ms.
-    driver.rtt_sample = RTT + Duration::from_millis(10);
+    // RTT samples no lower than min_rtt (set at establishment, 1 s) for 10 s; each round
+    // 100 ms.
     let mut rounds = 0;
     loop {
         let marked = driver.round(100, 200, CaState::Open, 0);
@@ -226,9 +223,8 @@ fn probe_rtt_caps_the_window_for_200_ms_and_a_round_after_10_s() {
         }
         assert!(!marked);
     }
-    // The last equal sample renewed min_rtt at t = 1.8 s; the filter expires after 11.8 s,
-    // in the 101st round from there (11.9 s).
-    assert_eq!(rounds, 101);
+    // The filter expires after t = 11 s: the round at 11.1 s, the 93rd after the first 8.
+    assert_eq!(rounds, 93);
     let saved = driver.bbr.prior_cwnd;
     assert!(saved > 4);
     assert_eq!(driver.cwnd(), 4);
