@@ -112,7 +112,7 @@ import os
 import sys
 import time
 
-from ns3_env import RESULT, Ns3Worker, add_ns3_python_option, ns3_available
+from ns3_env import RESULT, Ns3Worker, add_ns3_python_option, parse_ns3_args
 
 PAYLOAD = 1472  # UDP payload
 MSDU = 8 + 20 + 8 + PAYLOAD  # LLC/SNAP, IPv4, UDP: 1508 bytes; ns-3: LLC/SNAP 8 + 1500
@@ -720,14 +720,8 @@ def main() -> None:
         help="runs of each airtcp point, whose best wall and loop times are reported",
     )
     parser.add_argument("--verbose", action="store_true", help="ns-3's frames and settings")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.worker:
-        ns3_worker()
-        return
-    missing = ns3_available(args.ns3_python, "no --ns3-python given and no /work/ns3venv")
-    if missing:
-        print(f"ns3_ac: skipped, {missing} (ns-3 needs its own venv: see the docstring)")
+    args = parse_ns3_args(parser, "ns3_ac", ns3_worker)
+    if args is None:
         return
     if args.full:
         args.seconds = args.tcp_seconds = 20.0

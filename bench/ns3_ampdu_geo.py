@@ -91,7 +91,7 @@ import os
 import sys
 import time
 
-from ns3_env import RESULT, Ns3Worker, add_ns3_python_option, ns3_available
+from ns3_env import RESULT, Ns3Worker, add_ns3_python_option, parse_ns3_args
 
 PAYLOAD = 1472  # UDP payload
 MSDU = 8 + 20 + 8 + PAYLOAD  # LLC/SNAP, IPv4, UDP: 1508 bytes; ns-3: LLC/SNAP 8 + 1500
@@ -569,14 +569,8 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--verbose", action="store_true", help="ns-3's frames, drops, setup")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.worker:
-        ns3_worker()
-        return
-    missing = ns3_available(args.ns3_python, "no --ns3-python given and no /work/ns3venv")
-    if missing:
-        print(f"ns3_ampdu_geo: skipped, {missing} (ns-3 needs its own venv: see the docstring)")
+    args = parse_ns3_args(parser, "ns3_ampdu_geo", ns3_worker)
+    if args is None:
         return
     if args.quick:
         args.seconds = 1.0

@@ -83,7 +83,7 @@ import statistics
 import sys
 import time
 
-from ns3_env import RESULT, Ns3Worker, add_ns3_python_option, ns3_available
+from ns3_env import RESULT, Ns3Worker, add_ns3_python_option, parse_ns3_args
 
 RATE_BPS = 10_000_000
 DELAY_MS = 20
@@ -403,14 +403,8 @@ def main() -> None:
                         default=list(CONTROLLERS))  # fmt: skip
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sample-ms", type=float, default=10.0, help="queue sampling")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.worker:
-        ns3_worker()
-        return
-    missing = ns3_available(args.ns3_python, "no --ns3-python given and no /work/ns3venv")
-    if missing:
-        print(f"ns3_bbr: skipped, {missing} (ns-3 needs its own venv: see the docstring)")
+    args = parse_ns3_args(parser, "ns3_bbr", ns3_worker)
+    if args is None:
         return
     pings = int((args.seconds - args.measure_from) * 1e3 / PING_INTERVAL_MS)
     print(

@@ -31,6 +31,23 @@ def add_ns3_python_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def parse_ns3_args(
+    parser: argparse.ArgumentParser, bench: str, worker: Callable[[], None]
+) -> argparse.Namespace | None:
+    """The bench's options; None after running as the ns-3 worker (`--worker`, the process
+    `Ns3Worker` starts) or after saying why ns-3 cannot run."""
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker()
+        return None
+    missing = ns3_available(args.ns3_python, "no --ns3-python given and no /work/ns3venv")
+    if missing:
+        print(f"{bench}: skipped, {missing} (ns-3 needs its own venv: see the docstring)")
+        return None
+    return args
+
+
 def ns3_available(python: str | None, unset: str = "no --ns3-python given") -> str | None:
     """Why ns-3 cannot run under `python`, or None; `unset` says why there is none."""
     if python is None:
