@@ -412,10 +412,15 @@ impl Bbr {
         self.lt.rtt_cnt = 0;
     }
 
-    fn reset_lt(&mut self, cx: &RateContext) {
+    /// Forgets the long-term estimate; the next loss starts a new interval.
+    fn clear_lt(&mut self) {
         self.lt.bw = 0;
         self.lt.use_bw = false;
         self.lt.is_sampling = false;
+    }
+
+    fn reset_lt(&mut self, cx: &RateContext) {
+        self.clear_lt();
         self.reset_lt_interval(cx);
     }
 
@@ -710,10 +715,7 @@ impl CongestionControl for Bbr {
     fn undo_cwnd(&mut self, _now: Instant, _prior_cwnd: u32) -> u32 {
         self.full_bw = 0;
         self.full_bw_cnt = 0;
-        self.lt.bw = 0;
-        self.lt.use_bw = false;
-        self.lt.is_sampling = false;
-        self.lt.rtt_cnt = 0;
+        self.clear_lt();
         self.window.cwnd
     }
 

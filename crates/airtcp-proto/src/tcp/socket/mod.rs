@@ -469,6 +469,27 @@ impl TcpSocket {
         self.iss + 1 + self.written as u32
     }
 
+    /// Bytes written and not yet sent (from `snd_nxt`).
+    fn unsent(&self) -> u32 {
+        let end = self.data_end();
+        if self.snd_nxt < end {
+            end - self.snd_nxt
+        } else {
+            0
+        }
+    }
+
+    /// Segments (of the current MSS) that `bytes` make up, the last one short: what Linux
+    /// counts where we count bytes.
+    fn segments(&self, bytes: u64) -> u64 {
+        bytes.div_ceil(u64::from(self.mss.max(1)))
+    }
+
+    /// After a timeout, until the ACK of what was sent before it (Linux's Loss state).
+    fn in_loss_state(&self) -> bool {
+        self.recover.is_some() && !self.in_recovery
+    }
+
     fn fin_sent(&self) -> bool {
         self.close_requested && self.snd_max.diff(self.data_end()) > 0
     }
@@ -1210,11 +1231,10 @@ impl TcpSocket {
 
     /// Payload bytes the windows and sender silly-window avoidance allow at `snd_nxt`.
     fn sendable_len(&self) -> u32 {
-        let end = self.data_end();
-        if self.snd_nxt >= end {
+        let unsent = self.unsent();
+        if unsent == 0 {
             return 0;
         }
-        let unsent = end - self.snd_nxt;
         let in_flight = self.snd_nxt - self.snd_una;
         // cwnd limits what the network holds: in a SACK recovery RFC 6675's pipe, else the
         // flight; the peer's window limits the sequence space.

@@ -82,20 +82,22 @@ impl TcpSocket {
         window_unchanged: bool,
     ) {
         let una_advanced = seg.ack > self.snd_una;
+        let ece = self.ecn_ok && seg.flags.ece;
         self.undo_on_open_ack();
         self.rack.set_ack_echo(echo.map(|e| e.echo_reply));
         let prior_pipe = self.rack.pipe();
         let lost_before = self.rack.delivery_rate().map_or(0, |r| r.lost());
         let advance = una_advanced.then(|| self.advance_una(now, seg.ack, echo));
         let acked = self.rack.on_cumulative_ack(now, self.una_offset);
-        let (sacked, dsack_end) = self.rack_take_sack(now, seg);
+        let (sacked, dsack_block) = self.rack_take_sack(now, seg);
+        let dsack_end = dsack_block.map(|(_, end)| end);
         let delivered = acked + sacked;
-        if dsack_end.is_some() {
+        if let Some((start, end)) = dsack_block {
             let snd_nxt = self.send_offset(self.snd_nxt);
             self.rack.on_dsack(self.una_offset, snd_nxt);
-            self.undo_on_dsack(seg);
+            self.undo_on_dsack(start, end);
         }
-        if self.ecn_ok && seg.flags.ece {
+        if ece {
             self.undo.forbid_restore(); // congestion is proven (step A)
         }
         let pure_dupack = !una_advanced && seg.payload_len == 0 && window_unchanged && sacked == 0;
@@ -109,7 +111,7 @@ impl TcpSocket {
         // The states end before losses are looked for (`tcp_fastretrans_alert`'s step D
         // before E): an ACK that ends a recovery is scanned with the open state's window.
         // An episode that ends, or a timeout's ACK of new data, may prove spurious.
-        let loss_state = self.recover.is_some() && !self.in_recovery;
+        let loss_state = self.in_loss_state();
         if self.recover.is_some_and(|recover| seg.ack >= recover) {
             let undone = self.try_undo_recovery(now, echo);
             self.recover = None;
@@ -128,7 +130,7 @@ impl TcpSocket {
             self.try_undo_partial(now, echo);
         }
         // Not in the timeout's loss state (`tcp_try_undo_dsack` in Recovery, Open, Disorder).
-        if self.recover.is_none() || self.in_recovery {
+        if !self.in_loss_state() {
             self.try_undo_dsack(now);
         }
         if self.ecn_on_ack(seg.ack) && !self.in_recovery {
@@ -142,7 +144,7 @@ impl TcpSocket {
             scan.map_or((0, false), |s| (s.newly_lost, s.lost_retransmission));
         let may_recover = !self.in_recovery && (self.recover.is_none() || lost_retransmission);
         if may_recover && self.rack.lost_bytes() > 0 {
-            self.rack_enter_recovery(now, self.ecn_ok && seg.flags.ece);
+            self.rack_enter_recovery(now, ece);
         }
         self.ecn_on_echo(now, seg);
         if self.rate_based() {
@@ -174,9 +176,9 @@ impl TcpSocket {
     }
 
     /// Enters the ACK's SACK blocks in RACK, in ascending order; the bytes newly SACKed and
-    /// the end (offset) of a D-SACK block (RFC 2883 §4: a first block below the cumulative
-    /// ACK, or inside the second block).
-    fn rack_take_sack(&mut self, now: Instant, seg: &TcpRepr) -> (u64, Option<u64>) {
+    /// the D-SACK block as offsets (RFC 2883 §4: a first block below the cumulative ACK, or
+    /// inside the second block).
+    fn rack_take_sack(&mut self, now: Instant, seg: &TcpRepr) -> (u64, Option<(u64, u64)>) {
         let blocks = seg.sack.as_slice();
         let Some(&(left, right)) = blocks.first() else {
             return (0, None);
@@ -197,8 +199,8 @@ impl TcpSocket {
             .iter()
             .map(|&(start, end)| self.rack.on_sack(now, start, end))
             .sum();
-        let dsack_end = dsack.then(|| self.send_offset(right));
-        (sacked, dsack_end)
+        let dsack_block = dsack.then(|| (self.send_offset(left), self.send_offset(right)));
+        (sacked, dsack_block)
     }
 
     /// A fast recovery begins (`tcp_enter_recovery`, `tcp_init_cwnd_reduction`); one for
@@ -303,14 +305,8 @@ impl TcpSocket {
         if self.snd_una == self.snd_max {
             return None;
         }
-        let end = self.data_end();
-        let unsent = if self.snd_nxt < end {
-            end - self.snd_nxt
-        } else {
-            0
-        };
         let in_flight = self.snd_nxt - self.snd_una;
-        let next = self.mss.min(unsent);
+        let next = self.mss.min(self.unsent());
         let seg = if next > 0 && next <= self.snd_wnd.saturating_sub(in_flight) {
             let seq = self.snd_nxt;
             let seg = self.data_segment(now, seq, next, false);

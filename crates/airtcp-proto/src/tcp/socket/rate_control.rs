@@ -50,13 +50,13 @@ impl TcpSocket {
     }
     /// Segments in flight as Linux counts them.
     fn pipe_segments(&self) -> u64 {
-        self.rack.pipe().div_ceil(u64::from(self.mss.max(1)))
+        self.segments(self.rack.pipe())
     }
 
     fn ca_state(&self) -> CaState {
         if self.in_recovery {
             CaState::Recovery
-        } else if self.recover.is_some() {
+        } else if self.in_loss_state() {
             CaState::Loss
         } else if self.cwr_until.is_some() {
             CaState::Cwr
@@ -136,7 +136,7 @@ impl TcpSocket {
     /// and `prior_pipe` (bytes) are as the ACK found them.
     pub(super) fn rate_ack(&mut self, now: Instant, lost_before: u64, prior_pipe: u64) {
         let lost = self.rack.delivery_rate().map_or(0, |r| r.lost());
-        let prior_in_flight = prior_pipe.div_ceil(u64::from(self.mss.max(1)));
+        let prior_in_flight = self.segments(prior_pipe);
         let Some(sample) = self
             .rack
             .take_rate_sample(now, lost - lost_before, prior_in_flight)
@@ -162,16 +162,10 @@ impl TcpSocket {
         if !self.rate_based() {
             return;
         }
-        let end = self.data_end();
-        let unsent = if self.snd_nxt < end {
-            end - self.snd_nxt
-        } else {
-            0
-        };
         let pipe = self.pipe_segments();
         let cwnd = u64::from(self.cc.window().cwnd / self.mss.max(1));
         self.rack
-            .check_app_limited(unsent < self.mss, pipe >= cwnd, pipe);
+            .check_app_limited(self.unsent() < self.mss, pipe >= cwnd, pipe);
     }
 
     /// Pacing holds data back until its release time; arms the pacing timer if so.

@@ -20,7 +20,7 @@
 
 use super::TcpSocket;
 use crate::time::Instant;
-use crate::wire::{TcpRepr, Timestamps};
+use crate::wire::Timestamps;
 
 impl TcpSocket {
     /// `tcp_current_ssthresh`: ssthresh, or in the open state at least 3/4 of cwnd.
@@ -33,12 +33,6 @@ impl TcpSocket {
         }
     }
 
-    fn retrans_segments(&self) -> u32 {
-        self.rack
-            .retrans_bytes()
-            .div_ceil(u64::from(self.mss.max(1))) as u32
-    }
-
     /// A fast recovery begins, before the controller reduces (`tcp_enter_recovery`): with
     /// an ECN reduction under way or an ECN-Echo on this ACK, nothing will be restored.
     pub(super) fn undo_on_enter_recovery(&mut self, ece: bool) {
@@ -49,7 +43,7 @@ impl TcpSocket {
         };
         let (una, retrans, cwnd) = (
             self.una_offset,
-            self.retrans_segments(),
+            self.segments(self.rack.retrans_bytes()) as u32,
             self.cc.window().cwnd,
         );
         self.undo.start(una, retrans, cwnd, prior_ssthresh);
@@ -70,13 +64,10 @@ impl TcpSocket {
         self.undo.on_retransmit(now, 1);
     }
 
-    /// The ACK's D-SACK block (the first), from the peer's segment.
-    pub(super) fn undo_on_dsack(&mut self, seg: &TcpRepr) {
-        if let Some(&(left, right)) = seg.sack.as_slice().first() {
-            let (start, end) = (self.send_offset(left), self.send_offset(right));
-            let segments = (end.saturating_sub(start)).div_ceil(u64::from(self.mss.max(1)));
-            self.undo.on_dsack(end, segments as u32);
-        }
+    /// The ACK's D-SACK block, `[start, end)` as stream offsets.
+    pub(super) fn undo_on_dsack(&mut self, start: u64, end: u64) {
+        let segments = self.segments(end.saturating_sub(start)) as u32;
+        self.undo.on_dsack(end, segments);
     }
 
     /// Restores the window if the episode was spurious (`tcp_undo_cwnd_reduction`);
