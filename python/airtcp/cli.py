@@ -196,7 +196,8 @@ def print_summary(summary: dict) -> None:
         out.print(
             f"WLAN {wlan['ap']}: {wlan['successes']} successes, {wlan['collisions']} collisions, "
             f"{wlan['retries']} retries, {wlan['retry_drops']} retry drops, "
-            f"{wlan['queue_drops']} queue drops{absent}, collision probability "
+            f"{wlan['queue_drops']} queue drops{_qdisc_counts(wlan)}{absent}, "
+            f"collision probability "
             f"{wlan['collision_probability']:.3f}, {tail}"
         )
         if wlan["ampdus"]:
@@ -226,6 +227,12 @@ def print_summary(summary: dict) -> None:
 
 # Stations whose airtime `airtcp run` lists one by one; beyond, the spread only.
 _AIRTIME_LISTED = 8
+
+
+def _qdisc_counts(wlan: dict) -> str:
+    """A qdisc's AQM drops and the CE marks (a qdisc's or mac80211's CoDel's), where any."""
+    drops = f", {wlan['aqm_drops']} AQM drops" if wlan.get("aqm_drops") else ""
+    return drops + (f", {wlan['ecn_marks']} CE marks" if wlan.get("ecn_marks") else "")
 
 
 def _print_airtime(wlan: dict, duration_s: float) -> None:

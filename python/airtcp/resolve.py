@@ -412,6 +412,7 @@ def _wlan_json(w: Wlan, index: dict[str, int], key: str, origins: Origins) -> di
         optional["queueing"] = w.queueing
     if w.driver_queue != WLAN_DRIVER_QUEUES[0]:
         optional["driver_queue"] = w.driver_queue
+    optional |= _aqm(w.aqm)
     for name, value in (("firmware_queue_frames", w.firmware_queue),
                         ("aql_limit_low_ns", w.aql_limit_low),
                         ("aql_limit_high_ns", w.aql_limit_high),
@@ -573,7 +574,8 @@ def _unless_default(key: str, value: int | bool | str | None) -> dict[str, Any]:
 
 
 def _aqm(aqm: Aqm) -> dict[str, Any]:
-    """A direction's AQM as the simulator reads it, left out for DropTail."""
+    """A direction's (or a WLAN's qdisc's) AQM as the simulator reads it, left out for
+    DropTail."""
     if aqm.kind == "none":
         return {}
     settings = {"target_ns": aqm.target, "interval_ns": aqm.interval, "tupdate_ns": aqm.tupdate}

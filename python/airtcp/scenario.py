@@ -527,6 +527,9 @@ class Wlan(McsSettings):
     # The driver's queue below mac80211's: ath9k's (the default), or a firmware queue of
     # `firmware_queue` frames, with or without airtime queue limits (docs/scenarios.md).
     driver_queue: WlanDriverQueue = WLAN_DRIVER_QUEUES[0]
+    # Beside queueing = "fifo": a qdisc on each MAC's interface above its driver, any of the
+    # links' AQMs, limited by `queue` (docs/scenarios.md, "A qdisc above the driver").
+    aqm: AqmSpec = Aqm()
     firmware_queue: FirmwareQueueFrames | None = None
     aql_limit_low: PositiveDuration | None = None
     aql_limit_high: PositiveDuration | None = None

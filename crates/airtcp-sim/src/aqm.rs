@@ -1,5 +1,6 @@
 //! The queue of one direction of a wired link (`link::Channel`): a DropTail FIFO (`queue`),
-//! or an active queue manager in its place, as a Linux qdisc on the sending interface:
+//! or an active queue manager in its place, as a Linux qdisc on the sending interface (the
+//! same queue, over WLAN frames, is a WLAN's qdisc above its drivers: `wlan::dcf::txq::qdisc`):
 //!
 //! - `codel`: one FIFO with CoDel at its head (RFC 8289; Linux's net/sched/sch_codel.c over
 //!   include/net/codel_impl.h, `airtcp_proto::aqm::codel`): target 5 ms, interval 100 ms,
@@ -36,8 +37,9 @@ use airtcp_proto::wire::PacketRepr;
 use airtcp_proto::Instant;
 use rand::Rng;
 use serde::Deserialize;
+use serde_json::{json, Value};
 
-use crate::packet::Packet;
+use crate::packet::{Carries, Packet};
 use crate::queue::{DropTailQueue, QueueLimit};
 use crate::rng::Stream;
 
@@ -192,6 +194,49 @@ impl AqmConfig {
         ))
     }
 
+    /// The settings a queue of `limit` on a link of `rate_bps` runs with, defaults applied
+    /// (RED's thresholds as tc derives them), for the effective settings; `None` for DropTail.
+    pub fn effective(&self, limit: &QueueLimit, rate_bps: Option<u64>) -> Option<Value> {
+        let settings = match *self {
+            AqmConfig::None => return None,
+            AqmConfig::Codel {
+                target_ns,
+                interval_ns,
+                ecn,
+            } => json!({"kind": "codel", "target_ns": target_ns, "interval_ns": interval_ns,
+                        "ecn": ecn}),
+            AqmConfig::FqCodel {
+                target_ns,
+                interval_ns,
+                flows,
+                quantum,
+                ecn,
+            } => json!({"kind": "fq_codel", "target_ns": target_ns, "interval_ns": interval_ns,
+                        "flows": flows, "quantum": quantum, "ecn": ecn}),
+            AqmConfig::Pie {
+                target_ns,
+                tupdate_ns,
+                alpha,
+                beta,
+                ecn,
+            } => json!({"kind": "pie", "target_ns": target_ns, "tupdate_ns": tupdate_ns,
+                        "alpha": alpha, "beta": beta, "ecn": ecn}),
+            AqmConfig::Red {
+                probability,
+                avpkt,
+                adaptive,
+                ecn,
+                ..
+            } => {
+                let red = self.red_params(limit, rate_bps)?.ok()?;
+                json!({"kind": "red", "min_bytes": red.min_bytes, "max_bytes": red.max_bytes,
+                       "wlog": red.wlog, "probability": probability, "avpkt": avpkt,
+                       "adaptive": adaptive, "ecn": ecn})
+            }
+        };
+        Some(settings)
+    }
+
     fn codel(target_ns: u64, interval_ns: u64, ecn: bool) -> CodelParams {
         CodelParams {
             target_ns,
@@ -212,52 +257,62 @@ fn mark_instead(allowed: bool, packet: &mut Packet, marks: &mut u64) -> bool {
 
 /// A packet waiting, with its arrival time (CoDel's timestamp).
 #[derive(Clone, Copy, Debug)]
-struct Queued {
-    packet: Packet,
+struct Queued<P> {
+    packet: P,
     at: Instant,
 }
 
-impl FqItem for Queued {
+impl<P: Carries> FqItem for Queued<P> {
     fn len_bytes(&self) -> u32 {
-        self.packet.len()
+        self.packet.packet().len()
     }
     fn enqueued_at(&self) -> Instant {
         self.at
     }
     fn mark_ce(&mut self) -> bool {
-        self.packet.mark_ce()
+        self.packet.packet_mut().mark_ce()
     }
 }
 
 /// sch_codel's and sch_pie's FIFO (CoDel dequeues from it).
-#[derive(Debug, Default)]
-struct Fifo {
-    packets: VecDeque<Queued>,
+#[derive(Debug)]
+struct Fifo<P> {
+    packets: VecDeque<Queued<P>>,
     bytes: u64,
 }
 
-impl Fifo {
+impl<P> Default for Fifo<P> {
+    fn default() -> Self {
+        Fifo {
+            packets: VecDeque::new(),
+            bytes: 0,
+        }
+    }
+}
+
+impl<P: Carries> Fifo<P> {
     /// Whether `limit` leaves no room for `packet`.
-    fn full(&self, limit: &QueueLimit, packet: &Packet) -> bool {
-        limit.full(self.packets.len(), self.bytes, u64::from(packet.len()))
+    fn full(&self, limit: &QueueLimit, packet: &P) -> bool {
+        let size = packet.packet().len();
+        limit.full(self.packets.len(), self.bytes, u64::from(size))
     }
 
-    fn push(&mut self, packet: Packet, at: Instant) {
-        self.bytes += u64::from(packet.len());
+    fn push(&mut self, packet: P, at: Instant) {
+        self.bytes += u64::from(packet.packet().len());
         self.packets.push_back(Queued { packet, at });
     }
 }
 
-impl CodelQueue for Fifo {
-    type Item = Queued;
+impl<P: Carries> CodelQueue for Fifo<P> {
+    type Item = Queued<P>;
 
-    fn dequeue(&mut self) -> Option<Queued> {
+    fn dequeue(&mut self) -> Option<Queued<P>> {
         let head = self.packets.pop_front()?;
-        self.bytes -= u64::from(head.packet.len());
+        self.bytes -= u64::from(head.packet.packet().len());
         Some(head)
     }
 
-    fn enqueued_at(item: &Queued) -> Instant {
+    fn enqueued_at(item: &Queued<P>) -> Instant {
         item.at
     }
 
@@ -265,27 +320,27 @@ impl CodelQueue for Fifo {
         self.bytes
     }
 
-    fn mark_ce(item: &mut Queued) -> bool {
-        item.packet.mark_ce()
+    fn mark_ce(item: &mut Queued<P>) -> bool {
+        item.packet.packet_mut().mark_ce()
     }
 }
 
 #[derive(Debug)]
-enum Discipline {
-    DropTail(DropTailQueue),
+enum Discipline<P> {
+    DropTail(DropTailQueue<P>),
     Codel {
-        fifo: Fifo,
+        fifo: Fifo<P>,
         state: Codel,
         params: CodelParams,
         limit: QueueLimit,
     },
     FqCodel {
-        fq: Box<Fq<Queued>>,
+        fq: Box<Fq<Queued<P>>>,
         params: CodelParams,
         hash_key: u64,
     },
     Pie {
-        fifo: Fifo,
+        fifo: Fifo<P>,
         state: Pie,
         params: PieParams,
         /// Mark rather than drop while the probability is at most 10 %.
@@ -294,7 +349,7 @@ enum Discipline {
         rng: Stream,
     },
     Red {
-        fifo: Fifo,
+        fifo: Fifo<P>,
         state: Red,
         params: RedParams,
         ecn: bool,
@@ -307,14 +362,14 @@ enum Discipline {
 /// fattest flow), what its AQM drops (`aqm_drops`: CoDel's at the head, PIE's on arrival)
 /// and what it marks CE instead (`ecn_marks`).
 #[derive(Debug)]
-pub struct LinkQueue {
-    discipline: Discipline,
+pub struct LinkQueue<P = Packet> {
+    discipline: Discipline<P>,
     pub drops: u64,
     pub aqm_drops: u64,
     pub ecn_marks: u64,
 }
 
-impl LinkQueue {
+impl<P: Carries> LinkQueue<P> {
     /// A queue of `limit` managed as `aqm` says, set up at time 0; `rng` keys FQ-CoDel's
     /// flow hash and draws PIE's drops.
     pub fn new(limit: QueueLimit, aqm: AqmConfig, rate_bps: Option<u64>, mut rng: Stream) -> Self {
@@ -396,7 +451,7 @@ impl LinkQueue {
 
     /// Queues `packet` arriving at `now`; false if it was dropped at the tail. (FQ-CoDel
     /// takes every packet and drops from its fattest flow, which may be this one's.)
-    pub fn push(&mut self, now: Instant, packet: Packet) -> bool {
+    pub fn push(&mut self, now: Instant, packet: P) -> bool {
         match &mut self.discipline {
             Discipline::DropTail(queue) => {
                 let taken = queue.push(packet);
@@ -430,7 +485,7 @@ impl LinkQueue {
                     // sch_pie marks an ECN-capable packet instead while the probability is
                     // at most 10 %, without resetting the derandomisation.
                     let marked = *ecn && state.prob() <= PIE_MARK_LIMIT;
-                    if !mark_instead(marked, &mut packet, &mut self.ecn_marks) {
+                    if !mark_instead(marked, packet.packet_mut(), &mut self.ecn_marks) {
                         state.dropped();
                         self.aqm_drops += 1;
                         return false;
@@ -452,7 +507,7 @@ impl LinkQueue {
                 // sch_red: an early or forced decision marks an ECN-capable packet with
                 // `ecn` (forced ones too, without `harddrop`), drops it otherwise.
                 if action != RedAction::Pass
-                    && !mark_instead(*ecn, &mut packet, &mut self.ecn_marks)
+                    && !mark_instead(*ecn, packet.packet_mut(), &mut self.ecn_marks)
                 {
                     self.aqm_drops += 1;
                     return false;
@@ -465,7 +520,7 @@ impl LinkQueue {
                 true
             }
             Discipline::FqCodel { fq, hash_key, .. } => {
-                let hash = flow_hash(&packet.repr, *hash_key);
+                let hash = flow_hash(&packet.packet().repr, *hash_key);
                 let mut dropped = 0;
                 fq.enqueue(0, hash, Queued { packet, at: now }, &mut |_, _| {
                     dropped += 1
@@ -477,7 +532,7 @@ impl LinkQueue {
     }
 
     /// The next packet to send at `now`; the AQM's drops on the way are counted.
-    pub fn pop(&mut self, now: Instant) -> Option<Packet> {
+    pub fn pop(&mut self, now: Instant) -> Option<P> {
         let mut dropped = 0;
         let next = match &mut self.discipline {
             Discipline::DropTail(queue) => return queue.pop(),
@@ -541,7 +596,7 @@ impl LinkQueue {
 
     /// Empties the queue at `now`, without the AQM (a link that went down). (Linux resets a
     /// qdisc's state with the device; here CoDel's and PIE's go on.)
-    pub fn drain(&mut self, now: Instant) -> Vec<Packet> {
+    pub fn drain(&mut self, now: Instant) -> Vec<P> {
         self.advance(now);
         match &mut self.discipline {
             Discipline::DropTail(queue) => std::iter::from_fn(|| queue.pop()).collect(),
@@ -591,7 +646,7 @@ impl LinkQueue {
 
 /// The queue as an agent on the link sees it: a FIFO's packets, head first; FQ-CoDel's
 /// flows are not shown (agents are refused beside it).
-impl InterfaceQueue for LinkQueue {
+impl<P: Carries> InterfaceQueue for LinkQueue<P> {
     fn len(&self) -> usize {
         match &self.discipline {
             Discipline::DropTail(queue) => InterfaceQueue::len(queue),
@@ -607,7 +662,9 @@ impl InterfaceQueue for LinkQueue {
             Discipline::DropTail(queue) => queue.get(index),
             Discipline::Codel { fifo, .. }
             | Discipline::Pie { fifo, .. }
-            | Discipline::Red { fifo, .. } => fifo.packets.get(index).map(|q| &q.packet.repr),
+            | Discipline::Red { fifo, .. } => {
+                fifo.packets.get(index).map(|q| &q.packet.packet().repr)
+            }
             Discipline::FqCodel { .. } => None,
         }
     }
@@ -618,9 +675,9 @@ impl InterfaceQueue for LinkQueue {
             Discipline::Codel { fifo, .. }
             | Discipline::Pie { fifo, .. }
             | Discipline::Red { fifo, .. } => {
-                let removed = fifo.packets.remove(index)?;
-                fifo.bytes -= u64::from(removed.packet.len());
-                Some(removed.packet.repr)
+                let removed = fifo.packets.remove(index)?.packet;
+                fifo.bytes -= u64::from(removed.packet().len());
+                Some(removed.packet().repr)
             }
             Discipline::FqCodel { .. } => None,
         }

@@ -22,7 +22,7 @@ use crate::error_model::ErrorModel;
 pub use crate::mobility::MobileConfig;
 use crate::queue::QueueLimit;
 pub use crate::radio::{NodePosition, RadioConfig};
-use crate::wlan::{AmpduLimits, Driver, DriverQueue, EdcaSet, Queueing};
+use crate::wlan::{AmpduLimits, Driver, DriverQueue, EdcaSet, Qdisc, Queueing};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -424,6 +424,10 @@ pub struct WlanConfig {
     /// The queues between the stack and each MAC (`wlan::dcf::txq`).
     #[serde(default)]
     pub queueing: Queueing,
+    /// Beside `queueing = "fifo"`: a qdisc on each MAC's interface above its driver
+    /// (`wlan::dcf::txq::qdisc`), any of the wired links' AQMs; none by default.
+    #[serde(default)]
+    pub aqm: AqmConfig,
     /// The driver's queue below mac80211's (`wlan::dcf::txq::firmware`): ath9k's, or a
     /// firmware queue, with or without airtime queue limits.
     #[serde(default)]
@@ -578,6 +582,18 @@ impl WlanConfig {
     }
 
     /// How each MAC's driver takes frames from mac80211's queues (`queueing`).
+    /// The qdisc above each MAC's driver, if `aqm` names one; `rate_bps` is the BSS's data
+    /// rate (RED's idle decay).
+    pub fn qdisc(&self, seed: u64, bss: u32, rate_bps: u64) -> Option<Qdisc> {
+        (self.aqm != AqmConfig::None).then_some(Qdisc {
+            aqm: self.aqm,
+            limit_packets: self.queue_packets,
+            rate_bps,
+            seed,
+            bss,
+        })
+    }
+
     pub fn driver(&self) -> Driver {
         let linux = AqlLimits::LINUX;
         Driver {

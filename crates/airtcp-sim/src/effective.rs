@@ -1,5 +1,6 @@
-//! The settings a run actually uses, defaults applied: each WLAN's PHY timing, MAC limits
-//! and agent, each TCP flow's configuration, each link direction, each mobile's handoff
+//! The settings a run actually uses, defaults applied: each WLAN's PHY timing, MAC limits,
+//! queues (a qdisc's AQM) and agent, each TCP flow's configuration, each link direction (and
+//! its AQM), each mobile's handoff
 //! procedure and each placed agent's settings; with WLANs with geometry, the radio settings
 //! (`radio::config`) and each WLAN node's position. Reproductions print them so that every
 //! value behind a figure is stated, not only the ones a scenario file sets.
@@ -45,6 +46,15 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
             "queueing": wlan.queueing.name(),
             "driver_queue": wlan.driver_queue.name(),
         }));
+        if let Some(qdisc) = wlan.qdisc(scenario.seed, index as u32, phy.data_rate_bps) {
+            // the qdisc above each MAC's driver, as it runs
+            let limit = crate::queue::QueueLimit {
+                packets: Some(qdisc.limit_packets),
+                bytes: None,
+            };
+            let entry = wlans.last_mut().expect("just pushed");
+            entry["aqm"] = json!(qdisc.aqm.effective(&limit, Some(qdisc.rate_bps)));
+        }
         if wlan.driver_queue != DriverQueue::Ath9k {
             // the firmware's depth and, with AQL, its limits as the run used them
             let driver = wlan.driver();
@@ -163,12 +173,17 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
 }
 
 fn direction(from: &str, to: &str, d: &DirectionConfig) -> Value {
-    json!({
+    let mut settings = json!({
         "from": from, "to": to, "rate_bps": d.mean_rate_bps(),
         "delivery_trace": d.trace_ms.as_ref().map(|times| times.len()), "delay_ns": d.delay_ns,
         "queue_packets": d.queue.packets, "queue_bytes": d.queue.bytes,
         "loss": d.errors.loss, "ber": d.errors.ber,
-    })
+    });
+    if let Some(aqm) = d.aqm.effective(&d.queue, d.rate_bps) {
+        // the queue manager's settings, defaults applied (DropTail states none)
+        settings["aqm"] = aqm;
+    }
+    settings
 }
 
 fn mobile(m: &MobileConfig, scenario: &Scenario) -> Value {

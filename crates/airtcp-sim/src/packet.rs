@@ -30,6 +30,22 @@ impl Packet {
     }
 }
 
+/// What a queue holds (`queue`, `aqm`): a packet, as on a wired link, or something that
+/// carries one, as a WLAN's frame under a qdisc (`wlan::dcf::txq::qdisc`).
+pub trait Carries: Copy {
+    fn packet(&self) -> &Packet;
+    fn packet_mut(&mut self) -> &mut Packet;
+}
+
+impl Carries for Packet {
+    fn packet(&self) -> &Packet {
+        self
+    }
+    fn packet_mut(&mut self) -> &mut Packet {
+        self
+    }
+}
+
 /// IPv4 address of a node: 10.x.y.z from the node index, so that the simulator can route by
 /// address without a lookup table.
 pub fn node_address(node: usize) -> [u8; 4] {

@@ -1,5 +1,5 @@
 //! DropTail FIFO limited in packets, in bytes, or both: a wired link direction's queue
-//! without AQM (`aqm`).
+//! without AQM (`aqm`); generic over what it holds (a packet, or what carries one).
 
 use std::collections::VecDeque;
 
@@ -7,7 +7,7 @@ use airtcp_proto::agent::InterfaceQueue;
 use airtcp_proto::wire::PacketRepr;
 use serde::Deserialize;
 
-use crate::packet::Packet;
+use crate::packet::{Carries, Packet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -36,13 +36,13 @@ impl Default for QueueLimit {
 }
 
 #[derive(Debug)]
-pub struct DropTailQueue {
+pub struct DropTailQueue<P = Packet> {
     limit: QueueLimit,
-    packets: VecDeque<Packet>,
+    packets: VecDeque<P>,
     bytes: u64,
 }
 
-impl DropTailQueue {
+impl<P: Carries> DropTailQueue<P> {
     pub fn new(limit: QueueLimit) -> Self {
         DropTailQueue {
             limit,
@@ -52,8 +52,8 @@ impl DropTailQueue {
     }
 
     /// Appends `packet`, or drops it (returning false) when a limit would be exceeded.
-    pub fn push(&mut self, packet: Packet) -> bool {
-        let size = u64::from(packet.len());
+    pub fn push(&mut self, packet: P) -> bool {
+        let size = u64::from(packet.packet().len());
         if self.limit.full(self.packets.len(), self.bytes, size) {
             return false;
         }
@@ -62,13 +62,13 @@ impl DropTailQueue {
         true
     }
 
-    pub fn pop(&mut self) -> Option<Packet> {
+    pub fn pop(&mut self) -> Option<P> {
         let packet = self.packets.pop_front()?;
-        self.bytes -= u64::from(packet.len());
+        self.bytes -= u64::from(packet.packet().len());
         Some(packet)
     }
 
-    pub fn front(&self) -> Option<&Packet> {
+    pub fn front(&self) -> Option<&P> {
         self.packets.front()
     }
 
@@ -87,19 +87,19 @@ impl DropTailQueue {
 
 /// What an agent on the link's sending side sees: the packets waiting, head first (the one
 /// being serialised has left the queue).
-impl InterfaceQueue for DropTailQueue {
+impl<P: Carries> InterfaceQueue for DropTailQueue<P> {
     fn len(&self) -> usize {
         self.packets.len()
     }
 
     fn get(&self, index: usize) -> Option<&PacketRepr> {
-        self.packets.get(index).map(|packet| &packet.repr)
+        self.packets.get(index).map(|packet| &packet.packet().repr)
     }
 
     fn remove(&mut self, index: usize) -> Option<PacketRepr> {
         let packet = self.packets.remove(index)?;
-        self.bytes -= u64::from(packet.len());
-        Some(packet.repr)
+        self.bytes -= u64::from(packet.packet().len());
+        Some(packet.packet().repr)
     }
 }
 

@@ -66,6 +66,12 @@ pub enum StreamId {
     Workload {
         flow: u32,
     },
+    /// The qdisc of a WLAN's queue (`wlan::dcf::txq::qdisc`): FQ-CoDel's hash key, PIE's
+    /// and RED's draws.
+    WlanAqm {
+        bss: u32,
+        queue: u32,
+    },
 }
 
 impl StreamId {
@@ -93,6 +99,9 @@ impl StreamId {
                 (11 << 60) | (u64::from(link) << 8) | u64::from(direction)
             }
             StreamId::Workload { flow } => (12 << 60) | u64::from(flow),
+            StreamId::WlanAqm { bss, queue } => {
+                (13 << 60) | (u64::from(bss) << 32) | u64::from(queue)
+            }
         }
     }
 }

@@ -20,6 +20,7 @@ use crate::limits::{
     MAX_RETRY_LIMIT, MAX_SERIES_SAMPLES, MAX_STATIONS, MAX_WORKLOADS, MIN_SAMPLE_INTERVAL_NS,
     SERIES_SAMPLE_BYTES,
 };
+use crate::queue::QueueLimit;
 use crate::wlan::{AmpduLimits, DriverQueue, Queueing};
 use crate::workload::SizeDistribution;
 
@@ -113,14 +114,17 @@ impl Scenario {
             if let Interface::Wlan { bss, .. } = place {
                 // an access planner's ACK queue goes below mac80211's queues (`wlan::dcf`)
                 let planner = agent::plans_access(&config.kind);
-                if self.wlans[bss as usize].queueing != Queueing::Fifo && !planner {
+                let wlan = &self.wlans[bss as usize];
+                let above_driver = wlan.queueing != Queueing::Fifo || wlan.aqm != AqmConfig::None;
+                if above_driver && !planner {
                     return fail(
                         format!("{key}.kind"),
                         format!(
-                            "agent '{}' on an interface of a WLAN with mac80211's queues is \
-                             not supported yet (it would see the driver's queue only, not \
-                             the frames waiting in mac80211's); set queueing = \"fifo\" on \
-                             that WLAN (access-planning agents run beside mac80211's queues)",
+                            "agent '{}' on an interface of a WLAN with mac80211's queues or a \
+                             qdisc (aqm) is not supported yet (it would see the driver's queue \
+                             only, not the frames waiting above it); set queueing = \"fifo\" \
+                             and aqm = \"none\" on that WLAN (access-planning agents run \
+                             beside them)",
                             config.kind
                         ),
                     );
@@ -323,6 +327,26 @@ impl Scenario {
     /// frames out of the MAC queue.
     fn validate_queueing(&self, key: &str, wlan: &WlanConfig) -> Result<(), ConfigError> {
         validate_driver_queue(key, wlan)?;
+        if wlan.aqm != AqmConfig::None {
+            if wlan.queueing != Queueing::Fifo {
+                return fail(
+                    format!("{key}.aqm"),
+                    format!(
+                        "a qdisc sits above the driver only without mac80211's queues (Linux \
+                         gives an interface with them none), and queueing = \"{}\" keeps \
+                         them; set queueing = \"fifo\" or aqm = \"none\"",
+                        wlan.queueing.name()
+                    ),
+                );
+            }
+            let limit = QueueLimit {
+                packets: Some(wlan.queue_packets),
+                bytes: None,
+            };
+            let rate = wlan.build_phy(key).ok().map(|phy| phy.data_rate_bps);
+            validate_aqm(key, &wlan.aqm, &limit, rate)?;
+            return self.refuse_beside_roaming(key, wlan, "a qdisc (aqm)", "aqm = \"none\"");
+        }
         if wlan.queueing == Queueing::Fifo {
             return Ok(());
         }
@@ -701,17 +725,23 @@ fn validate_direction(key: &str, d: &DirectionConfig) -> Result<(), ConfigError>
             "a zero-sized queue drops everything",
         );
     }
-    validate_aqm(key, d)
+    validate_aqm(key, &d.aqm, &d.queue, d.rate_bps)
 }
 
-/// The AQM of direction `direction`: its settings within what Linux's qdiscs accept
-/// (sch_codel, sch_fq_codel, sch_pie).
-fn validate_aqm(direction: &str, d: &DirectionConfig) -> Result<(), ConfigError> {
-    let key = format!("{direction}.aqm");
-    let times = match d.aqm {
+/// The AQM `aqm` of the queue `owner` (a link direction, a WLAN) limited by `queue`, whose
+/// link sends at `rate_bps`: its settings within what Linux's qdiscs accept (sch_codel,
+/// sch_fq_codel, sch_pie, sch_red).
+fn validate_aqm(
+    owner: &str,
+    aqm: &AqmConfig,
+    queue: &QueueLimit,
+    rate_bps: Option<u64>,
+) -> Result<(), ConfigError> {
+    let key = format!("{owner}.aqm");
+    let times = match *aqm {
         AqmConfig::None => return Ok(()),
         AqmConfig::Red { .. } => {
-            return match d.aqm.red_params(&d.queue, d.rate_bps) {
+            return match aqm.red_params(queue, rate_bps) {
                 Some(Err(why)) => fail(key, why),
                 _ => Ok(()),
             };
@@ -737,9 +767,9 @@ fn validate_aqm(direction: &str, d: &DirectionConfig) -> Result<(), ConfigError>
                     "must be 256 to 1048576 bytes (sch_fq_codel)",
                 );
             }
-            if d.queue.bytes.is_some() {
+            if queue.bytes.is_some() {
                 return fail(
-                    format!("{direction}.queue"),
+                    format!("{owner}.queue"),
                     "fq_codel's limit counts packets (as sch_fq_codel's); give the queue \
                      in packets",
                 );
@@ -951,14 +981,23 @@ impl Components {
 /// where they apply, AQL's limits in order.
 fn validate_driver_queue(key: &str, wlan: &WlanConfig) -> Result<(), ConfigError> {
     let queue = wlan.driver_queue;
-    if queue != DriverQueue::Ath9k && wlan.queueing == Queueing::Fifo {
+    let qdisc = wlan.aqm != AqmConfig::None;
+    if queue != DriverQueue::Ath9k && wlan.queueing == Queueing::Fifo && !qdisc {
         return fail(
             format!("{key}.driver_queue"),
             format!(
-                "driver_queue = \"{}\" sits below mac80211's queues, which queueing = \"fifo\" \
-                 does not keep; set queueing to \"fq_codel\" or \"fq_codel_airtime\"",
+                "driver_queue = \"{}\" sits below mac80211's queues or a qdisc (aqm), and \
+                 queueing = \"fifo\" without aqm keeps neither; set queueing to \"fq_codel\" \
+                 or \"fq_codel_airtime\", or an aqm",
                 queue.name()
             ),
+        );
+    }
+    if queue == DriverQueue::FirmwareAql && qdisc {
+        return fail(
+            format!("{key}.driver_queue"),
+            "airtime queue limits are mac80211's and do not run below a qdisc (aqm); use \
+             driver_queue = \"firmware\"",
         );
     }
     if queue != DriverQueue::Ath9k {

@@ -59,7 +59,7 @@ pub(super) fn add_ac_interfaces(
                 agent: None,
                 planning: None,
                 in_flight: InFlight::default(),
-                txqs: queueing::txqs_of(spec),
+                txqs: queueing::txqs_of(spec, mac, ac as u8),
                 edcaf: ac as u8,
                 by_ac: None,
                 mac_interface: own,

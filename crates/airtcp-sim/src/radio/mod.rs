@@ -90,7 +90,7 @@ use crate::packet::Packet;
 use crate::rng::{stream, Stream, StreamId};
 use crate::slab::Slab;
 use crate::wlan::ap_plan::queue_full;
-use crate::wlan::dcf::Txqs;
+use crate::wlan::dcf::{Qdisc, Txqs};
 use crate::wlan::{
     AirBody, AirFrame, AmpduLimits, Driver, EdcaSet, Frame, MacCounters, MacParams, MacQueue,
     Queueing,
@@ -436,6 +436,8 @@ pub struct WlanSpec {
     /// and the key of their flow hash.
     pub queueing: Queueing,
     pub driver: Driver,
+    /// Beside `queueing = "fifo"`, the qdisc above each MAC's driver (`aqm`).
+    pub qdisc: Option<Qdisc>,
     pub flow_hash_key: u64,
 }
 
@@ -525,6 +527,11 @@ impl SharedChannel {
                     edca_ap[index] |= mac == 0;
                 }
                 let own = interfaces.len() as u32;
+                let ac_index = if several_acs {
+                    AccessCategory::Be as u8
+                } else {
+                    0
+                };
                 interfaces.push(Interface {
                     wlan: w as u32,
                     mac: mac as u32,
@@ -534,12 +541,8 @@ impl SharedChannel {
                     agent: None,
                     planning: None,
                     in_flight: InFlight::default(),
-                    txqs: queueing::txqs_of(&spec),
-                    edcaf: if several_acs {
-                        AccessCategory::Be as u8
-                    } else {
-                        0
-                    },
+                    txqs: queueing::txqs_of(&spec, mac as u32, ac_index),
+                    edcaf: ac_index,
                     by_ac: None,
                     mac_interface: own,
                     stats: StationStats::default(),
@@ -986,6 +989,7 @@ fn two_node_channel(
         edca,
         queueing,
         driver: crate::wlan::Driver::ATH9K,
+        qdisc: None,
         flow_hash_key: 0,
     };
     let place = |node: usize| {

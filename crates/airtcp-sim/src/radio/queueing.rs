@@ -51,7 +51,7 @@ impl SharedChannel {
             siblings: 0..1,
         };
         let fifo = &mut interface.queues[ApQueue::Data as usize];
-        part.counters.codel_drops += txqs.refill(now, 0, fifo, &sizing);
+        txqs.refill(now, 0, fifo, &sizing).count(&mut part.counters);
     }
 
     /// Puts a frame of interface `i` into its intermediate queues, those over their limit
@@ -60,7 +60,7 @@ impl SharedChannel {
         let interface = &mut self.interfaces[i as usize];
         let txqs = interface.txqs.as_mut().expect("intermediate queues");
         let part = &mut self.wlans[interface.wlan as usize];
-        part.counters.queue_drops += txqs.enqueue(0, frame);
+        txqs.enqueue(0, frame).count(&mut part.counters);
         if interface.queues[ApQueue::Data as usize].is_empty() {
             self.refill(i, now);
         }
@@ -94,14 +94,13 @@ impl SharedChannel {
     }
 }
 
-/// The intermediate queues of a MAC of WLAN `spec` on a channel with geometry, if it keeps
-/// them.
-pub(super) fn txqs_of(spec: &WlanSpec) -> Option<Txqs> {
+/// The intermediate queues (or qdisc) of MAC `mac`'s interface for AC index `ac` of WLAN
+/// `spec` on a channel with geometry, if it keeps them.
+pub(super) fn txqs_of(spec: &WlanSpec, mac: u32, ac: u8) -> Option<Txqs> {
     Txqs::new(
-        spec.queueing,
-        spec.driver,
+        (spec.queueing, spec.driver, spec.qdisc.as_ref()),
         &spec.mac_rates,
         spec.flow_hash_key,
-        1,
+        (4 * mac + u32::from(ac), 1),
     )
 }

@@ -112,9 +112,11 @@ impl Simulation {
             if let Some(limits) = wlan.ampdu_limits() {
                 bss.aggregate(limits);
             }
-            if wlan.queueing != Queueing::Fifo {
+            let qdisc = wlan.qdisc(seed, b as u32, data_rate_bps);
+            if wlan.queueing != Queueing::Fifo || qdisc.is_some() {
                 let key = stream(seed, StreamId::FlowHash { bss: b as u32 }).random();
-                bss.queue_through((wlan.queueing, wlan.driver()), &rates, key);
+                let queues = (wlan.queueing, wlan.driver(), qdisc.as_ref());
+                bss.queue_through(queues, &rates, key);
             }
             wlans.push(Wlan::Alone(bss));
         }
@@ -495,6 +497,7 @@ fn build_shared(
         let edca = wlan
             .uses_edca()
             .then(|| (wlan.edca_set(&phy), scenario.geometry_ac()));
+        let qdisc = wlan.qdisc(scenario.seed, b as u32, phy.data_rate_bps);
         specs.push(WlanSpec {
             bss: b as u32,
             params: mac_params(wlan),
@@ -506,6 +509,7 @@ fn build_shared(
             edca,
             queueing: wlan.queueing,
             driver: wlan.driver(),
+            qdisc,
             flow_hash_key: stream(scenario.seed, StreamId::FlowHash { bss: b as u32 }).random(),
         });
     }

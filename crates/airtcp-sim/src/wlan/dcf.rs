@@ -63,7 +63,7 @@ pub use ampdu::AmpduLimits;
 pub use capture::{AirBody, AirFrame};
 pub use edca::EdcaSet;
 pub(crate) use txq::{expected_airtime_ns, Budget, Sizing, Txqs};
-pub use txq::{Driver, DriverQueue, Queueing};
+pub use txq::{Driver, DriverQueue, Qdisc, Queueing};
 
 #[cfg(test)]
 use super::ap_plan::{a_msdu_bytes, QOS_CONTROL_BYTES};
@@ -193,6 +193,11 @@ pub struct MacCounters {
     pub block_ack_reqs_given_up: u64,
     /// With mac80211's queues (`txq`): frames CoDel dropped.
     pub codel_drops: u64,
+    /// With a qdisc above the drivers (`aqm`, `txq::qdisc`): frames its AQM dropped (tail
+    /// drops count in `queue_drops`).
+    pub aqm_drops: u64,
+    /// Frames marked CE instead of dropped: by mac80211's CoDel or a qdisc's AQM.
+    pub ecn_marks: u64,
     /// With EDCA: EDCAFs that lost an internal collision to a higher AC of their MAC.
     pub internal_collisions: u64,
     /// Airtime of the data PPDUs each station sent, and of those the AP sent it (in the
@@ -529,15 +534,17 @@ impl Bss {
         self.ampdu = ampdu::Aggregation::new(&self.phy, &self.link_phys, limits, &txops, protected);
     }
 
-    /// Queues frames as `queueing` says (before any traffic; `txq`): `rates_bps[i]` is the
-    /// data rate to and from MAC i, `hash_key` the key of the flow hash.
+    /// Queues frames as `queueing` says, or beside a FIFO through `qdisc` (before any
+    /// traffic; `txq`): `rates_bps[i]` is the data rate to and from MAC i, `hash_key` the
+    /// key of the flow hash.
     pub fn queue_through(
         &mut self,
-        (queueing, driver): (Queueing, Driver),
+        (queueing, driver, qdisc): (Queueing, Driver, Option<&Qdisc>),
         rates_bps: &[u64],
         hash_key: u64,
     ) {
-        self.txqs = txq::Txqs::new(queueing, driver, rates_bps, hash_key, self.edcafs.len());
+        let edcafs = (0, self.edcafs.len());
+        self.txqs = txq::Txqs::new((queueing, driver, qdisc), rates_bps, hash_key, edcafs);
     }
 
     /// Sends the frames to and from MAC m with `phys[m]` (a station's own rate or MCS;
@@ -685,7 +692,7 @@ impl Bss {
         if to_txqs {
             // numbered as it enters mac80211's queues
             let txqs = self.txqs.as_mut().expect("intermediate queues");
-            self.counters.queue_drops += txqs.enqueue(edcaf, frame);
+            txqs.enqueue(edcaf, frame).count(&mut self.counters);
         } else {
             self.edcafs[edcaf as usize].queues[queue].push_back(frame);
         }

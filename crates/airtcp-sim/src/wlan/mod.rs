@@ -6,5 +6,5 @@ pub mod dcf;
 
 pub use dcf::{
     Actions, AirBody, AirFrame, AmpduLimits, Bss, Driver, DriverQueue, EdcaSet, Frame, MacCounters,
-    MacParams, MacQueue, Queueing,
+    MacParams, MacQueue, Qdisc, Queueing,
 };

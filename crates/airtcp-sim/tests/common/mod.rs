@@ -243,15 +243,18 @@ pub fn two_way_udp(
 }
 
 /// What a run did with the datagrams of `two_way_udp`'s flows (1000-byte payloads): sent,
-/// delivered, counted dropped by the MAC (queue, retries, CoDel, lifetime, sojourn limit),
-/// and the MSDUs its first
-/// WLAN counts delivered.
+/// delivered, counted dropped by the MAC (queue, retries, CoDel, a qdisc's AQM, lifetime,
+/// sojourn limit), and the MSDUs its first WLAN counts delivered.
 pub fn datagram_accounts(summary: &airtcp_sim::Summary) -> (u64, u64, u64, u64) {
     let sent = summary.flows.iter().map(|f| f.packets_sent).sum();
     let delivered = summary.flows.iter().map(|f| f.bytes_delivered / 1000).sum();
     let c = &summary.wlans[0].counters;
-    let dropped =
-        c.queue_drops + c.retry_drops + c.codel_drops + c.lifetime_drops + c.queue_delay_drops;
+    let dropped = c.queue_drops
+        + c.retry_drops
+        + c.codel_drops
+        + c.aqm_drops
+        + c.lifetime_drops
+        + c.queue_delay_drops;
     (sent, delivered, dropped, c.delivered_msdus)
 }
 

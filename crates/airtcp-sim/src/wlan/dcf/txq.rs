@@ -12,7 +12,9 @@
 //!   station count; one for a station towards its AP) (`sta_update_codel_params`, Linux 4.9
 //!   to 6.14, which compares rate control's expected throughput where this takes the data
 //!   rate).
-//!   CoDel drops rather than marks ECN (the simulator's TCP does not negotiate ECN).
+//!   CoDel marks ECN-capable packets CE rather than dropping them (mac80211's `ecn`; not
+//!   towards a slow station), counted in `ecn_marks`. Beside `queueing = "fifo"` a qdisc
+//!   may take these queues' place (`qdisc`).
 //! - **Scheduling**: the MAC's own FIFO plays the driver's hardware queue, kept as deep as
 //!   ath9k keeps its own: two A-MPDUs (`ATH_AGGR_MIN_QDEPTH`), each receiver's frames
 //!   counting apart, or eight single frames (`ATH_NON_AGGR_MIN_QDEPTH`): when the MAC's
@@ -53,6 +55,8 @@ use super::{Bss, Edcaf, Frame};
 use airtcp_proto::wifi::edca::AccessCategory;
 
 pub use firmware::{expected_airtime_ns, Driver, DriverQueue};
+pub(crate) use qdisc::Dropped;
+pub use qdisc::Qdisc;
 
 /// Which queues a MAC keeps between the stack and the channel.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -123,10 +127,13 @@ impl EdcafTxqs {
     }
 }
 
-/// The intermediate queues of every EDCAF of a BSS (of each MAC's DCF without EDCA).
+/// The intermediate queues of every EDCAF of a BSS (of each MAC's DCF without EDCA):
+/// mac80211's (`edcafs`), or a qdisc each (`qdisc`).
 #[derive(Debug)]
 pub(crate) struct Txqs {
     edcafs: Vec<EdcafTxqs>,
+    /// Beside `queueing = "fifo"`: each EDCAF's qdisc (`qdisc`); empty with mac80211's.
+    qdiscs: Vec<crate::aqm::LinkQueue<Frame>>,
     /// CoDel's parameters towards each MAC (by its data rate).
     codel: Vec<CodelParams>,
     /// The flow hash's key (Linux seeds it at random).
@@ -145,23 +152,32 @@ pub(crate) struct Txqs {
 }
 
 impl Txqs {
-    /// Queues for `edcafs` EDCAFs of `rates_bps.len()` MACs, `rates_bps[i]` the data rate to
-    /// and from MAC i, above `driver`'s queue.
+    /// Queues for `edcafs` EDCAFs (numbered from `first` in the BSS) of `rates_bps.len()`
+    /// MACs, `rates_bps[i]` the data rate to and from MAC i, above `driver`'s queue: as
+    /// `queueing` says, or beside a FIFO, `qdisc`'s.
     pub(crate) fn new(
-        queueing: Queueing,
-        driver: Driver,
+        (queueing, driver, qdisc): (Queueing, Driver, Option<&Qdisc>),
         rates_bps: &[u64],
         hash_key: u64,
-        edcafs: usize,
+        (first, edcafs): (u32, usize),
     ) -> Option<Txqs> {
-        let airtime_fair = match queueing {
-            Queueing::Fifo => return None,
-            Queueing::FqCodel => false,
-            Queueing::FqCodelAirtime => true,
+        let airtime_fair = match (queueing, qdisc) {
+            (Queueing::Fifo, None) => return None,
+            (Queueing::Fifo, Some(_)) => false,
+            (Queueing::FqCodel, _) => false,
+            (Queueing::FqCodelAirtime, _) => true,
         };
         let macs = rates_bps.len();
+        let qdiscs = match (queueing, qdisc) {
+            (Queueing::Fifo, Some(qdisc)) => (first..first + edcafs as u32)
+                .map(|queue| qdisc.build(queue))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let tins = if qdiscs.is_empty() { edcafs } else { 0 };
         Some(Txqs {
-            edcafs: (0..edcafs)
+            qdiscs,
+            edcafs: (0..tins)
                 .map(|_| EdcafTxqs {
                     fq: Fq::new(FqParams::MAC80211, macs),
                     held: vec![None; macs],
@@ -198,13 +214,20 @@ impl Txqs {
 
     /// Frames waiting in `edcaf`'s intermediate queues.
     pub(crate) fn backlog(&self, edcaf: u32) -> usize {
+        if let Some(qdisc) = self.qdiscs.get(edcaf as usize) {
+            return qdisc.len();
+        }
         let queues = &self.edcafs[edcaf as usize];
         let held = queues.held.iter().filter(|h| h.is_some()).count();
         queues.fq.backlog() as usize + held
     }
 
-    /// Queues a frame of `edcaf` for its receiver; the frames dropped over the limit.
-    pub(crate) fn enqueue(&mut self, edcaf: u32, frame: Frame) -> u64 {
+    /// Queues a frame of `edcaf` for its receiver; what was dropped (over the limit, or by
+    /// a qdisc's AQM on arrival).
+    pub(crate) fn enqueue(&mut self, edcaf: u32, frame: Frame) -> Dropped {
+        if self.has_qdisc() {
+            return self.enqueue_qdisc(edcaf, frame);
+        }
         let hash = flow_hash(&frame.packet.repr, self.hash_key);
         let queues = &mut self.edcafs[edcaf as usize];
         let mut overlimit = 0;
@@ -212,7 +235,10 @@ impl Txqs {
             .fq
             .enqueue(frame.to, hash, frame, &mut |_, _| overlimit += 1);
         queues.scheduler.activate(frame.to);
-        overlimit
+        Dropped {
+            tail: overlimit,
+            ..Dropped::default()
+        }
     }
 
     /// Charges `airtime_ns` of a PPDU from EDCAF `sender` to MAC `receiver` to the station
@@ -228,11 +254,11 @@ impl Txqs {
         self.charge_station(receiving, sender_mac, airtime_ns);
     }
 
-    /// Charges `airtime_ns` to `station` at the scheduler of `edcaf`.
+    /// Charges `airtime_ns` to `station` at the scheduler of `edcaf` (a qdisc has none).
     pub(crate) fn charge_station(&mut self, edcaf: u32, station: u32, airtime_ns: u64) {
-        self.edcafs[edcaf as usize]
-            .scheduler
-            .charge(station, airtime_ns);
+        if let Some(queues) = self.edcafs.get_mut(edcaf as usize) {
+            queues.scheduler.charge(station, airtime_ns);
+        }
     }
 }
 
@@ -299,18 +325,39 @@ impl Txqs {
     /// Moves frames from `edcaf`'s intermediate queues into its `fifo` at `now`, as the
     /// driver does when a transmission completes and at a channel access (module doc): the
     /// retries at the FIFO's head topped up from their receiver's tin, then a transmission's
-    /// worth from each station the scheduler picks until the FIFO holds the driver's depth.
-    /// The frames CoDel dropped.
+    /// worth from each station the scheduler picks until the FIFO holds the driver's depth
+    /// (below a qdisc, `refill_qdisc`). What CoDel dropped and marked.
     pub(crate) fn refill(
         &mut self,
         now: Instant,
         edcaf: u32,
         fifo: &mut VecDeque<Frame>,
         sizing: &Sizing,
-    ) -> u64 {
-        if self.driver.queue != DriverQueue::Ath9k {
-            return self.refill_firmware(now, edcaf, fifo, sizing);
+    ) -> Dropped {
+        if self.has_qdisc() {
+            return self.refill_qdisc(now, edcaf, fifo, sizing);
         }
+        let codel = if self.driver.queue != DriverQueue::Ath9k {
+            self.refill_firmware(now, edcaf, fifo, sizing)
+        } else {
+            self.refill_ath9k(now, edcaf, fifo, sizing)
+        };
+        let marks = &mut self.edcafs[edcaf as usize].fq.counters.ecn_marks;
+        Dropped {
+            codel,
+            marks: std::mem::take(marks),
+            ..Dropped::default()
+        }
+    }
+
+    /// `refill` below mac80211's queues into ath9k's hardware queue; the frames CoDel dropped.
+    fn refill_ath9k(
+        &mut self,
+        now: Instant,
+        edcaf: u32,
+        fifo: &mut VecDeque<Frame>,
+        sizing: &Sizing,
+    ) -> u64 {
         if self.backlog(edcaf) == 0 {
             return 0;
         }
@@ -420,7 +467,8 @@ impl Bss {
         let was_holding = !self.holds_nothing(edcaf);
         let txqs = self.txqs.as_mut().expect("intermediate queues");
         let fifo = &mut self.edcafs[edcaf as usize].queues[0];
-        self.counters.codel_drops += txqs.refill(now, edcaf, fifo, &sizing);
+        txqs.refill(now, edcaf, fifo, &sizing)
+            .count(&mut self.counters);
         if was_holding && self.holds_nothing(edcaf) {
             // CoDel dropped everything that was left
             self.holding -= 1;
@@ -443,5 +491,6 @@ impl Bss {
 }
 
 mod firmware;
+mod qdisc;
 #[cfg(test)]
 mod tests;

@@ -11,7 +11,7 @@ const MS: u64 = 1_000_000;
 /// An 802.11b BSS of `macs` MACs whose queues are `queueing` (a FIFO of 10 000 frames).
 fn bss(macs: usize, queueing: Queueing) -> Bss {
     let mut bss = bss_of(macs, params(None, 7, 4, 10_000), 0.0, None, 1);
-    bss.queue_through((queueing, Driver::ATH9K), &vec![11_000_000; macs], 7);
+    bss.queue_through((queueing, Driver::ATH9K, None), &vec![11_000_000; macs], 7);
     bss
 }
 
@@ -135,7 +135,11 @@ fn a_frame_that_does_not_fit_waits_for_its_stations_next_turn() {
     let phy = Phy::mcs(setting, 7, None).unwrap();
     let mut bss = super::super::tests::bss_on(phy, 4, params(None, 7, 4, 10_000), 0.0, None, 1);
     bss.aggregate(super::super::AmpduLimits::of(Format::Ht));
-    bss.queue_through((Queueing::FqCodel, Driver::ATH9K), &[65_000_000; 4], 7);
+    bss.queue_through(
+        (Queueing::FqCodel, Driver::ATH9K, None),
+        &[65_000_000; 4],
+        7,
+    );
     let arrivals = (1..4)
         .flat_map(|to| (0..200).map(move |_| (0, 0, udp(to as u16, 1472), to)))
         .collect();

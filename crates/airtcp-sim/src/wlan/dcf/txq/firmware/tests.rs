@@ -26,7 +26,7 @@ fn txqs(queue: DriverQueue, frames: u32, stations: usize) -> Txqs {
         aql: AqlLimits::LINUX,
     };
     let rates = vec![11_000_000; stations + 1];
-    Txqs::new(Queueing::FqCodel, driver, &rates, 7, 1).unwrap()
+    Txqs::new((Queueing::FqCodel, driver, None), &rates, 7, (0, 1)).unwrap()
 }
 
 fn enqueue(txqs: &mut Txqs, to: u32, count: usize) {
@@ -45,7 +45,8 @@ fn refill(txqs: &mut Txqs, fifo: &mut VecDeque<Frame>) {
         estimate: &estimate,
         siblings: 0..1,
     };
-    txqs.refill(Instant::from_nanos(MS), 0, fifo, &sizing);
+    let dropped = txqs.refill(Instant::from_nanos(MS), 0, fifo, &sizing);
+    assert_eq!(dropped.codel, 0, "nothing waited long enough for CoDel");
 }
 
 /// One 1000-byte UDP datagram's estimate: 192 µs of long preamble and 10 µs of SIFS, and
