@@ -14,9 +14,11 @@ from .output import atomic_write, output_dir, replacing
 from .resolve import resolve_checked
 from .scenario import Scenario, ScenarioError, load, parse_with_overrides
 from .timeseries import (
+    delay_frame,
     frame,
     mac_frame,
     queue_frame,
+    write_delay_parquet,
     write_mac_parquet,
     write_parquet,
     write_queue_parquet,
@@ -54,10 +56,16 @@ class RunResult:
         direction per instant); empty without wired links."""
         return queue_frame(self.columns)
 
+    @cached_property
+    def delays(self) -> pd.DataFrame:
+        """The series of the flows' one-way delays (packets, mean, max, jitter per flow per
+        interval, with ``simulation.one_way_delay``); empty without it."""
+        return delay_frame(self.columns)
+
     def write(self, out: str | Path) -> None:
         """Writes summary.json, scenario.json and timeseries.parquet atomically into ``out``,
         macs.parquet when WLANs with geometry have a series, queues.parquet when wired links
-        do."""
+        do, delays.parquet when flows' one-way delays were measured."""
         out = output_dir(Path(out))
         atomic_write(out / "summary.json", json.dumps(self.summary, indent=2).encode())
         atomic_write(out / "scenario.json", json.dumps(self.scenario, indent=2).encode())
@@ -69,6 +77,9 @@ class RunResult:
         if self.columns.get("queues", {}).get("direction"):
             with replacing(out / "queues.parquet") as temporary:
                 write_queue_parquet(self.columns, temporary)
+        if self.columns.get("delays", {}).get("flow"):
+            with replacing(out / "delays.parquet") as temporary:
+                write_delay_parquet(self.columns, temporary)
 
 
 def prepare(

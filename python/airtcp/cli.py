@@ -168,6 +168,8 @@ def print_summary(summary: dict) -> None:
     for flow in summary["flows"]:
         if flow["kind"] == "tcp_workload":
             _print_workload(flow, measure_from_ns)
+        if delay := flow.get("one_way_delay"):
+            out.print(f"one-way delay {flow['name']}: {_delay_text(delay)}", highlight=False)
     for link in summary["links"]:
         # Only the link directions that dropped or marked: at the tail, or by their AQM.
         if link["queue_drops"] or link.get("aqm_drops") or link.get("ecn_marks"):
@@ -274,6 +276,17 @@ def _print_macs(macs: list[dict]) -> None:
             f"{mac['snr_db']:.1f}" if heard else "-",
         )
     out.print(table)
+
+
+def _delay_text(delay: dict) -> str:
+    """A flow's one-way delay summary (``simulation.one_way_delay``), as ping states RTTs."""
+    if not delay["packets"]:
+        return "no data packet delivered in the measurement"
+    reordered = f", {delay['reordered']} reordered" if delay["reordered"] else ""
+    return (
+        f"{delay['packets']} packets; min/avg/max = {delay['min_ms']:.3f}/{delay['mean_ms']:.3f}/"
+        f"{delay['max_ms']:.3f} ms, jitter {delay['jitter_ms']:.3f} ms{reordered}"
+    )
 
 
 def _print_flows(title: str, flows: list[dict]) -> None:

@@ -57,6 +57,13 @@ def cleanup(force: bool = False) -> list[str]:
 
 
 def _unsupported(resolved: dict[str, Any]) -> None:
+    if resolved.get("one_way_delay"):
+        raise ScenarioError(
+            "<scenario>",
+            "simulation.one_way_delay",
+            "is simulator-only (the kernel's packets carry no send time the emulator "
+            "could read); leave it off in emulation",
+        )
     for index, flow in enumerate(resolved["flows"]):
         app = flow["app"]
         if app["kind"] == "tcp_workload":

@@ -302,6 +302,8 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
         resolved["agents"] = _agents_json(scenario, index)
     if scenario.mobiles:
         resolved["mobiles"] = _mobiles_json(scenario, index)
+    if sim.one_way_delay:
+        resolved["one_way_delay"] = True
     if scenario.radio is not None:
         resolved["radio"] = radio_json(scenario.radio)
     positions, origins.positions = positions_json(scenario, wlans, index)

@@ -1,8 +1,9 @@
 """One run at a glance (``airtcp plot RUN_DIR``, or ``airtcp run --out DIR --plot``): from a
 run's summary.json and timeseries.parquet, each TCP flow's congestion window, smoothed RTT
 and goodput over time, in panels that share the time axis, the flows' names in a legend
-beside them, and below them the wired links' queues that held packets (queues.parquet);
-PNG or SVG.
+beside them, and below them the wired links' queues that held packets (queues.parquet)
+and, with ``simulation.one_way_delay``, each timed flow's mean one-way delay per interval
+(delays.parquet); PNG or SVG.
 
 The goodput is the series' own (bytes delivered in each sample interval); the cwnd and RTT
 are the sender's at each sample. Flows without a TCP sender of their own (UDP, ping,
@@ -46,7 +47,9 @@ def plot_run(run_dir: Path, out: Path | None = None, fmt: str = "png") -> Path:
     if series.empty:
         raise PlotError(f"{run_dir}: the run has no TCP flow to plot")
     queues = _busy_queues(run_dir / "queues.parquet", pd)
-    rows = 3 + (queues is not None)
+    delays_path = run_dir / "delays.parquet"
+    delays = pd.read_parquet(delays_path) if delays_path.is_file() else None
+    rows = 3 + (queues is not None) + (delays is not None)
     figure, axes = plt.subplots(rows, 1, sharex=True, figsize=(9, 2.5 * rows), layout="constrained")
     panels = (
         ("cwnd_bytes", 1e-3, "cwnd (kB)"),
@@ -60,7 +63,12 @@ def plot_run(run_dir: Path, out: Path | None = None, fmt: str = "png") -> Path:
         for direction, samples in queues.groupby("direction", observed=True, sort=False):
             axes[3].plot(samples["time_s"], samples["packets"], label=str(direction), lw=1)
         axes[3].legend(title="link queue", loc="upper left", bbox_to_anchor=(1.01, 1))
+    if delays is not None:
+        for flow, samples in delays.groupby("flow", observed=True, sort=False):
+            axes[-1].plot(samples["time_s"], samples["mean_ms"], label=str(flow), lw=1)
+        axes[-1].legend(title="one-way delay", loc="upper left", bbox_to_anchor=(1.01, 1))
     labels = [label for _, _, label in panels] + ["queue (packets)"] * (queues is not None)
+    labels += ["one-way delay (ms)"] * (delays is not None)
     for axis, label in zip(axes, labels, strict=True):
         axis.set_ylabel(label)
         axis.grid(alpha=0.3)

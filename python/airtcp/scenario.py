@@ -872,6 +872,10 @@ class Simulation(Strict):
     measure_from: Duration = 0
     seed: Annotated[int, Field(ge=0, lt=2**63)] = 1
     sample_interval: Duration = 100_000_000
+    # Time every TCP bulk and UDP flow's data packets from sender to receiver (docs/
+    # scenarios.md, "One-way delay"): mean, min, max and RFC 3550 jitter in the summary, per
+    # interval in delays.parquet. Off: it costs a queue operation a packet.
+    one_way_delay: bool = False
 
 
 class Scenario(Strict):

@@ -1,7 +1,8 @@
 """The per-flow time series, from the simulator's raw little-endian columns to a DataFrame
 without a per-value Python object (about 66 bytes a sample in pandas), or straight to
 Parquet through pyarrow (pandas is slow to import and not needed to write); and the series
-of the MACs of WLANs with geometry (``columns["macs"]``) the same way."""
+of the MACs of WLANs with geometry (``columns["macs"]``), the wired links' queues
+(``columns["queues"]``) and the flows' one-way delays (``columns["delays"]``) the same way."""
 
 from __future__ import annotations
 
@@ -40,6 +41,14 @@ QUEUE_COLUMNS = {
     "bytes": "<u8",
     "drops": "<u8",
     "ecn_marks": "<u8",
+}
+# Per timed flow, per sampling interval (docs/scenarios.md, "One-way delay").
+DELAY_COLUMNS = {
+    "time_s": "<f8",
+    "packets": "<u8",
+    "mean_ms": "<f8",
+    "max_ms": "<f8",
+    "jitter_ms": "<f8",
 }
 
 
@@ -140,38 +149,66 @@ def write_mac_parquet(columns: dict[str, Any], path: Path) -> None:
     pq.write_table(pa.table(data), path)
 
 
+def _keyed_frame(
+    table: dict[str, Any], key: str, names: list[str], spec: dict[str, str]
+) -> pd.DataFrame:
+    """A DataFrame of ``table``'s columns (`spec`) after its ``key`` column, categorical over
+    ``names``."""
+    import numpy as np
+    import pandas as pd
+
+    codes = np.frombuffer(table[key], dtype="<u4").astype(np.int32)
+    values = {name: np.frombuffer(table[name], dtype=t) for name, t in spec.items()}
+    return pd.DataFrame(
+        {key: pd.Categorical.from_codes(codes, categories=names), **values}, copy=False
+    )
+
+
+def _write_keyed(
+    table: dict[str, Any], key: str, names: list[str], spec: dict[str, str], path: Path
+) -> None:
+    """The same table as `_keyed_frame`, written to ``path`` with ``key`` as a string."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = len(table[key]) // 4
+    types = {"<f8": pa.float64(), "<u8": pa.uint64(), "<u4": pa.uint32()}
+    keys = array("I")
+    keys.frombytes(table[key])
+    data = {
+        key: _strings(pa, [names[k] for k in keys]),
+        **{
+            name: pa.Array.from_buffers(types[t], rows, [None, pa.py_buffer(table[name])])
+            for name, t in spec.items()
+        },
+    }
+    pq.write_table(pa.table(data), path)
+
+
 def queue_frame(columns: dict[str, Any]) -> pd.DataFrame:
     """A DataFrame (direction, time_s, packets, bytes, drops, ecn_marks) of the wired links'
     queues, one row per direction per sampling instant; direction ("a→b") is categorical.
     Empty without wired links or without a time series."""
-    import numpy as np
-    import pandas as pd
-
     queues = columns["queues"]
-    codes = np.frombuffer(queues["direction"], dtype="<u4").astype(np.int32)
-    values = {name: np.frombuffer(queues[name], dtype=t) for name, t in QUEUE_COLUMNS.items()}
-    categories = list(queues["directions"])
-    return pd.DataFrame(
-        {"direction": pd.Categorical.from_codes(codes, categories=categories), **values},
-        copy=False,
-    )
+    return _keyed_frame(queues, "direction", list(queues["directions"]), QUEUE_COLUMNS)
 
 
 def write_queue_parquet(columns: dict[str, Any], path: Path) -> None:
     """The same table as `queue_frame`, written to ``path`` with direction as a string."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     queues = columns["queues"]
-    rows = len(queues["direction"]) // 4
-    types = {"<f8": pa.float64(), "<u8": pa.uint64(), "<u4": pa.uint32()}
-    keys = array("I")
-    keys.frombytes(queues["direction"])
-    data = {
-        "direction": _strings(pa, [queues["directions"][k] for k in keys]),
-        **{
-            name: pa.Array.from_buffers(types[t], rows, [None, pa.py_buffer(queues[name])])
-            for name, t in QUEUE_COLUMNS.items()
-        },
-    }
-    pq.write_table(pa.table(data), path)
+    _write_keyed(queues, "direction", list(queues["directions"]), QUEUE_COLUMNS, path)
+
+
+def delay_frame(columns: dict[str, Any]) -> pd.DataFrame:
+    """A DataFrame (flow, time_s, packets, mean_ms, max_ms, jitter_ms) of the flows' one-way
+    delays (``simulation.one_way_delay``), one row per timed flow per sampling interval: the
+    data packets delivered in it, their mean and largest delay (NaN without any), and RFC
+    3550's jitter then. Empty without the setting or without a time series."""
+    names = list(columns["flow_names"])
+    return _keyed_frame(columns["delays"], "flow", names, DELAY_COLUMNS)
+
+
+def write_delay_parquet(columns: dict[str, Any], path: Path) -> None:
+    """The same table as `delay_frame`, written to ``path`` with flow as a string."""
+    names = list(columns["flow_names"])
+    _write_keyed(columns["delays"], "flow", names, DELAY_COLUMNS, path)

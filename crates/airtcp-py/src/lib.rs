@@ -354,6 +354,19 @@ fn series_columns(py: Python<'_>, series: TimeSeries) -> PyResult<Bound<'_, PyDi
         queue_columns.set_item(name, column(py, values, u64::to_le_bytes)?)?;
     }
     out.set_item("queues", queue_columns)?;
+    let delays = series.delays;
+    let delay_columns = PyDict::new(py);
+    delay_columns.set_item("flow", column(py, delays.flow, u32::to_le_bytes)?)?;
+    delay_columns.set_item("packets", column(py, delays.packets, u64::to_le_bytes)?)?;
+    for (name, values) in [
+        ("time_s", delays.time_s),
+        ("mean_ms", delays.mean_ms),
+        ("max_ms", delays.max_ms),
+        ("jitter_ms", delays.jitter_ms),
+    ] {
+        delay_columns.set_item(name, column(py, values, f64::to_le_bytes)?)?;
+    }
+    out.set_item("delays", delay_columns)?;
     Ok(out)
 }
 

@@ -36,6 +36,10 @@ pub struct Scenario {
     /// Per-flow time series sampling period; 0 disables it.
     #[serde(default)]
     pub sample_interval_ns: u64,
+    /// Time each TCP bulk and UDP flow's data packets from sender to receiver
+    /// (`one_way_delay`); off by default (it costs a queue operation a packet).
+    #[serde(default)]
+    pub one_way_delay: bool,
     pub nodes: Vec<String>,
     #[serde(default)]
     pub links: Vec<LinkConfig>,

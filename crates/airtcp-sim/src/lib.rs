@@ -17,6 +17,7 @@ pub mod interface;
 pub mod limits;
 pub mod link;
 pub mod mobility;
+pub mod one_way_delay;
 pub mod packet;
 pub mod payloads;
 pub mod pcap;

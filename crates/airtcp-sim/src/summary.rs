@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::one_way_delay::{DelaySeries, DelaySummary};
 use crate::queue_series::QueueSeries;
 use crate::radio::series::MacSeries;
 use crate::radio::RadioCounters;
@@ -72,6 +73,10 @@ pub struct FlowSummary {
     /// Workloads: every flow's size and times (left out for other flows).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<WorkloadFlows>,
+    /// With `one_way_delay`, a TCP bulk or UDP flow's data packets' one-way delays over the
+    /// measurement window (left out otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub one_way_delay: Option<DelaySummary>,
 }
 
 /// A workload's flows in the order they arrived (`AppConfig::TcpWorkload`): size, arrival
@@ -208,6 +213,8 @@ pub struct TimeSeries {
     pub macs: MacSeries,
     /// The wired links' queues (`crate::queue_series`).
     pub queues: QueueSeries,
+    /// With `one_way_delay`, the flows' one-way delays per interval (`crate::one_way_delay`).
+    pub delays: DelaySeries,
 }
 
 /// One row of the time series.
@@ -288,7 +295,24 @@ mod tests {
             macs: _,
             // Per link direction, counted as rows too; a queue sample is smaller.
             queues,
+            // Per timed flow, counted as rows too; a delay sample is smaller.
+            delays,
         } = TimeSeries::default();
+        let crate::one_way_delay::DelaySeries {
+            flow: delay_flow,
+            time_s: delay_time,
+            packets: delay_packets,
+            mean_ms,
+            max_ms,
+            jitter_ms,
+        } = delays;
+        let delay_sample = element(&delay_flow)
+            + element(&delay_time)
+            + element(&delay_packets)
+            + element(&mean_ms)
+            + element(&max_ms)
+            + element(&jitter_ms);
+        assert!(delay_sample <= crate::limits::SERIES_SAMPLE_BYTES);
         let crate::queue_series::QueueSeries {
             directions: _,
             direction,

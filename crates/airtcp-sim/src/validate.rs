@@ -601,9 +601,16 @@ impl Scenario {
             .flatten()
             .map(|&w| self.wlans[w].stations.len() as u64 + 1)
             .sum();
-        // And each wired link direction's queue.
+        // And each wired link direction's queue, and with `one_way_delay` each TCP bulk and
+        // UDP flow's delays.
         let queues = 2 * self.links.len() as u64;
-        let rows = tcp_flows + macs + queues;
+        let timed = self
+            .flows
+            .iter()
+            .filter(|f| matches!(f.app, AppConfig::TcpBulk { .. } | AppConfig::UdpCbr { .. }))
+            .count() as u64;
+        let delays = if self.one_way_delay { timed } else { 0 };
+        let rows = tcp_flows + macs + queues + delays;
         let instants = self.duration_ns / self.sample_interval_ns;
         let samples = rows.saturating_mul(instants);
         if samples <= MAX_SERIES_SAMPLES {

@@ -147,7 +147,7 @@ impl Simulation {
             .enumerate()
             .map(|(i, config)| {
                 let workload = workload_flows.iter().position(|&w| w == i);
-                build_flow(i, config, scenario.seed, workload)
+                build_flow(i, config, scenario.seed, workload, scenario.one_way_delay)
             })
             .collect();
         let cannot_write = |key: &str, dir: &std::path::Path, e: std::io::Error| ConfigError {

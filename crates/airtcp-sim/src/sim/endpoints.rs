@@ -13,6 +13,7 @@ use rand::Rng;
 
 use super::{Event, Side, Simulation};
 use crate::config::{AppConfig, FlowConfig};
+use crate::one_way_delay::OneWayDelay;
 use crate::packet::{node_address, Packet};
 use crate::ports::{client_port, flow_of_port, SERVER_PORT, UDP_SINK_PORT};
 use crate::rng::{stream, StreamId};
@@ -87,6 +88,9 @@ pub(super) struct Flow {
     pub(super) delivered_at_measure: u64,
     pub(super) delivered_at_sample: u64,
     pub(super) packets_sent: u64,
+    /// With `one_way_delay`, a TCP bulk or UDP flow's data packets in flight and their
+    /// delays (`crate::one_way_delay`).
+    pub(super) delay: Option<Box<OneWayDelay>>,
 }
 
 impl Simulation {
@@ -114,6 +118,11 @@ impl Simulation {
                 let Some(flow) = flow_of_port(port) else {
                     return Ok(());
                 };
+                if side == Side::Receiver && segment.payload_len > 0 {
+                    if let Some(delay) = self.flows.get_mut(flow).and_then(|f| f.delay.as_mut()) {
+                        delay.delivered(packet.uid, now.as_nanos());
+                    }
+                }
                 let Some(Flow {
                     app: FlowApp::Tcp(tcp),
                     ..
@@ -128,6 +137,9 @@ impl Simulation {
                 if let Some(flow) = flow_of_port(datagram.src_port) {
                     if let Some(flow) = self.flows.get_mut(flow) {
                         flow.delivered += u64::from(datagram.payload_len);
+                        if let Some(delay) = &mut flow.delay {
+                            delay.delivered(packet.uid, now.as_nanos());
+                        }
                     }
                 }
             }
@@ -295,6 +307,10 @@ impl Simulation {
             payload_len,
         });
         let dscp = self.flows[flow].config.dscp;
+        let now = self.now().as_nanos();
+        if let Some(delay) = &mut self.flows[flow].delay {
+            delay.sent(self.next_uid, now);
+        }
         self.originate(src, between(src, dst, dscp, datagram))?;
         let next = self.now() + interval;
         self.events
@@ -400,7 +416,12 @@ impl Simulation {
         for (segment, ecn) in outgoing.drain(..) {
             // The sender's segments; the receiver's are its `acks_sent`.
             if side == Side::Sender {
-                self.flows[flow].packets_sent += 1;
+                let state = &mut self.flows[flow];
+                state.packets_sent += 1;
+                if let (Some(delay), true) = (&mut state.delay, segment.payload_len > 0) {
+                    // the packet `originate` makes next
+                    delay.sent(self.next_uid, now.as_nanos());
+                }
             }
             let mut packet = between(from, to, dscp, TransportRepr::Tcp(segment));
             packet.ip.ecn = ecn;
@@ -428,12 +449,14 @@ fn between(src: usize, dst: usize, dscp: u8, transport: TransportRepr) -> Packet
     }
 }
 
-/// Flow `index` as `config` sets it up; `workload`: its place among the workloads.
+/// Flow `index` as `config` sets it up; `workload`: its place among the workloads; `timed`:
+/// a TCP bulk or UDP flow's data packets' one-way delays are measured.
 pub(super) fn build_flow(
     index: usize,
     config: &FlowConfig,
     seed: u64,
     workload: Option<usize>,
+    timed: bool,
 ) -> Flow {
     let app = match &config.app {
         AppConfig::TcpWorkload {
@@ -501,6 +524,7 @@ pub(super) fn build_flow(
             },
         })),
     };
+    let timed = timed && matches!(app, FlowApp::Tcp(_) | FlowApp::Udp(_));
     Flow {
         config: config.clone(),
         app,
@@ -509,5 +533,6 @@ pub(super) fn build_flow(
         delivered_at_measure: 0,
         delivered_at_sample: 0,
         packets_sent: 0,
+        delay: timed.then(Box::default),
     }
 }

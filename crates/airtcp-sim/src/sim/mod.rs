@@ -423,6 +423,9 @@ impl Simulation {
             Event::MeasureStart => {
                 for flow in &mut self.flows {
                     flow.delivered_at_measure = flow.delivered;
+                    if let Some(delay) = &mut flow.delay {
+                        delay.reset();
+                    }
                 }
             }
             Event::Sample => self.sample(),

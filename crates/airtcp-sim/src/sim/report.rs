@@ -25,6 +25,12 @@ impl Simulation {
         for (index, flow) in self.flows.iter_mut().enumerate() {
             let goodput = (flow.delivered - flow.delivered_at_sample) as f64 * 8.0 / interval;
             flow.delivered_at_sample = flow.delivered;
+            if let Some(delay) = &mut flow.delay {
+                let interval = delay.take_interval();
+                self.series
+                    .delays
+                    .push(index as u32, now.as_secs_f64(), interval);
+            }
             let FlowApp::Tcp(tcp) = &flow.app else {
                 continue;
             };
@@ -92,6 +98,7 @@ impl Simulation {
                     transfer_goodput_bps: None,
                     probes: None,
                     workload: None,
+                    one_way_delay: flow.delay.as_ref().map(|delay| delay.summary()),
                 };
                 match &flow.app {
                     FlowApp::Udp(_) => base,
