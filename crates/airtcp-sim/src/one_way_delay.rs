@@ -197,6 +197,16 @@ impl DelaySeries {
         self.jitter_ms.push(interval.jitter_ms);
     }
 
+    /// Room for `rows` samples (`TimeSeries::reserve`).
+    pub fn reserve(&mut self, rows: usize) {
+        self.flow.reserve_exact(rows);
+        self.time_s.reserve_exact(rows);
+        self.packets.reserve_exact(rows);
+        self.mean_ms.reserve_exact(rows);
+        self.max_ms.reserve_exact(rows);
+        self.jitter_ms.reserve_exact(rows);
+    }
+
     pub fn len(&self) -> usize {
         self.time_s.len()
     }

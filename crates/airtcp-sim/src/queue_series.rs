@@ -40,6 +40,16 @@ impl QueueSeries {
         self.ecn_marks.push(sample.ecn_marks);
     }
 
+    /// Room for `rows` samples (`TimeSeries::reserve`).
+    pub fn reserve(&mut self, rows: usize) {
+        self.direction.reserve_exact(rows);
+        self.time_s.reserve_exact(rows);
+        self.packets.reserve_exact(rows);
+        self.bytes.reserve_exact(rows);
+        self.drops.reserve_exact(rows);
+        self.ecn_marks.reserve_exact(rows);
+    }
+
     pub fn len(&self) -> usize {
         self.time_s.len()
     }

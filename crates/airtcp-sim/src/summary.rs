@@ -255,6 +255,22 @@ impl TimeSeries {
     pub fn is_empty(&self) -> bool {
         self.time_s.is_empty()
     }
+
+    /// Room for `rows` flow samples: a run knows its samples before it starts, and growing
+    /// the columns as they fill copies each several times.
+    pub fn reserve(&mut self, rows: usize) {
+        self.flow.reserve_exact(rows);
+        self.time_s.reserve_exact(rows);
+        self.cwnd_bytes.reserve_exact(rows);
+        self.send_window_bytes.reserve_exact(rows);
+        self.ssthresh_bytes.reserve_exact(rows);
+        self.srtt_ms.reserve_exact(rows);
+        self.bytes_acked.reserve_exact(rows);
+        self.acks_sent.reserve_exact(rows);
+        self.acks_received.reserve_exact(rows);
+        self.goodput_bps.reserve_exact(rows);
+        self.in_handoff.reserve_exact(rows);
+    }
 }
 
 pub fn jain_index(values: &[f64]) -> f64 {

@@ -262,6 +262,17 @@ impl Simulation {
             }
         }
         if self.time_series && self.scenario.sample_interval_ns > 0 {
+            // every sample's rows, known now (bounded by validation)
+            let instants = (self.scenario.duration_ns / self.scenario.sample_interval_ns) as usize;
+            let tcp = self
+                .flows
+                .iter()
+                .filter(|f| matches!(f.app, endpoints::FlowApp::Tcp(_)))
+                .count();
+            let timed = self.flows.iter().filter(|f| f.delay.is_some()).count();
+            self.series.reserve(instants * tcp);
+            self.series.queues.reserve(instants * self.channels.len());
+            self.series.delays.reserve(instants * timed);
             self.events.schedule(
                 Instant::from_nanos(self.scenario.sample_interval_ns),
                 Event::Sample,

@@ -507,18 +507,21 @@ impl TcpSocket {
 
     /// When `handle_timeout` must be called next.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        [
-            self.rtx_deadline,
-            self.reorder_deadline,
-            self.probe_deadline,
-            self.persist.map(|p| p.deadline),
-            self.delack_deadline,
-            self.time_wait_deadline,
-            self.pacing.and_then(|p| p.deadline),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        // This runs after every segment handled or sent: folded by hand over the timers, as
+        // an iterator over an array of options did not compile to as little.
+        fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, None) => a,
+                (None, b) => b,
+            }
+        }
+        let mut deadline = earliest(self.rtx_deadline, self.delack_deadline);
+        deadline = earliest(deadline, self.reorder_deadline);
+        deadline = earliest(deadline, self.probe_deadline);
+        deadline = earliest(deadline, self.persist.map(|p| p.deadline));
+        deadline = earliest(deadline, self.time_wait_deadline);
+        earliest(deadline, self.pacing.and_then(|p| p.deadline))
     }
 
     pub fn handle_timeout(&mut self, now: Instant) {
