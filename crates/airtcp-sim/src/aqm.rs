@@ -451,13 +451,20 @@ impl<P: Carries> LinkQueue<P> {
 
     /// Queues `packet` arriving at `now`; false if it was dropped at the tail. (FQ-CoDel
     /// takes every packet and drops from its fattest flow, which may be this one's.)
+    #[inline]
     pub fn push(&mut self, now: Instant, packet: P) -> bool {
+        // DropTail inline: it is every link's without `aqm`, on the fast path
+        if let Discipline::DropTail(queue) = &mut self.discipline {
+            let taken = queue.push(packet);
+            self.drops += u64::from(!taken);
+            return taken;
+        }
+        self.push_managed(now, packet)
+    }
+
+    fn push_managed(&mut self, now: Instant, packet: P) -> bool {
         match &mut self.discipline {
-            Discipline::DropTail(queue) => {
-                let taken = queue.push(packet);
-                self.drops += u64::from(!taken);
-                taken
-            }
+            Discipline::DropTail(_) => unreachable!("pushed inline"),
             Discipline::Codel { fifo, limit, .. } => {
                 if fifo.full(limit, &packet) {
                     self.drops += 1;
@@ -532,10 +539,18 @@ impl<P: Carries> LinkQueue<P> {
     }
 
     /// The next packet to send at `now`; the AQM's drops on the way are counted.
+    #[inline]
     pub fn pop(&mut self, now: Instant) -> Option<P> {
+        if let Discipline::DropTail(queue) = &mut self.discipline {
+            return queue.pop();
+        }
+        self.pop_managed(now)
+    }
+
+    fn pop_managed(&mut self, now: Instant) -> Option<P> {
         let mut dropped = 0;
         let next = match &mut self.discipline {
-            Discipline::DropTail(queue) => return queue.pop(),
+            Discipline::DropTail(_) => unreachable!("popped inline"),
             Discipline::Codel {
                 fifo,
                 state,
@@ -576,6 +591,7 @@ impl<P: Carries> LinkQueue<P> {
 
     /// Whether packets may skip the queue when it is empty and the link idle (DropTail); an
     /// AQM sees every packet arrive and leave, as a qdisc does.
+    #[inline]
     pub fn may_bypass(&self) -> bool {
         matches!(self.discipline, Discipline::DropTail(_))
     }
@@ -618,6 +634,7 @@ impl<P: Carries> LinkQueue<P> {
         }
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         match &self.discipline {
             Discipline::DropTail(queue) => queue.len(),
@@ -628,11 +645,13 @@ impl<P: Carries> LinkQueue<P> {
         }
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Bytes queued.
+    #[inline]
     pub fn bytes(&self) -> u64 {
         match &self.discipline {
             Discipline::DropTail(queue) => queue.bytes(),
