@@ -307,9 +307,9 @@ impl Simulation {
             payload_len,
         });
         let dscp = self.flows[flow].config.dscp;
-        let now = self.now().as_nanos();
+        let (now, uid) = (self.now().as_nanos(), self.upcoming_uid());
         if let Some(delay) = &mut self.flows[flow].delay {
-            delay.sent(self.next_uid, now);
+            delay.sent(uid, now);
         }
         self.originate(src, between(src, dst, dscp, datagram))?;
         let next = self.now() + interval;
@@ -416,11 +416,11 @@ impl Simulation {
         for (segment, ecn) in outgoing.drain(..) {
             // The sender's segments; the receiver's are its `acks_sent`.
             if side == Side::Sender {
+                let uid = self.upcoming_uid();
                 let state = &mut self.flows[flow];
                 state.packets_sent += 1;
                 if let (Some(delay), true) = (&mut state.delay, segment.payload_len > 0) {
-                    // the packet `originate` makes next
-                    delay.sent(self.next_uid, now.as_nanos());
+                    delay.sent(uid, now.as_nanos());
                 }
             }
             let mut packet = between(from, to, dscp, TransportRepr::Tcp(segment));

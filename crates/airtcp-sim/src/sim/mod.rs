@@ -546,6 +546,12 @@ impl Simulation {
         }
     }
 
+    /// The uid `originate` (or any new packet) gets next: a flow timing its packets
+    /// (`one_way_delay`) notes it before handing the packet over.
+    fn upcoming_uid(&self) -> u64 {
+        self.next_uid
+    }
+
     /// A packet originated by `node`'s own stack.
     fn originate(&mut self, node: usize, repr: PacketRepr) -> std::io::Result<()> {
         let packet = self.new_packet(repr);
