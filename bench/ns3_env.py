@@ -1,6 +1,7 @@
 """What the side-by-side benches need of ns-3's own Python (bench/ns3_compare.py,
-ns3_spatial.py, ns3_ac.py, ns3_ampdu_geo.py): whether the one they were given can run it,
-and a worker process there that runs one simulation a request. ns-3 lives in a virtualenv
+ns3_spatial.py, ns3_ac.py, ns3_ampdu_geo.py, ns3_bbr.py, ns3_fct.py): whether the one they
+were given can run it, a worker process there that runs one simulation a request, and the
+wired dumbbell the TCP benches share. ns-3 lives in a virtualenv
 of its own (python3 -m venv /work/ns3venv && /work/ns3venv/bin/pip install
 ns3==3.44.post0)."""
 
@@ -127,3 +128,27 @@ class Ns3Worker:
                 self.process.stdin.close()
         self.process.wait()
         self.stderr.close()
+
+
+def dumbbell(ns, rate_bps: float, delay_ms: float, queue_packets: int) -> tuple:
+    """Two ns-3 nodes joined by a point-to-point link of ``rate_bps`` and ``delay_ms`` with a
+    one-packet device queue below a FifoQueueDisc of ``queue_packets`` (the DropTail queue
+    both directions keep), the Internet stack and addresses in 10.1.1.0/24 (ns3_bbr.py,
+    ns3_fct.py): (nodes, devices, qdiscs, interfaces)."""
+    nodes = ns.NodeContainer()
+    nodes.Create(2)
+    link = ns.PointToPointHelper()
+    link.SetDeviceAttribute("DataRate", ns.DataRateValue(ns.DataRate(round(rate_bps))))
+    link.SetChannelAttribute("Delay", ns.TimeValue(ns.MilliSeconds(delay_ms)))
+    link.SetQueue("ns3::DropTailQueue", "MaxSize", ns.QueueSizeValue(ns.QueueSize("1p")))
+    devices = link.Install(nodes)
+    ns.InternetStackHelper().Install(nodes)
+    # Installed before the addresses, which would otherwise install FqCoDel.
+    fifo = ns.TrafficControlHelper()
+    fifo.SetRootQueueDisc(
+        "ns3::FifoQueueDisc", "MaxSize", ns.QueueSizeValue(ns.QueueSize(f"{queue_packets}p"))
+    )
+    qdiscs = fifo.Install(devices)
+    addresses = ns.Ipv4AddressHelper()
+    addresses.SetBase(ns.Ipv4Address("10.1.1.0"), ns.Ipv4Mask("255.255.255.0"))
+    return nodes, devices, qdiscs, addresses.Assign(devices)

@@ -101,7 +101,7 @@ import statistics
 import sys
 import time
 
-from ns3_env import RESULT, Ns3Worker, add_ns3_python_option, parse_ns3_args
+from ns3_env import RESULT, Ns3Worker, add_ns3_python_option, dumbbell, parse_ns3_args
 
 RATE_BPS = 100_000_000
 DELAY_MS = 5
@@ -273,22 +273,7 @@ def ns3_worker() -> None:
         for name, value in defaults.items():
             ns.Config.SetDefault(name, value)
 
-        nodes = ns.NodeContainer()
-        nodes.Create(2)
-        link = ns.PointToPointHelper()
-        link.SetDeviceAttribute("DataRate", ns.DataRateValue(ns.DataRate(round(NS3_RATE_BPS))))
-        link.SetChannelAttribute("Delay", ns.TimeValue(ns.MilliSeconds(DELAY_MS)))
-        link.SetQueue("ns3::DropTailQueue", "MaxSize", ns.QueueSizeValue(ns.QueueSize("1p")))
-        devices = link.Install(nodes)
-        ns.InternetStackHelper().Install(nodes)
-        # Installed before the addresses, which would otherwise install FqCoDel.
-        fifo = ns.TrafficControlHelper()
-        fifo.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize",
-                              ns.QueueSizeValue(ns.QueueSize(f"{QUEUE}p")))  # fmt: skip
-        qdiscs = fifo.Install(devices)
-        addresses = ns.Ipv4AddressHelper()
-        addresses.SetBase(ns.Ipv4Address("10.1.1.0"), ns.Ipv4Mask("255.255.255.0"))
-        interfaces = addresses.Assign(devices)
+        nodes, _, qdiscs, interfaces = dumbbell(ns, NS3_RATE_BPS, DELAY_MS, QUEUE)
         helpers.Install(nodes.Get(0), nodes.Get(1), interfaces.GetAddress(1),
                         std.vector["uint64_t"](request["sizes"]),
                         std.vector["int64_t"](request["arrivals_ns"]), FIRST_PORT, MSS,

@@ -42,13 +42,7 @@ fn measured(aqm: Value) -> (Vec<f64>, f64, airtcp_sim::summary::LinkSummary) {
 
 fn measured_scenario(scenario: &Value) -> (Vec<f64>, f64, airtcp_sim::summary::LinkSummary) {
     let summary = run(scenario).summary;
-    let probes = summary.flows[2].probes.as_ref().expect("ping probes");
-    let rtts = probes
-        .sent_ns
-        .iter()
-        .zip(&probes.returned_ns)
-        .filter_map(|(sent, back)| back.map(|b| (b - sent) as f64 / 1e6))
-        .collect();
+    let rtts = common::ping_rtts_ms(&summary, 2);
     let goodput = summary.flows[0].goodput_bps + summary.flows[1].goodput_bps;
     (rtts, goodput, summary.links[0].clone())
 }

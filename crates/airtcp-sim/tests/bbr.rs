@@ -42,13 +42,7 @@ struct Measured {
 fn measure(scenario: &Value) -> Measured {
     let result = run(scenario);
     let summary = &result.summary;
-    let probes = summary.flows[1].probes.as_ref().expect("ping probes");
-    let mut rtts: Vec<f64> = probes
-        .sent_ns
-        .iter()
-        .zip(&probes.returned_ns)
-        .filter_map(|(sent, back)| back.map(|b| (b - sent) as f64 / 1e6))
-        .collect();
+    let mut rtts = common::ping_rtts_ms(summary, 1);
     rtts.sort_by(f64::total_cmp);
     let queues = &result.series.queues;
     let max_queue = (0..queues.time_s.len())

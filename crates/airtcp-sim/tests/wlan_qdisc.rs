@@ -39,13 +39,7 @@ fn downloads(wlan: Value) -> Value {
 /// The ping's median RTT (ms), the downloads' goodput (Mbit/s), and the WLAN's counters.
 fn measured(scenario: &Value) -> (f64, f64, airtcp_sim::wlan::MacCounters) {
     let summary = run(scenario).summary;
-    let probes = summary.flows[2].probes.as_ref().expect("ping probes");
-    let mut rtts: Vec<f64> = probes
-        .sent_ns
-        .iter()
-        .zip(&probes.returned_ns)
-        .filter_map(|(sent, back)| back.map(|b| (b - sent) as f64 / 1e6))
-        .collect();
+    let mut rtts = common::ping_rtts_ms(&summary, 2);
     assert!(rtts.len() > 90, "most pings came back: {}", rtts.len());
     rtts.sort_by(f64::total_cmp);
     let goodput = (summary.flows[0].goodput_bps + summary.flows[1].goodput_bps) / 1e6;

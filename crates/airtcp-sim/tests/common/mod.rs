@@ -336,3 +336,14 @@ pub fn run_both_ways_with_fading(
     );
     (summary, sent, delivered)
 }
+
+/// The round trips of ping flow `flow`'s probes that came back, in ms, in the order sent.
+pub fn ping_rtts_ms(summary: &airtcp_sim::Summary, flow: usize) -> Vec<f64> {
+    let probes = summary.flows[flow].probes.as_ref().expect("a ping flow");
+    probes
+        .sent_ns
+        .iter()
+        .zip(&probes.returned_ns)
+        .filter_map(|(sent, back)| back.map(|b| (b - sent) as f64 / 1e6))
+        .collect()
+}
