@@ -95,7 +95,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import statistics
 import sys
@@ -350,10 +349,13 @@ def airtcp_run(request: dict) -> dict:
 # The comparison.
 
 
-def t95(n: int) -> float:
-    """Student's t for a two-sided 95 % interval with n - 1 degrees of freedom."""
-    table = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306}
-    return table.get(n, 2.262 if n == 10 else 1.96 + 2.5 / n)
+def half_width(means: list[float]) -> float | None:
+    """The 95 % Student-t interval's half-width over the seeds' means (airtcp's reports'
+    own: `airtcp.reporting.confidence_interval`); None below two seeds (not shown)."""
+    import numpy as np
+    from airtcp.reporting import confidence_interval
+
+    return confidence_interval(np.array(means))[1] if len(means) >= 2 else None
 
 
 def ideal_s(size: int) -> float:
@@ -393,15 +395,12 @@ def class_figures(runs: list[dict], bounds: tuple[float, float], measure_from_ns
             seed_means.append(statistics.fmean(times))
     fcts.sort()
     slowdowns.sort()
-    half = None
-    if len(seed_means) >= 2:
-        half = t95(len(seed_means)) * statistics.stdev(seed_means) / math.sqrt(len(seed_means))
     nan = float("nan")
     return {
         "flows": flows,
         "done": len(fcts),
         "mean": statistics.fmean(fcts) if fcts else nan,
-        "ci": half,
+        "ci": half_width(seed_means),
         "median": nearest_rank(fcts, 0.5) if fcts else nan,
         "p99": nearest_rank(fcts, 0.99) if fcts else nan,
         "sd_mean": statistics.fmean(slowdowns) if slowdowns else nan,
@@ -433,16 +432,13 @@ def agreement(airtcp_runs: list[dict], ns3_runs: list[dict], bounds: tuple[float
             seed.append((mine - theirs) / 1e6)
         if seed:
             differences.append(statistics.fmean(seed))
-    half = None
-    if len(differences) >= 2:
-        half = t95(len(differences)) * statistics.stdev(differences) / math.sqrt(len(differences))
     nan = float("nan")
     return {
         "both": both,
         "same": same,
         "ratio": statistics.median(ratios) if ratios else nan,
         "difference": statistics.fmean(differences) if differences else nan,
-        "half": half,
+        "half": half_width(differences),
     }
 
 
