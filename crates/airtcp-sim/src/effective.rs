@@ -48,12 +48,8 @@ pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {
         }));
         if let Some(qdisc) = wlan.qdisc(scenario.seed, index as u32, phy.data_rate_bps) {
             // the qdisc above each MAC's driver, as it runs
-            let limit = crate::queue::QueueLimit {
-                packets: Some(qdisc.limit_packets),
-                bytes: None,
-            };
             let entry = wlans.last_mut().expect("just pushed");
-            entry["aqm"] = json!(qdisc.aqm.effective(&limit, Some(qdisc.rate_bps)));
+            entry["aqm"] = json!(qdisc.aqm.effective(&qdisc.limit(), Some(qdisc.rate_bps)));
         }
         if wlan.driver_queue != DriverQueue::Ath9k {
             // the firmware's depth and, with AQL, its limits as the run used them

@@ -17,6 +17,14 @@ pub struct QueueLimit {
 }
 
 impl QueueLimit {
+    /// A limit of `packets` packets alone.
+    pub const fn packets(packets: u32) -> QueueLimit {
+        QueueLimit {
+            packets: Some(packets),
+            bytes: None,
+        }
+    }
+
     /// Whether a queue of `packets` packets and `bytes` bytes has no room for `size` more
     /// bytes.
     pub fn full(&self, packets: usize, bytes: u64, size: u64) -> bool {

@@ -339,10 +339,7 @@ impl Scenario {
                     ),
                 );
             }
-            let limit = QueueLimit {
-                packets: Some(wlan.queue_packets),
-                bytes: None,
-            };
+            let limit = QueueLimit::packets(wlan.queue_packets);
             let rate = wlan.build_phy(key).ok().map(|phy| phy.data_rate_bps);
             validate_aqm(key, &wlan.aqm, &limit, rate)?;
             return self.refuse_beside_roaming(key, wlan, "a qdisc (aqm)", "aqm = \"none\"");

@@ -161,19 +161,19 @@ impl Txqs {
         hash_key: u64,
         (first, edcafs): (u32, usize),
     ) -> Option<Txqs> {
-        let airtime_fair = match (queueing, qdisc) {
-            (Queueing::Fifo, None) => return None,
-            (Queueing::Fifo, Some(_)) => false,
-            (Queueing::FqCodel, _) => false,
-            (Queueing::FqCodelAirtime, _) => true,
+        // a qdisc takes the place of mac80211's queues, so only beside a FIFO
+        let qdisc = qdisc.filter(|_| queueing == Queueing::Fifo);
+        let airtime_fair = match queueing {
+            Queueing::Fifo if qdisc.is_none() => return None,
+            Queueing::Fifo | Queueing::FqCodel => false,
+            Queueing::FqCodelAirtime => true,
         };
         let macs = rates_bps.len();
-        let qdiscs = match (queueing, qdisc) {
-            (Queueing::Fifo, Some(qdisc)) => (first..first + edcafs as u32)
+        let qdiscs: Vec<_> = qdisc.map_or_else(Vec::new, |qdisc| {
+            (first..first + edcafs as u32)
                 .map(|queue| qdisc.build(queue))
-                .collect(),
-            _ => Vec::new(),
-        };
+                .collect()
+        });
         let tins = if qdiscs.is_empty() { edcafs } else { 0 };
         Some(Txqs {
             qdiscs,
@@ -293,6 +293,16 @@ pub(crate) struct Sizing<'a> {
 }
 
 impl Sizing<'_> {
+    /// The transmissions ath9k keeps in its hardware queue (`AGGREGATE_DEPTH`,
+    /// `SINGLE_FRAME_DEPTH`).
+    fn ath9k_depth(&self) -> usize {
+        if self.aggregation.is_some() {
+            AGGREGATE_DEPTH
+        } else {
+            SINGLE_FRAME_DEPTH
+        }
+    }
+
     fn subframe_bytes(&self, frame: &Frame) -> u32 {
         self.aggregation.map_or(0, |(format, overhead)| {
             subframe_bytes(format, overhead + frame.msdu_bytes(), true)
@@ -374,11 +384,7 @@ impl Txqs {
                 }
             }
         }
-        let depth = if sizing.aggregation.is_some() {
-            AGGREGATE_DEPTH
-        } else {
-            SINGLE_FRAME_DEPTH
-        };
+        let depth = sizing.ath9k_depth();
         while sizing.transmissions_queued(fifo) < depth {
             let Some(to) = self.edcafs[edcaf as usize].scheduler.next_station() else {
                 break;

@@ -106,6 +106,16 @@ const AGGREGATE_BURST: usize = 16;
 const SINGLE_FRAME_BURST: usize = 3;
 
 impl Txqs {
+    /// The room the firmware gives `edcaf`: its depth is the device's, and the MAC's other
+    /// ACs hold their part (as each last refilled).
+    pub(super) fn firmware_depth(&self, edcaf: u32, sizing: &Sizing) -> usize {
+        let elsewhere: usize = (sizing.siblings.clone())
+            .filter(|&e| e != edcaf)
+            .map(|e| self.fifo_frames[e as usize])
+            .sum();
+        (self.driver.firmware_frames as usize).saturating_sub(elsewhere)
+    }
+
     /// `refill` for a firmware queue (module doc): bursts from the stations the scheduler
     /// picks, AQL's passing over those whose pending airtime is over its limits, until the
     /// firmware is full or no station may send. The frames CoDel dropped.
@@ -116,18 +126,13 @@ impl Txqs {
         fifo: &mut VecDeque<Frame>,
         sizing: &Sizing,
     ) -> u64 {
-        // the firmware's depth and AQL's interface airtime are the device's: the MAC's other
-        // ACs hold their part (as each last counted it)
-        let (mut interface_ns, elsewhere) =
-            sizing
-                .siblings
-                .clone()
-                .filter(|&e| e != edcaf)
-                .fold((0, 0), |(ns, frames), e| {
-                    let e = e as usize;
-                    (ns + self.ac_pending_ns[e], frames + self.fifo_frames[e])
-                });
-        let depth = (self.driver.firmware_frames as usize).saturating_sub(elsewhere);
+        let depth = self.firmware_depth(edcaf, sizing);
+        // AQL's interface airtime is the device's too: the MAC's other ACs hold their part
+        // (as each last counted it)
+        let mut interface_ns: u64 = (sizing.siblings.clone())
+            .filter(|&e| e != edcaf)
+            .map(|e| self.ac_pending_ns[e as usize])
+            .sum();
         let aql = self.driver.aql();
         let mut pending = std::mem::take(&mut self.aql_pending);
         // most frames of a receiver are of one or two lengths (TCP segments, ACKs): its last

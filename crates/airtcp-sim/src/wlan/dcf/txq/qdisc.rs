@@ -28,7 +28,7 @@ use std::collections::VecDeque;
 
 use airtcp_proto::Instant;
 
-use super::{DriverQueue, Frame, Sizing, Txqs, AGGREGATE_DEPTH, SINGLE_FRAME_DEPTH};
+use super::{DriverQueue, Frame, Sizing, Txqs};
 use crate::aqm::{AqmConfig, LinkQueue};
 use crate::packet::{Carries, Packet};
 use crate::queue::QueueLimit;
@@ -60,10 +60,6 @@ impl Qdisc {
     /// The qdisc of queue `queue` of the BSS (an EDCAF's index, or on a channel with geometry
     /// a MAC's times four plus its AC's), empty.
     pub(super) fn build(&self, queue: u32) -> LinkQueue<Frame> {
-        let limit = QueueLimit {
-            packets: Some(self.limit_packets),
-            bytes: None,
-        };
         let rng = stream(
             self.seed,
             StreamId::WlanAqm {
@@ -71,7 +67,12 @@ impl Qdisc {
                 queue,
             },
         );
-        LinkQueue::new(limit, self.aqm, Some(self.rate_bps), rng)
+        LinkQueue::new(self.limit(), self.aqm, Some(self.rate_bps), rng)
+    }
+
+    /// Its limit: the WLAN's `queue`, in packets.
+    pub fn limit(&self) -> QueueLimit {
+        QueueLimit::packets(self.limit_packets)
     }
 }
 
@@ -139,21 +140,10 @@ impl Txqs {
         let e = edcaf as usize;
         let firmware_depth = match self.driver.queue {
             DriverQueue::Ath9k => None,
-            DriverQueue::Firmware => {
-                // the firmware's depth is the device's: the MAC's other ACs hold their part
-                let elsewhere: usize = (sizing.siblings.clone())
-                    .filter(|&s| s != edcaf)
-                    .map(|s| self.fifo_frames[s as usize])
-                    .sum();
-                Some((self.driver.firmware_frames as usize).saturating_sub(elsewhere))
-            }
+            DriverQueue::Firmware => Some(self.firmware_depth(edcaf, sizing)),
             DriverQueue::FirmwareAql => unreachable!("AQL is refused beside a qdisc"),
         };
-        let ath9k_depth = if sizing.aggregation.is_some() {
-            AGGREGATE_DEPTH
-        } else {
-            SINGLE_FRAME_DEPTH
-        };
+        let ath9k_depth = sizing.ath9k_depth();
         let qdisc = &mut self.qdiscs[e];
         let before = totals(qdisc);
         while !qdisc.is_empty() {
