@@ -234,6 +234,11 @@ def plan(resolved: dict[str, Any], effective: dict[str, Any]) -> KernelPlan:
                 "kernel's own (retransmit, as tcp_retransmit_timer)",
             ),
             ("slow_start", tcp["slow_start"], "kernel's own (per segment, as tcp_slow_start)"),
+            (
+                "syn_loss_window",
+                tcp["syn_loss_window"],
+                "kernel's own (linux, as tcp_init_transfer)",
+            ),
             ("congestion_params", "", "kernel's own (module parameters are machine-wide)"),
         ]
         flows[flow["name"]] = FlowKernel(options, rows)

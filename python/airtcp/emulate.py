@@ -179,6 +179,11 @@ def _drive(
     return counters
 
 
+# The kernel's counters of reductions undone (tcp_try_undo_recovery, _partial, _dsack,
+# _loss), Linux's TCP*Undo.
+_UNDO_COUNTERS = ("TCPFullUndo", "TCPPartialUndo", "TCPDSACKUndo", "TCPLossUndo")
+
+
 def _summary(
     resolved: dict[str, Any],
     report: dict[str, Any],
@@ -204,6 +209,11 @@ def _summary(
         # The kernel counts per namespace: a host's counters are its flows' together.
         flow["timeouts"] = sender.get("TCPTimeouts", 0)
         flow["fast_retransmits"] = sender.get("TCPFastRetrans", 0)
+        flow["loss_probes"] = sender.get("TCPLossProbes", 0)
+        flow["undos"] = sum(sender.get(name, 0) for name in _UNDO_COUNTERS)
+        # Linux sends no rescue retransmission (RACK-TLP repairs tails): the simulator's
+        # 0 stands. It counts no ECN-Echo reductions: not measured.
+        flow["ecn_reductions"] = None
     # As the simulator's summary: ping flows are probes, left out of goodput and fairness.
     goodputs = [flow["goodput_bps"] for flow in summary["flows"] if flow["kind"] != "ping"]
     summary["aggregate_goodput_bps"] = sum(goodputs)

@@ -808,6 +808,7 @@ class Tcp(Strict):
     nagle: bool | None = None
     time_wait: Duration | None = None
     zero_window: Literal["persist", "retransmit", "hold"] | None = None
+    syn_loss_window: Literal["rfc5681", "linux"] | None = None
     slow_start: Literal["per_ack", "per_segment"] | None = None
     loss_recovery: Literal["rfc6675", "rack_tlp"] | None = None
     ecn: Literal["off", "accept", "on"] | None = None

@@ -1,7 +1,8 @@
 //! Linux's loss recovery (`LossRecovery::RackTlp`) against RFC 6675's on scripted losses
 //! (tests/common's virtual wire): a lost retransmission found without the timer (RACK,
 //! RFC 8985 §6), a tail loss repaired by a probe (TLP, §7), sending during recovery in step
-//! with deliveries (PRR, RFC 6937).
+//! with deliveries (PRR, RFC 6937); RFC 6675's own answer to a lost tail, its one rescue
+//! retransmission a recovery (NextSeg rule 4).
 
 mod common;
 
@@ -136,6 +137,43 @@ fn a_tail_loss_probe_repairs_the_last_segments_without_a_timeout() {
     // The probe goes two round trips (about 2 · 41 ms) after the last ACK, not after the
     // 1 s minimum RTO.
     assert!(finished_at(&rack) + Duration::from_millis(700) < finished_at(&rfc));
+}
+
+#[test]
+fn rfc6675_rescues_a_lost_last_segment_within_the_recovery() {
+    // 31 segments; the 20th is lost (the SACKs of 21 to 30 show it) and so is the last,
+    // which nothing is sent above to SACK: rules 1 to 3 never pick it, rule 4 resends it
+    // in the recovery the 20th began, once.
+    let holes = |count: u32, _: &TcpRepr| count == 20 || count == 31;
+    let pair = transfer(LossRecovery::Rfc6675, 31 * 988, holes);
+    let stats = client_stats(&pair);
+    assert_eq!(
+        (
+            stats.fast_retransmits,
+            stats.rescue_retransmissions,
+            stats.timeouts,
+            stats.retransmissions
+        ),
+        (1, 1, 0, 2),
+        "{stats:?}"
+    );
+    // The rescue goes with the ACKs that carried the fast retransmit (within a round trip
+    // of 40 ms), and the transfer ends about a round trip later, not after the 1 s RTO.
+    let mut highest: Option<SeqNumber> = None;
+    let mut resent = Vec::new();
+    for (t, _, seg) in pair.data_segments(Dir::ClientToServer) {
+        if highest.is_some_and(|highest| seg.seq < highest) {
+            resent.push(*t);
+        }
+        let end = seg.seq + seg.payload_len;
+        highest = Some(highest.map_or(end, |highest| highest.max(end)));
+    }
+    assert_eq!(resent.len(), 2);
+    assert!(
+        resent[1] - resent[0] < Duration::from_millis(10),
+        "{resent:?}"
+    );
+    assert!(finished_at(&pair) < resent[0] + Duration::from_millis(100));
 }
 
 /// New data segments the client sent in `[from, to)`.

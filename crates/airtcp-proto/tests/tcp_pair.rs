@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use common::{at, config, Dir, Pair};
 
-use airtcp_proto::tcp::{cc, SlowStart, TcpConfig, TcpProfile, TcpSocket, TcpState, ZeroWindow};
+use airtcp_proto::tcp::{
+    cc, SlowStart, SynLossWindow, TcpConfig, TcpProfile, TcpSocket, TcpState, ZeroWindow,
+};
 use airtcp_proto::wire::{SackBlocks, TcpFlags, TcpRepr};
 use airtcp_proto::{Instant, SeqNumber};
 
@@ -193,6 +195,78 @@ fn lost_syn_ack_gives_the_server_the_same_cautious_start() {
     assert_eq!(pair.server.stats().timeouts, 1);
     assert_eq!(pair.server.rto(), Duration::from_secs(3));
     assert_eq!(pair.server.cwnd(), 1000);
+}
+
+/// Linux's rule for the window after a lost SYN, with timestamps on both ends; `drop`
+/// decides each segment by its direction and time.
+fn linux_syn_pair(drop: impl FnMut(Instant, Dir, &TcpRepr) -> bool + 'static) -> Pair {
+    let linux = TcpConfig {
+        syn_loss_window: SynLossWindow::Linux,
+        timestamps: true,
+        ..config(1000)
+    };
+    let mut pair = Pair::new(linux.clone(), linux, Duration::from_millis(10), 10_000_000);
+    pair.drop = Box::new(drop);
+    pair
+}
+
+/// Drops the first `n` SYNs the client sends.
+fn client_syns_lost(n: u32) -> impl FnMut(Instant, Dir, &TcpRepr) -> bool {
+    let mut syns = 0;
+    move |_, dir, seg| {
+        if dir == Dir::ClientToServer && seg.flags.syn {
+            syns += 1;
+            return syns <= n;
+        }
+        false
+    }
+}
+
+#[test]
+fn linux_keeps_the_initial_window_after_one_lost_syn_not_after_two() {
+    let initial = config(1000).initial_cwnd() - 12 * 4;
+    let mut one = linux_syn_pair(client_syns_lost(1));
+    one.run_until(at(1.5));
+    assert_eq!(one.client.state(), TcpState::Established);
+    assert_eq!(one.client.stats().retransmissions, 1);
+    // tcp_init_transfer: `total_retrans > 1` is false; the initial window of 1000-byte
+    // segments less the timestamps option (988 bytes each).
+    assert_eq!(one.client.cwnd(), initial);
+    let mut two = linux_syn_pair(client_syns_lost(2));
+    two.run_until(at(3.5));
+    assert_eq!(two.client.state(), TcpState::Established);
+    assert_eq!(two.client.stats().retransmissions, 2);
+    assert_eq!(two.client.cwnd(), 988);
+    // Either way the RTO comes from the handshake's timestamp sample, not RFC 6298's 3 s.
+    assert!(two.client.rto() < Duration::from_secs(3));
+}
+
+#[test]
+fn linux_undoes_a_spurious_syn_ack_timeout_by_its_echoed_timestamp() {
+    // The SYN-ACK arrives; the client's ACKs do not until 2 s: the server sends its SYN-ACK
+    // again at 1 s and 3 s, and the ACK that completes the handshake echoes the first
+    // SYN-ACK's timestamp (the client took TS.Recent from it and not from the copies, which
+    // are old segments): the timeouts were spurious, the initial window stays.
+    let lost_acks = |t: Instant, dir: Dir, seg: &TcpRepr| {
+        dir == Dir::ClientToServer && !seg.flags.syn && t < at(2.0)
+    };
+    let mut pair = linux_syn_pair(lost_acks);
+    pair.run_until(at(3.5));
+    assert_eq!(pair.server.state(), TcpState::Established);
+    assert_eq!(pair.server.stats().timeouts, 2);
+    assert_eq!(pair.server.stats().retransmissions, 2);
+    assert_eq!(pair.server.cwnd(), config(1000).initial_cwnd() - 12 * 4);
+    // RFC 5681's rule starts that server from one segment.
+    let mut rfc = Pair::new(
+        config(1000),
+        config(1000),
+        Duration::from_millis(10),
+        10_000_000,
+    );
+    rfc.drop = Box::new(lost_acks);
+    rfc.run_until(at(3.5));
+    assert_eq!(rfc.server.state(), TcpState::Established);
+    assert_eq!(rfc.server.cwnd(), 1000);
 }
 
 #[test]

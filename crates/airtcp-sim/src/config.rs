@@ -10,7 +10,7 @@ use std::time::Duration;
 use airtcp_proto::aqm::aql::AqlLimits;
 use airtcp_proto::tcp::cc::CongestionParams;
 use airtcp_proto::tcp::{
-    Ecn, LossRecovery, RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow,
+    Ecn, LossRecovery, RtoFloor, SlowStart, SynLossWindow, TcpConfig, TcpProfile, ZeroWindow,
 };
 use airtcp_proto::wifi::edca::{AccessCategory, EdcaParams};
 use airtcp_proto::wifi::mcs::{Band, Format, McsPhy};
@@ -831,6 +831,7 @@ pub struct TcpOverrides {
     pub nagle: Option<bool>,
     pub time_wait_ns: Option<u64>,
     pub zero_window: Option<ZeroWindow>,
+    pub syn_loss_window: Option<SynLossWindow>,
     pub slow_start: Option<SlowStart>,
     pub loss_recovery: Option<LossRecovery>,
     pub ecn: Option<Ecn>,
@@ -895,6 +896,9 @@ impl TcpOverrides {
         }
         if let Some(v) = self.zero_window {
             c.zero_window = v;
+        }
+        if let Some(v) = self.syn_loss_window {
+            c.syn_loss_window = v;
         }
         if let Some(v) = self.slow_start {
             c.slow_start = v;

@@ -51,6 +51,13 @@ pub struct FlowSummary {
     /// Duplicate ACKs the sender received.
     pub duplicate_acks: u64,
     pub timeouts: u64,
+    /// TCP: RFC 6675's rescue retransmissions (NextSeg rule 4), tail loss probes (RFC 8985
+    /// §7), reductions undone as spurious (D-SACK or timestamps), and window reductions for
+    /// ECN-Echo (RFC 3168), at the sender.
+    pub rescue_retransmissions: u64,
+    pub loss_probes: u64,
+    pub undos: u64,
+    pub ecn_reductions: u64,
     /// Packets the flow's source sent: UDP datagrams, echo requests, or the TCP sender's
     /// segments (handshake, data and retransmissions; its ACKs are the receiver's
     /// `acks_sent`).

@@ -10,7 +10,8 @@
 //! and timestamps, slow start by the segments each ACK covers (`tcp_slow_start`), RACK-TLP
 //! loss detection with PRR (`LossRecovery::RackTlp`), ECN accepted but not asked for
 //! (`Ecn::Accept`, `tcp_ecn` = 2), and
-//! Linux's answer to a window that closes under data in flight (`ZeroWindow`). The `rfc`
+//! Linux's answer to a window that closes under data in flight (`ZeroWindow`), and Linux's
+//! initial window after a lost SYN (`SynLossWindow`). The `rfc`
 //! profile leaves SACK and timestamps off (RFC 5681 alone).
 
 use core::time::Duration;
@@ -105,6 +106,22 @@ pub enum ZeroWindow {
     Hold,
 }
 
+/// The congestion window a connection starts with when its own SYN or SYN-ACK had to be
+/// sent again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SynLossWindow {
+    /// RFC 5681 §3.1: after a lost SYN or SYN-ACK the initial window is one segment.
+    #[default]
+    Rfc5681,
+    /// Linux (`tcp_init_transfer`): one segment only after more than one retransmission of
+    /// the SYN or SYN-ACK, at least one of them by the timer (`undo_marker`; "in light of
+    /// RFC 6298's more aggressive 1 s initial RTO"), and not when the answer echoes the
+    /// first one's timestamp, which shows the timeout spurious (`tcp_try_undo_spurious_syn`);
+    /// otherwise the initial window.
+    Linux,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpConfig {
@@ -150,6 +167,7 @@ pub struct TcpConfig {
     /// The largest persist (zero-window probe) interval.
     pub max_persist: Duration,
     pub zero_window: ZeroWindow,
+    pub syn_loss_window: SynLossWindow,
     /// Consecutive retransmission timeouts before the connection is abandoned (R2 of
     /// RFC 1122 §4.2.3.5; Linux's tcp_retries2 is 15).
     pub max_retransmissions: u32,
@@ -174,6 +192,7 @@ impl TcpConfig {
                 receive_buffer: 6 << 20,
                 receive_autotuning: true,
                 zero_window: ZeroWindow::Retransmit,
+                syn_loss_window: SynLossWindow::Linux,
                 sack: true,
                 timestamps: true,
                 ..Self::default()
@@ -231,6 +250,7 @@ impl Default for TcpConfig {
             time_wait: Duration::from_secs(60),
             max_persist: Duration::from_secs(60),
             zero_window: ZeroWindow::Persist,
+            syn_loss_window: SynLossWindow::Rfc5681,
             max_retransmissions: 15,
             congestion_params: CongestionParams::default(),
         }

@@ -21,7 +21,9 @@ mod timestamps;
 mod tlp;
 mod undo;
 
-pub use config::{Ecn, LossRecovery, RtoFloor, SlowStart, TcpConfig, TcpProfile, ZeroWindow};
+pub use config::{
+    Ecn, LossRecovery, RtoFloor, SlowStart, SynLossWindow, TcpConfig, TcpProfile, ZeroWindow,
+};
 pub use delivery_rate::{DeliveryRate, RateSample, TxSnapshot};
 pub use reassembly::Reassembly;
 pub use receive_autotune::{AutotuneConfig, ReceiveAutotune};

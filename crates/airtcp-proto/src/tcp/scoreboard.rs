@@ -2,8 +2,10 @@
 //! holds (SACKed), which are deemed lost (`IsLost`: DupThresh discontiguous SACKed ranges, or
 //! more than (DupThresh − 1) · SMSS bytes, SACKed above them), how much is in the network
 //! (`SetPipe`), and what to send next
-//! (`NextSeg`, rules 1 to 3; rule 4, resending data deemed not lost beyond the window, is
-//! not used). Offsets count sequence space from the connection's start (u64, never wrap).
+//! (`NextSeg`, rules 1 to 4: rule 4 is the one "rescue" retransmission per recovery of the
+//! highest outstanding unSACKed segment, so a lost tail with nothing SACKed above it does not
+//! wait for the timer). Offsets count sequence space from the connection's start (u64,
+//! never wrap).
 
 use super::reassembly::Reassembly;
 
@@ -12,6 +14,10 @@ use super::reassembly::Reassembly;
 pub enum NextSegment {
     /// Send again `len` bytes from this offset.
     Retransmit { offset: u64, len: u64 },
+    /// Send again `len` bytes from this offset as rule 4's rescue retransmission: HighRxt
+    /// stays where it is (the bytes are not counted in the pipe again); tell the scoreboard
+    /// with `on_rescued`.
+    Rescue { offset: u64, len: u64 },
     /// Send new data.
     NewData,
     /// Nothing.
@@ -23,6 +29,10 @@ pub struct Scoreboard {
     sacked: Reassembly,
     /// Highest offset retransmitted in this recovery, plus one (RFC 6675's HighRxt).
     high_rxt: u64,
+    /// The rescue retransmission of this recovery was sent (RFC 6675's RescueRxt is defined
+    /// and not yet below HighACK: it is set to RecoveryPoint, which the ACK ending the
+    /// recovery passes).
+    rescued: bool,
 }
 
 impl Scoreboard {
@@ -48,6 +58,12 @@ impl Scoreboard {
     /// A recovery begins (or ends): nothing retransmitted in it yet.
     pub fn start_recovery(&mut self, una: u64) {
         self.high_rxt = una;
+        self.rescued = false;
+    }
+
+    /// Rule 4's rescue retransmission went out: no other in this recovery.
+    pub fn on_rescued(&mut self) {
+        self.rescued = true;
     }
 
     pub fn on_retransmitted(&mut self, end: u64) {
@@ -131,12 +147,13 @@ impl Scoreboard {
         None
     }
 
-    /// RFC 6675 `NextSeg`: rule 1, the first lost hole not yet retransmitted; rule 2, new
-    /// data if `new_data` (the window allows it); rule 3, the first hole not yet
-    /// retransmitted below the highest SACKed byte.
+    /// RFC 6675 `NextSeg` for the bytes sent up to `max` (HighData): rule 1, the first lost
+    /// hole not yet retransmitted; rule 2, new data if `new_data` (the window allows it);
+    /// rule 3, the first hole not yet retransmitted below the highest SACKed byte; rule 4,
+    /// once per recovery, the segment that ends with the highest unSACKed byte below `max`.
     pub fn next_segment(
         &self,
-        una: u64,
+        (una, max): (u64, u64),
         mss: u64,
         dup_threshold: u64,
         new_data: bool,
@@ -150,10 +167,39 @@ impl Scoreboard {
             return NextSegment::NewData;
         }
         let highest = self.sacked.ranges().last().map_or(0, |&(_, end)| end);
-        match self.hole(from, highest, mss) {
-            Some((offset, len)) => NextSegment::Retransmit { offset, len },
+        if let Some((offset, len)) = self.hole(from, highest, mss) {
+            return NextSegment::Retransmit { offset, len };
+        }
+        if self.rescued {
+            return NextSegment::Nothing;
+        }
+        match self.last_hole(una, max, mss) {
+            Some((offset, len)) => NextSegment::Rescue { offset, len },
             None => NextSegment::Nothing,
         }
+    }
+
+    /// The last unSACKed bytes in `[una, max)`, at most `mss`, ending with the highest.
+    fn last_hole(&self, una: u64, max: u64, mss: u64) -> Option<(u64, u64)> {
+        let mut end = max;
+        for &(start, sacked_end) in self.sacked.ranges().iter().rev() {
+            if sacked_end < end {
+                break;
+            }
+            end = end.min(start);
+        }
+        if end <= una {
+            return None;
+        }
+        let below = self
+            .sacked
+            .ranges()
+            .iter()
+            .rev()
+            .find(|&&(_, sacked_end)| sacked_end <= end)
+            .map_or(una, |&(_, sacked_end)| sacked_end.max(una));
+        let start = below.max(end.saturating_sub(mss));
+        Some((start, end - start))
     }
 }
 
@@ -221,7 +267,7 @@ mod tests {
     #[test]
     fn next_segment_resends_lost_holes_then_new_data_then_the_rest() {
         let mut board = two_holes();
-        let next = |b: &Scoreboard, new| b.next_segment(1000, MSS, 3, new);
+        let next = |b: &Scoreboard, new| b.next_segment((1000, 10000), MSS, 3, new);
         assert_eq!(
             next(&board, true),
             NextSegment::Retransmit {
@@ -239,6 +285,16 @@ mod tests {
         );
         board.on_retransmitted(6000);
         assert_eq!(next(&board, true), NextSegment::NewData);
+        // Rule 4: the highest unSACKed byte is 5999 (retransmitted, everything above
+        // SACKed): one rescue of it, and only one.
+        assert_eq!(
+            next(&board, false),
+            NextSegment::Rescue {
+                offset: 5000,
+                len: 1000
+            }
+        );
+        board.on_rescued();
         assert_eq!(next(&board, false), NextSegment::Nothing);
         // Rule 3: a hole not yet deemed lost is resent only when there is no new data.
         let mut board = Scoreboard::default();
@@ -246,8 +302,75 @@ mod tests {
         board.start_recovery(0);
         assert_eq!(next(&board, true), NextSegment::NewData);
         assert_eq!(
-            board.next_segment(0, MSS, 3, false),
+            board.next_segment((0, 5000), MSS, 3, false),
             NextSegment::Retransmit {
+                offset: 0,
+                len: 1000
+            }
+        );
+    }
+
+    #[test]
+    fn rule_4_rescues_a_lost_tail_once_a_recovery() {
+        // Segments 2 to 9 sent, 2 lost and found lost by the SACKs of 3 to 7, the last two
+        // (8000 to 10000) lost with nothing above them to SACK: no rule but 4 resends them.
+        let mut board = Scoreboard::default();
+        board.on_sack(&[(3000, 8000)], 2000, 10000);
+        board.on_cumulative_ack(2000);
+        board.start_recovery(2000);
+        let next = |b: &Scoreboard| b.next_segment((2000, 10000), MSS, 3, false);
+        assert_eq!(
+            next(&board),
+            NextSegment::Retransmit {
+                offset: 2000,
+                len: 1000
+            }
+        );
+        board.on_retransmitted(3000);
+        // No hole is left below the highest SACKed byte for rule 3: rule 4 sends the segment
+        // ending with the highest unSACKed byte.
+        assert_eq!(
+            next(&board),
+            NextSegment::Rescue {
+                offset: 9000,
+                len: 1000
+            }
+        );
+        assert_eq!(board.pipe(2000, 10000, MSS, 3), 3000);
+        assert_eq!(board.high_rxt, 3000, "HighRxt unmoved by a rescue");
+        board.on_rescued();
+        assert_eq!(next(&board), NextSegment::Nothing);
+        // A new recovery may rescue again; a short tail is rescued whole, from the SACKed
+        // range below it.
+        board.on_cumulative_ack(9500);
+        board.start_recovery(9500);
+        assert_eq!(
+            board.next_segment((9500, 10000), MSS, 3, false),
+            NextSegment::Rescue {
+                offset: 9500,
+                len: 500
+            }
+        );
+        let mut board = Scoreboard::default();
+        board.on_sack(&[(1000, 9600)], 0, 10000);
+        board.start_recovery(0);
+        board.on_retransmitted(1000);
+        assert_eq!(
+            board.next_segment((0, 10000), MSS, 3, false),
+            NextSegment::Rescue {
+                offset: 9600,
+                len: 400
+            }
+        );
+        // Everything above the retransmitted head SACKed: the head is the highest
+        // outstanding unSACKed byte, and goes once more.
+        let mut board = Scoreboard::default();
+        board.on_sack(&[(1000, 10000)], 0, 10000);
+        board.start_recovery(0);
+        board.on_retransmitted(1000);
+        assert_eq!(
+            board.next_segment((0, 10000), MSS, 3, false),
+            NextSegment::Rescue {
                 offset: 0,
                 len: 1000
             }

@@ -13,6 +13,7 @@ use crate::queue_series::QueueSample;
 use crate::summary::{
     jain_index, AgentSummary, FlowSummary, LinkSummary, Sample, Summary, WlanSummary, WorkloadFlows,
 };
+use airtcp_proto::tcp::TcpStats;
 use airtcp_proto::Instant;
 
 impl Simulation {
@@ -88,6 +89,10 @@ impl Simulation {
                     fast_retransmits: 0,
                     duplicate_acks: 0,
                     timeouts: 0,
+                    rescue_retransmissions: 0,
+                    loss_probes: 0,
+                    undos: 0,
+                    ecn_reductions: 0,
                     packets_sent: flow.packets_sent,
                     acks_sent: 0,
                     acks_received: 0,
@@ -117,12 +122,7 @@ impl Simulation {
                             .map(|at| seconds(at.as_nanos() - flow.config.start_ns));
                         FlowSummary {
                             kind: "tcp_bulk",
-                            retransmissions: stats.retransmissions,
-                            fast_retransmits: stats.fast_retransmits,
-                            duplicate_acks: stats.duplicate_acks,
-                            timeouts: stats.timeouts,
                             acks_sent: receiver.stats().segments_sent,
-                            acks_received: stats.segments_received,
                             sender_state: Some(format!("{:?}", sender.state())),
                             receiver_state: Some(format!("{:?}", receiver.state())),
                             completed: tcp
@@ -131,7 +131,7 @@ impl Simulation {
                             completion_time_s,
                             transfer_goodput_bps: completion_time_s
                                 .map(|t| flow.delivered as f64 * 8.0 / t),
-                            ..base
+                            ..with_sender_counters(stats, base)
                         }
                     }
                 }
@@ -279,18 +279,29 @@ fn workload_summary(workload: &WorkloadFlow, base: FlowSummary) -> FlowSummary {
     let ns = |at: Instant| at.as_nanos();
     FlowSummary {
         kind: "tcp_workload",
-        retransmissions: stats.retransmissions,
-        fast_retransmits: stats.fast_retransmits,
-        duplicate_acks: stats.duplicate_acks,
-        timeouts: stats.timeouts,
         acks_sent,
-        acks_received: stats.segments_received,
         workload: Some(WorkloadFlows {
             size_bytes: records.size_bytes.clone(),
             arrived_ns: records.arrived_at.iter().copied().map(ns).collect(),
             completed_ns: records.completed_at.iter().map(|at| at.map(ns)).collect(),
             refused: records.refused,
         }),
+        ..with_sender_counters(&stats, base)
+    }
+}
+
+/// `base` with a TCP sender's loss-recovery counters and the ACKs it received.
+fn with_sender_counters(stats: &TcpStats, base: FlowSummary) -> FlowSummary {
+    FlowSummary {
+        retransmissions: stats.retransmissions,
+        fast_retransmits: stats.fast_retransmits,
+        duplicate_acks: stats.duplicate_acks,
+        timeouts: stats.timeouts,
+        rescue_retransmissions: stats.rescue_retransmissions,
+        loss_probes: stats.loss_probes,
+        undos: stats.undos,
+        ecn_reductions: stats.ecn_reductions,
+        acks_received: stats.segments_received,
         ..base
     }
 }

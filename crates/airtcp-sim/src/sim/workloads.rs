@@ -173,6 +173,10 @@ pub(super) fn add_stats(total: &mut TcpStats, stats: &TcpStats) {
     total.fast_retransmits += stats.fast_retransmits;
     total.duplicate_acks += stats.duplicate_acks;
     total.timeouts += stats.timeouts;
+    total.rescue_retransmissions += stats.rescue_retransmissions;
+    total.loss_probes += stats.loss_probes;
+    total.undos += stats.undos;
+    total.ecn_reductions += stats.ecn_reductions;
     total.segments_received += stats.segments_received;
 }
 

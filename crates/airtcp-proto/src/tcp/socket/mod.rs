@@ -30,7 +30,7 @@ mod rate_control;
 mod undo;
 
 use super::cc::{AckEvent, CongestionControl, Recovery};
-use super::config::{TcpConfig, ZeroWindow};
+use super::config::{SynLossWindow, TcpConfig, ZeroWindow};
 use super::prr::Prr;
 use super::rack::Rack;
 use super::reassembly::Reassembly;
@@ -105,6 +105,8 @@ pub struct TcpStats {
     /// Segments sent again (fast retransmit, partial ACK, after a timeout).
     pub retransmissions: u64,
     pub fast_retransmits: u64,
+    /// RFC 6675's rescue retransmissions (NextSeg rule 4), one at most a recovery.
+    pub rescue_retransmissions: u64,
     pub timeouts: u64,
     pub duplicate_acks: u64,
     pub zero_window_probes: u64,
@@ -242,6 +244,10 @@ pub struct TcpSocket {
     last_ack_at: Instant,
     /// Our SYN or SYN-ACK timed out at least once.
     handshake_timed_out: bool,
+    /// Our SYN's or SYN-ACK's retransmissions (by the timer, or answering a repeated SYN)
+    /// and when the first went out (Linux's `total_retrans` and `retrans_stamp`).
+    handshake_retransmissions: u32,
+    handshake_first_sent: Option<Instant>,
 
     stats: TcpStats,
 }
@@ -335,6 +341,8 @@ impl TcpSocket {
             first_timeout_at: None,
             last_ack_at: Instant::ZERO,
             handshake_timed_out: false,
+            handshake_retransmissions: 0,
+            handshake_first_sent: None,
             stats: TcpStats::default(),
         }
     }
@@ -667,7 +675,7 @@ impl TcpSocket {
                 if seg.flags.syn && seg.flags.ack && seg.ack == self.iss + 1 {
                     self.accept_syn(now, seg);
                     self.process_ack(now, seg);
-                    self.enter_established(now);
+                    self.enter_established(now, seg);
                     self.ack_now = true;
                 }
             }
@@ -731,20 +739,37 @@ impl TcpSocket {
         }
     }
 
-    /// The handshake completed. If our SYN or SYN-ACK had to be sent again, the path is
-    /// unknown: RFC 6298 §5.7 restarts from a 3 s RTO (unless an RTT sample already came),
-    /// and RFC 5681 §3.1 from a one-segment window.
-    fn enter_established(&mut self, now: Instant) {
+    /// The handshake completed with `seg`. If our SYN or SYN-ACK had to be sent again, the
+    /// path is unknown: RFC 6298 §5.7 restarts from a 3 s RTO (unless an RTT sample already
+    /// came), and the window from one segment as `syn_loss_window` says.
+    fn enter_established(&mut self, now: Instant, seg: &TcpRepr) {
         self.state = TcpState::Established;
 
         if self.handshake_timed_out {
             if self.rto.srtt().is_none() {
                 self.rto.fall_back(SYN_LOSS_RTO);
             }
-            let window = self.cc.window_mut();
-            window.cwnd = window.mss;
+            if self.one_segment_after_handshake(seg) {
+                let window = self.cc.window_mut();
+                window.cwnd = window.mss;
+            }
         }
         self.rate_on_established(now);
+    }
+
+    /// After a handshake timeout: whether the window starts from one segment.
+    fn one_segment_after_handshake(&self, seg: &TcpRepr) -> bool {
+        match self.config.syn_loss_window {
+            SynLossWindow::Rfc5681 => true,
+            SynLossWindow::Linux => {
+                let spurious = self.timestamps_ok
+                    && seg
+                        .timestamps
+                        .zip(self.handshake_first_sent)
+                        .is_some_and(|(seen, first)| seen.echo_reply == timestamps::clock(first));
+                self.handshake_retransmissions > 1 && !spurious
+            }
+        }
     }
 
     fn handle_synchronized(&mut self, now: Instant, seg: &TcpRepr) {
@@ -784,7 +809,7 @@ impl TcpSocket {
         if seg.flags.ack {
             if self.state == TcpState::SynReceived {
                 if seg.ack.diff(self.snd_una) > 0 && seg.ack.diff(self.snd_max) <= 0 {
-                    self.enter_established(now);
+                    self.enter_established(now, seg);
                 } else {
                     return;
                 }
@@ -1394,8 +1419,18 @@ impl TcpSocket {
         None
     }
 
-    /// Sends again up to `len` bytes from `seq`, never beyond what was sent.
+    /// Sends again up to `len` bytes from `seq`, never beyond what was sent, and moves
+    /// HighRxt past them.
     fn resend(&mut self, now: Instant, seq: SeqNumber, len: u32) -> TcpRepr {
+        let seg = self.resend_unmarked(now, seq, len);
+        let start = self.send_offset(seq);
+        let end = self.send_offset(seq + seg.seq_len()).max(start + 1);
+        self.scoreboard.on_retransmitted(end);
+        seg
+    }
+
+    /// `resend` without telling the scoreboard (RFC 6675's rescue leaves HighRxt alone).
+    fn resend_unmarked(&mut self, now: Instant, seq: SeqNumber, len: u32) -> TcpRepr {
         let sent_end = if self.snd_max > self.data_end() {
             self.data_end()
         } else {
@@ -1406,11 +1441,7 @@ impl TcpSocket {
         } else {
             0
         };
-        let seg = self.data_segment(now, seq, len, true);
-        let start = self.send_offset(seq);
-        let end = self.send_offset(seq + seg.seq_len()).max(start + 1);
-        self.scoreboard.on_retransmitted(end);
-        seg
+        self.data_segment(now, seq, len, true)
     }
 
     /// Bytes from `seq` up to the next SACKed byte (all the rest without SACK).
@@ -1434,13 +1465,24 @@ impl TcpSocket {
         }
         let len = self.sendable_len();
         let fin_due = self.close_requested && self.snd_nxt + len == self.data_end();
-        let next =
-            self.scoreboard
-                .next_segment(self.una_offset, mss, threshold, len > 0 || fin_due);
+        // Rule 4 counts data: a sent FIN rides again on the last data segment.
+        let data_sent = self.send_offset(self.snd_max.min(self.data_end()));
+        let next = self.scoreboard.next_segment(
+            (self.una_offset, data_sent),
+            mss,
+            threshold,
+            len > 0 || fin_due,
+        );
         match next {
             NextSegment::Retransmit { offset, len } => {
                 let seq = self.snd_una + (offset - self.una_offset) as u32;
                 Some(self.resend(now, seq, len as u32))
+            }
+            NextSegment::Rescue { offset, len } => {
+                self.scoreboard.on_rescued();
+                self.stats.rescue_retransmissions += 1;
+                let seq = self.snd_una + (offset - self.una_offset) as u32;
+                Some(self.resend_unmarked(now, seq, len as u32))
             }
             NextSegment::NewData => self.new_data_segment(now),
             NextSegment::Nothing => None,
@@ -1455,8 +1497,10 @@ impl TcpSocket {
         let retransmission = self.snd_max != self.iss;
         if retransmission {
             self.stats.retransmissions += 1;
+            self.handshake_retransmissions += 1;
         } else {
             self.timed = Some((self.iss + 1, now));
+            self.handshake_first_sent = Some(now);
         }
         self.snd_nxt = self.iss + 1;
         self.snd_max = self.iss + 1;
