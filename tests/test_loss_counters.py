@@ -3,9 +3,8 @@ retransmissions under RFC 6675, loss probes under RACK-TLP, ECN reductions; and
 `tcp.syn_loss_window` reaching the simulator only when set. (The mechanisms themselves are
 checked on scripted losses in crates/airtcp-proto/tests: rack_tlp.rs, tcp_pair.rs.)"""
 
-from pathlib import Path
-
 import json
+from pathlib import Path
 
 import airtcp as api
 from airtcp import _core
