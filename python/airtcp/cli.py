@@ -178,6 +178,13 @@ def print_summary(summary: dict) -> None:
                 f"link {link['from']} → {link['to']}: {link['delivered']} delivered, "
                 f"{link['queue_drops']} tail drops, {link.get('aqm_drops', 0)} AQM drops{marks}"
             )
+        # With queue_sojourn, the directions that carried packets.
+        if (sojourn := link.get("sojourn")) and sojourn["dequeued"]:
+            out.print(
+                f"queue sojourn {link['from']} → {link['to']}: {sojourn['dequeued']} packets; "
+                f"mean/max = {sojourn['mean_ms']:.3f}/{sojourn['max_ms']:.3f} ms",
+                highlight=False,
+            )
     for wlan in summary["wlans"]:
         # Only where a mobile has left the BSS: attempts nobody answered, frames lost.
         absent = (

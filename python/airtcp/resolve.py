@@ -304,6 +304,8 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
         resolved["mobiles"] = _mobiles_json(scenario, index)
     if sim.one_way_delay:
         resolved["one_way_delay"] = True
+    if sim.queue_sojourn:
+        resolved["queue_sojourn"] = True
     if scenario.radio is not None:
         resolved["radio"] = radio_json(scenario.radio)
     positions, origins.positions = positions_json(scenario, wlans, index)

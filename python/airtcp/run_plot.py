@@ -1,8 +1,9 @@
 """One run at a glance (``airtcp plot RUN_DIR``, or ``airtcp run --out DIR --plot``): from a
 run's summary.json and timeseries.parquet, each TCP flow's congestion window, smoothed RTT
 and goodput over time, in panels that share the time axis, the flows' names in a legend
-beside them, and below them the wired links' queues that held packets (queues.parquet)
-and, with ``simulation.one_way_delay``, each timed flow's mean one-way delay per interval
+beside them, and below them the wired links' queues that held packets (queues.parquet;
+with ``simulation.queue_sojourn`` also their packets' mean sojourn per interval) and, with
+``simulation.one_way_delay``, each timed flow's mean one-way delay per interval
 (delays.parquet); PNG or SVG.
 
 The goodput is the series' own (bytes delivered in each sample interval); the cwnd and RTT
@@ -49,7 +50,8 @@ def plot_run(run_dir: Path, out: Path | None = None, fmt: str = "png") -> Path:
     queues = _busy_queues(run_dir / "queues.parquet", pd)
     delays_path = run_dir / "delays.parquet"
     delays = pd.read_parquet(delays_path) if delays_path.is_file() else None
-    rows = 3 + (queues is not None) + (delays is not None)
+    sojourns = queues is not None and "sojourn_mean_ms" in queues.columns
+    rows = 3 + (queues is not None) + sojourns + (delays is not None)
     figure, axes = plt.subplots(rows, 1, sharex=True, figsize=(9, 2.5 * rows), layout="constrained")
     panels = (
         ("cwnd_bytes", 1e-3, "cwnd (kB)"),
@@ -59,16 +61,17 @@ def plot_run(run_dir: Path, out: Path | None = None, fmt: str = "png") -> Path:
     for flow, samples in series.groupby("flow", observed=True, sort=False):
         for axis, (column, scale, _) in zip(axes[:3], panels, strict=True):
             axis.plot(samples["time_s"], samples[column] * scale, label=str(flow), lw=1)
+    labels = [label for _, _, label in panels]
+    below = iter(axes[3:])
     if queues is not None:
-        for direction, samples in queues.groupby("direction", observed=True, sort=False):
-            axes[3].plot(samples["time_s"], samples["packets"], label=str(direction), lw=1)
-        axes[3].legend(title="link queue", loc="upper left", bbox_to_anchor=(1.01, 1))
+        _keyed_lines(next(below), queues, "direction", "packets", "link queue")
+        labels.append("queue (packets)")
+    if sojourns:
+        _keyed_lines(next(below), queues, "direction", "sojourn_mean_ms", "queue sojourn")
+        labels.append("mean sojourn (ms)")
     if delays is not None:
-        for flow, samples in delays.groupby("flow", observed=True, sort=False):
-            axes[-1].plot(samples["time_s"], samples["mean_ms"], label=str(flow), lw=1)
-        axes[-1].legend(title="one-way delay", loc="upper left", bbox_to_anchor=(1.01, 1))
-    labels = [label for _, _, label in panels] + ["queue (packets)"] * (queues is not None)
-    labels += ["one-way delay (ms)"] * (delays is not None)
+        _keyed_lines(next(below), delays, "flow", "mean_ms", "one-way delay")
+        labels.append("one-way delay (ms)")
     for axis, label in zip(axes, labels, strict=True):
         axis.set_ylabel(label)
         axis.grid(alpha=0.3)
@@ -82,6 +85,13 @@ def plot_run(run_dir: Path, out: Path | None = None, fmt: str = "png") -> Path:
         figure.savefig(temporary, format=fmt, dpi=120)
     plt.close(figure)
     return target
+
+
+def _keyed_lines(axis: Any, table: Any, key: str, column: str, title: str) -> None:
+    """One line of ``column`` over time per value of ``key``, and their legend beside."""
+    for name, samples in table.groupby(key, observed=True, sort=False):
+        axis.plot(samples["time_s"], samples[column], label=str(name), lw=1)
+    axis.legend(title=title, loc="upper left", bbox_to_anchor=(1.01, 1))
 
 
 def _busy_queues(path: Path, pd: Any) -> Any:

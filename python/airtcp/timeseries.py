@@ -42,6 +42,13 @@ QUEUE_COLUMNS = {
     "drops": "<u8",
     "ecn_marks": "<u8",
 }
+# With `simulation.queue_sojourn`, beside them: the packets dequeued since the last instant,
+# their mean and longest sojourn (NaN when none left; docs/scenarios.md, "Queue sojourn").
+SOJOURN_COLUMNS = {
+    "dequeued": "<u8",
+    "sojourn_mean_ms": "<f8",
+    "sojourn_max_ms": "<f8",
+}
 # Per timed flow, per sampling interval (docs/scenarios.md, "One-way delay").
 DELAY_COLUMNS = {
     "time_s": "<f8",
@@ -185,18 +192,26 @@ def _write_keyed(
     pq.write_table(pa.table(data), path)
 
 
+def _queue_columns(queues: dict[str, Any]) -> dict[str, str]:
+    """The queue columns a run has: the sojourns' too when it measured them."""
+    return QUEUE_COLUMNS | SOJOURN_COLUMNS if queues.get("dequeued") else QUEUE_COLUMNS
+
+
 def queue_frame(columns: dict[str, Any]) -> pd.DataFrame:
-    """A DataFrame (direction, time_s, packets, bytes, drops, ecn_marks) of the wired links'
-    queues, one row per direction per sampling instant; direction ("a→b") is categorical.
-    Empty without wired links or without a time series."""
+    """A DataFrame (direction, time_s, packets, bytes, drops, ecn_marks; with
+    ``simulation.queue_sojourn`` also dequeued, sojourn_mean_ms, sojourn_max_ms) of the wired
+    links' queues, one row per direction per sampling instant; direction ("a→b") is
+    categorical. Empty without wired links or without a time series."""
     queues = columns["queues"]
-    return _keyed_frame(queues, "direction", list(queues["directions"]), QUEUE_COLUMNS)
+    names = list(queues["directions"])
+    return _keyed_frame(queues, "direction", names, _queue_columns(queues))
 
 
 def write_queue_parquet(columns: dict[str, Any], path: Path) -> None:
     """The same table as `queue_frame`, written to ``path`` with direction as a string."""
     queues = columns["queues"]
-    _write_keyed(queues, "direction", list(queues["directions"]), QUEUE_COLUMNS, path)
+    names = list(queues["directions"])
+    _write_keyed(queues, "direction", names, _queue_columns(queues), path)
 
 
 def delay_frame(columns: dict[str, Any]) -> pd.DataFrame:

@@ -350,8 +350,15 @@ fn series_columns(py: Python<'_>, series: TimeSeries) -> PyResult<Bound<'_, PyDi
         ("bytes", queues.bytes),
         ("drops", queues.drops),
         ("ecn_marks", queues.ecn_marks),
+        ("dequeued", queues.dequeued),
     ] {
         queue_columns.set_item(name, column(py, values, u64::to_le_bytes)?)?;
+    }
+    for (name, values) in [
+        ("sojourn_mean_ms", queues.sojourn_mean_ms),
+        ("sojourn_max_ms", queues.sojourn_max_ms),
+    ] {
+        queue_columns.set_item(name, column(py, values, f64::to_le_bytes)?)?;
     }
     out.set_item("queues", queue_columns)?;
     let delays = series.delays;

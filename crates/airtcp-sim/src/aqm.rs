@@ -25,6 +25,10 @@
 //! defaults: off for codel and pie, on for fq_codel; tail and overlimit drops stay drops. The
 //! sojourn time runs from a packet's arrival in the queue to its dequeue, when the link
 //! starts to serialise it; a packet that finds the link idle passes the AQM too (at once).
+//! With `simulation.queue_sojourn` every queue measures its packets' sojourns
+//! (`crate::sojourn`); a DropTail queue then keeps arrival times as the AQMs' FIFOs do, and
+//! packets no longer skip an idle link's empty queue (they pass it at once, as through an
+//! AQM): the plain DropTail, the fast path, is untouched.
 
 use std::collections::VecDeque;
 
@@ -42,6 +46,7 @@ use serde_json::{json, Value};
 use crate::packet::{Carries, Packet};
 use crate::queue::{DropTailQueue, QueueLimit};
 use crate::rng::Stream;
+use crate::sojourn::{SojournSample, Sojourns};
 
 /// sch_pie marks rather than drops only while its probability is at most 10 %.
 const PIE_MARK_LIMIT: u64 = airtcp_proto::aqm::pie::MAX_PROB / 10;
@@ -328,6 +333,11 @@ impl<P: Carries> CodelQueue for Fifo<P> {
 #[derive(Debug)]
 enum Discipline<P> {
     DropTail(DropTailQueue<P>),
+    /// DropTail over a FIFO that keeps arrival times, for `queue_sojourn`.
+    TimedDropTail {
+        fifo: Fifo<P>,
+        limit: QueueLimit,
+    },
     Codel {
         fifo: Fifo<P>,
         state: Codel,
@@ -360,13 +370,14 @@ enum Discipline<P> {
 
 /// A link direction's queue: what it drops at the tail (`drops`; FQ-CoDel's from its
 /// fattest flow), what its AQM drops (`aqm_drops`: CoDel's at the head, PIE's on arrival)
-/// and what it marks CE instead (`ecn_marks`).
+/// and what it marks CE instead (`ecn_marks`); with `metered`, its packets' sojourns.
 #[derive(Debug)]
 pub struct LinkQueue<P = Packet> {
     discipline: Discipline<P>,
     pub drops: u64,
     pub aqm_drops: u64,
     pub ecn_marks: u64,
+    sojourn: Option<Sojourns>,
 }
 
 impl<P: Carries> LinkQueue<P> {
@@ -446,7 +457,42 @@ impl<P: Carries> LinkQueue<P> {
             drops: 0,
             aqm_drops: 0,
             ecn_marks: 0,
+            sojourn: None,
         }
+    }
+
+    /// As `new`, measuring the sojourn of every packet that leaves (`take_sojourn`).
+    pub fn metered(limit: QueueLimit, aqm: AqmConfig, rate_bps: Option<u64>, rng: Stream) -> Self {
+        let mut queue = Self::new(limit, aqm, rate_bps, rng);
+        if let Discipline::DropTail(_) = queue.discipline {
+            queue.discipline = Discipline::TimedDropTail {
+                fifo: Fifo::default(),
+                limit,
+            };
+        }
+        queue.sojourn = Some(Sojourns::default());
+        queue
+    }
+
+    /// The sojourns since the last call, if the queue is metered.
+    pub fn take_sojourn(&mut self) -> Option<SojournSample> {
+        self.sojourn
+            .as_mut()
+            .map(|sojourns| sojourns.interval.take())
+    }
+
+    /// The measurement window begins: sojourns count from now.
+    pub fn start_sojourn_window(&mut self) {
+        if let Some(sojourns) = &mut self.sojourn {
+            sojourns.window = Default::default();
+        }
+    }
+
+    /// The sojourns over the measurement window, if the queue is metered.
+    pub fn window_sojourn(&self) -> Option<SojournSample> {
+        self.sojourn
+            .as_ref()
+            .map(|sojourns| sojourns.window.sample())
     }
 
     /// Queues `packet` arriving at `now`; false if it was dropped at the tail. (FQ-CoDel
@@ -465,7 +511,7 @@ impl<P: Carries> LinkQueue<P> {
     fn push_managed(&mut self, now: Instant, packet: P) -> bool {
         match &mut self.discipline {
             Discipline::DropTail(_) => unreachable!("pushed inline"),
-            Discipline::Codel { fifo, limit, .. } => {
+            Discipline::Codel { fifo, limit, .. } | Discipline::TimedDropTail { fifo, limit } => {
                 if fifo.full(limit, &packet) {
                     self.drops += 1;
                     return false;
@@ -584,9 +630,14 @@ impl<P: Carries> LinkQueue<P> {
                 }
                 head
             }
+            Discipline::TimedDropTail { fifo, .. } => fifo.dequeue(),
         };
         self.aqm_drops += dropped;
-        next.map(|queued| queued.packet)
+        let queued = next?;
+        if let Some(sojourns) = &mut self.sojourn {
+            sojourns.record((now - queued.at).as_nanos() as u64);
+        }
+        Some(queued.packet)
     }
 
     /// Whether packets may skip the queue when it is empty and the link idle (DropTail); an
@@ -618,7 +669,8 @@ impl<P: Carries> LinkQueue<P> {
             Discipline::DropTail(queue) => std::iter::from_fn(|| queue.pop()).collect(),
             Discipline::Codel { fifo, .. }
             | Discipline::Pie { fifo, .. }
-            | Discipline::Red { fifo, .. } => std::iter::from_fn(|| fifo.dequeue())
+            | Discipline::Red { fifo, .. }
+            | Discipline::TimedDropTail { fifo, .. } => std::iter::from_fn(|| fifo.dequeue())
                 .map(|q| q.packet)
                 .collect(),
             Discipline::FqCodel { fq, .. } => {
@@ -640,7 +692,8 @@ impl<P: Carries> LinkQueue<P> {
             Discipline::DropTail(queue) => queue.len(),
             Discipline::Codel { fifo, .. }
             | Discipline::Pie { fifo, .. }
-            | Discipline::Red { fifo, .. } => fifo.packets.len(),
+            | Discipline::Red { fifo, .. }
+            | Discipline::TimedDropTail { fifo, .. } => fifo.packets.len(),
             Discipline::FqCodel { fq, .. } => fq.backlog() as usize,
         }
     }
@@ -657,7 +710,8 @@ impl<P: Carries> LinkQueue<P> {
             Discipline::DropTail(queue) => queue.bytes(),
             Discipline::Codel { fifo, .. }
             | Discipline::Pie { fifo, .. }
-            | Discipline::Red { fifo, .. } => fifo.bytes,
+            | Discipline::Red { fifo, .. }
+            | Discipline::TimedDropTail { fifo, .. } => fifo.bytes,
             Discipline::FqCodel { fq, .. } => fq.backlog_bytes(),
         }
     }
@@ -671,7 +725,8 @@ impl<P: Carries> InterfaceQueue for LinkQueue<P> {
             Discipline::DropTail(queue) => InterfaceQueue::len(queue),
             Discipline::Codel { fifo, .. }
             | Discipline::Pie { fifo, .. }
-            | Discipline::Red { fifo, .. } => fifo.packets.len(),
+            | Discipline::Red { fifo, .. }
+            | Discipline::TimedDropTail { fifo, .. } => fifo.packets.len(),
             Discipline::FqCodel { .. } => 0,
         }
     }
@@ -681,7 +736,8 @@ impl<P: Carries> InterfaceQueue for LinkQueue<P> {
             Discipline::DropTail(queue) => queue.get(index),
             Discipline::Codel { fifo, .. }
             | Discipline::Pie { fifo, .. }
-            | Discipline::Red { fifo, .. } => {
+            | Discipline::Red { fifo, .. }
+            | Discipline::TimedDropTail { fifo, .. } => {
                 fifo.packets.get(index).map(|q| &q.packet.packet().repr)
             }
             Discipline::FqCodel { .. } => None,
@@ -693,7 +749,8 @@ impl<P: Carries> InterfaceQueue for LinkQueue<P> {
             Discipline::DropTail(queue) => queue.remove(index),
             Discipline::Codel { fifo, .. }
             | Discipline::Pie { fifo, .. }
-            | Discipline::Red { fifo, .. } => {
+            | Discipline::Red { fifo, .. }
+            | Discipline::TimedDropTail { fifo, .. } => {
                 let removed = fifo.packets.remove(index)?.packet;
                 fifo.bytes -= u64::from(removed.packet().len());
                 Some(removed.packet().repr)

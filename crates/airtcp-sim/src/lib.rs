@@ -29,6 +29,7 @@ pub mod rng;
 pub mod routing;
 pub mod sim;
 pub mod slab;
+pub mod sojourn;
 pub mod summary;
 pub mod validate;
 pub mod wlan;

@@ -58,8 +58,18 @@ pub struct ChannelActions {
 
 impl Channel {
     /// One direction of a link to `to_node`, its error model drawing from `rng`, its AQM
-    /// (if any) from `aqm_rng`.
-    pub fn new(config: &DirectionConfig, to_node: usize, rng: Stream, aqm_rng: Stream) -> Self {
+    /// (if any) from `aqm_rng`; its queue measures sojourns if `metered`.
+    pub fn new(
+        config: &DirectionConfig,
+        to_node: usize,
+        (rng, aqm_rng): (Stream, Stream),
+        metered: bool,
+    ) -> Self {
+        let queue = if metered {
+            LinkQueue::metered(config.queue, config.aqm, config.rate_bps, aqm_rng)
+        } else {
+            LinkQueue::new(config.queue, config.aqm, config.rate_bps, aqm_rng)
+        };
         Channel {
             to_node,
             pace: match (&config.trace_ms, config.rate_bps) {
@@ -69,7 +79,7 @@ impl Channel {
             delay: Duration::from_nanos(config.delay_ns),
             errors: config.errors,
             rng,
-            queue: LinkQueue::new(config.queue, config.aqm, config.rate_bps, aqm_rng),
+            queue,
             agent: None,
             in_transmission: None,
             cut: false,

@@ -1,9 +1,13 @@
 //! The time series of the wired links' queues: at each sampling instant, per link direction,
 //! the packets and bytes queued and the drops and ECN marks so far (mahimahi's `mm-link
 //! --meter` shows the same occupancy), so that a queue's standing backlog under an AQM can be
-//! followed through a run. Column-wise, like the flows' series; kept with them.
+//! followed through a run; with `simulation.queue_sojourn`, also the packets that left the
+//! queue since the last instant and their mean and longest sojourn (`crate::sojourn`).
+//! Column-wise, like the flows' series; kept with them.
 
 use serde::Serialize;
+
+use crate::sojourn::SojournSample;
 
 /// One direction at one instant.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -16,6 +20,8 @@ pub struct QueueSample {
     /// Tail and AQM drops so far.
     pub drops: u64,
     pub ecn_marks: u64,
+    /// With `queue_sojourn`: the packets that left since the last instant.
+    pub sojourn: Option<SojournSample>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -28,6 +34,11 @@ pub struct QueueSeries {
     pub bytes: Vec<u64>,
     pub drops: Vec<u64>,
     pub ecn_marks: Vec<u64>,
+    /// With `queue_sojourn` (empty without): packets dequeued in the interval, their mean
+    /// and longest sojourn in ms (NaN when none left).
+    pub dequeued: Vec<u64>,
+    pub sojourn_mean_ms: Vec<f64>,
+    pub sojourn_max_ms: Vec<f64>,
 }
 
 impl QueueSeries {
@@ -38,10 +49,20 @@ impl QueueSeries {
         self.bytes.push(sample.bytes);
         self.drops.push(sample.drops);
         self.ecn_marks.push(sample.ecn_marks);
+        if let Some(sojourn) = sample.sojourn {
+            self.dequeued.push(sojourn.dequeued);
+            self.sojourn_mean_ms.push(sojourn.mean_ms);
+            self.sojourn_max_ms.push(sojourn.max_ms);
+        }
     }
 
-    /// Room for `rows` samples (`TimeSeries::reserve`).
-    pub fn reserve(&mut self, rows: usize) {
+    /// Room for `rows` samples (`TimeSeries::reserve`), with their sojourns if `metered`.
+    pub fn reserve(&mut self, rows: usize, metered: bool) {
+        if metered {
+            self.dequeued.reserve_exact(rows);
+            self.sojourn_mean_ms.reserve_exact(rows);
+            self.sojourn_max_ms.reserve_exact(rows);
+        }
         self.direction.reserve_exact(rows);
         self.time_s.reserve_exact(rows);
         self.packets.reserve_exact(rows);

@@ -158,6 +158,10 @@ pub struct LinkSummary {
     /// Marked CE by the AQM instead of dropped (ECN).
     pub ecn_marks: u64,
     pub lost: u64,
+    /// With `queue_sojourn`: the packets that left the queue over the measurement window,
+    /// their mean and longest sojourn (`crate::sojourn`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sojourn: Option<crate::sojourn::SojournSample>,
 }
 
 /// An agent on a node's interface and its counters (`airtcp_proto::agent::Agent::counters`).
@@ -344,13 +348,19 @@ mod tests {
             bytes,
             drops,
             ecn_marks,
+            dequeued,
+            sojourn_mean_ms,
+            sojourn_max_ms,
         } = queues;
         let queue_sample = element(&direction)
             + element(&queue_time)
             + element(&packets)
             + element(&bytes)
             + element(&drops)
-            + element(&ecn_marks);
+            + element(&ecn_marks)
+            + element(&dequeued)
+            + element(&sojourn_mean_ms)
+            + element(&sojourn_max_ms);
         assert!(queue_sample <= crate::limits::SERIES_SAMPLE_BYTES);
         let columns = [
             element(&flow),

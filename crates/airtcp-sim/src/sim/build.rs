@@ -45,7 +45,8 @@ impl Simulation {
                 let (link, direction) = (i as u32, direction as u8);
                 let rng = stream(seed, StreamId::Link { link, direction });
                 let aqm_rng = stream(seed, StreamId::LinkAqm { link, direction });
-                channels.push(Channel::new(config, to, rng, aqm_rng));
+                let metered = scenario.queue_sojourn;
+                channels.push(Channel::new(config, to, (rng, aqm_rng), metered));
                 channel_ends.push((from, to));
                 adjacency[from].push((to, Hop::Channel(id)));
             }

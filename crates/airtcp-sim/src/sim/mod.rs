@@ -271,7 +271,10 @@ impl Simulation {
                 .count();
             let timed = self.flows.iter().filter(|f| f.delay.is_some()).count();
             self.series.reserve(instants * tcp);
-            self.series.queues.reserve(instants * self.channels.len());
+            let metered = self.scenario.queue_sojourn;
+            self.series
+                .queues
+                .reserve(instants * self.channels.len(), metered);
             self.series.delays.reserve(instants * timed);
             self.events.schedule(
                 Instant::from_nanos(self.scenario.sample_interval_ns),
@@ -437,6 +440,9 @@ impl Simulation {
                     if let Some(delay) = &mut flow.delay {
                         delay.reset();
                     }
+                }
+                for channel in &mut self.channels {
+                    channel.queue.start_sojourn_window();
                 }
             }
             Event::Sample => self.sample(),

@@ -181,6 +181,7 @@ impl Simulation {
                 aqm_drops: channel.queue.aqm_drops,
                 ecn_marks: channel.queue.ecn_marks,
                 lost: channel.lost,
+                sojourn: channel.queue.window_sojourn(),
             })
             .collect();
         Summary {
@@ -252,8 +253,8 @@ impl Simulation {
                 .map(|&(from, to)| format!("{}→{}", names[from], names[to]))
                 .collect();
         }
-        for (index, channel) in self.channels.iter().enumerate() {
-            let queue = &channel.queue;
+        for (index, channel) in self.channels.iter_mut().enumerate() {
+            let queue = &mut channel.queue;
             self.series.queues.push(QueueSample {
                 direction: index as u32,
                 time_s,
@@ -261,6 +262,7 @@ impl Simulation {
                 bytes: queue.bytes(),
                 drops: queue.drops + queue.aqm_drops,
                 ecn_marks: queue.ecn_marks,
+                sojourn: queue.take_sojourn(),
             });
         }
     }

@@ -1,0 +1,58 @@
+"""Queue sojourn times (docs/scenarios.md, "Queue sojourn"): `simulation.queue_sojourn`
+reaches the simulator only when set, a run prints and summarises each busy link direction's
+sojourns, queues.parquet gains the per-interval columns, `airtcp plot` draws them, and
+emulation keeps it (the emulated links' queues are the simulator's).
+(crates/airtcp-sim/tests/queue_sojourn.rs checks the times by hand.)"""
+
+from pathlib import Path
+
+import airtcp as api
+import pandas as pd
+from airtcp.emulate import _unsupported
+from airtcp.resolve import resolve
+from airtcp.scenario import load
+from conftest import airtcp
+from test_bad_input import BASE, assert_one_line_error
+
+SHORT = {"simulation.duration": "8s", "simulation.measure_from": "4s"}
+SETS = {"simulation.queue_sojourn": "true", "links.0.aqm": "codel"} | SHORT
+
+
+def test_the_setting_reaches_the_simulator_only_when_set():
+    assert "queue_sojourn" not in resolve(load("bufferbloat"))[0]
+    metered = api.prepare("bufferbloat", overrides={"simulation.queue_sojourn": "true"})
+    assert metered["queue_sojourn"] is True
+    _unsupported(metered)  # emulation takes it
+
+
+def test_a_run_prints_summarises_and_writes_the_sojourns(tmp_path: Path):
+    sets = [f"--set={key}={value}" for key, value in SETS.items()]
+    printed = airtcp("run", "bufferbloat", *sets, "--out", str(tmp_path / "run"), "--plot")
+    assert printed.returncode == 0, printed.stderr
+    run = api.run("bufferbloat", overrides=SETS)
+    forward, reverse = run.summary["links"][:2]
+    sojourn = forward["sojourn"]
+    # CoDel holds the bulk flows' queue near its 5 ms target.
+    assert sojourn["dequeued"] > 1000 and 1.0 < sojourn["mean_ms"] < 15.0, sojourn
+    assert sojourn["max_ms"] >= sojourn["mean_ms"]
+    line = f"queue sojourn client → server: {sojourn['dequeued']} packets; mean/max = "
+    assert line in printed.stdout
+    # The ACKs' way never queues behind anything slower than itself.
+    assert reverse["sojourn"]["dequeued"] > 0 and reverse["sojourn"]["max_ms"] < 2.0
+    written = pd.read_parquet(tmp_path / "run" / "queues.parquet")
+    assert list(written.columns)[-3:] == ["dequeued", "sojourn_mean_ms", "sojourn_max_ms"]
+    assert written["dequeued"].sum() >= sojourn["dequeued"]
+    assert run.queues["sojourn_mean_ms"].max() <= run.queues["sojourn_max_ms"].max()
+    assert (tmp_path / "run" / "run.png").stat().st_size > 0
+
+
+def test_off_no_sojourn_anywhere():
+    run = api.run("bufferbloat", overrides=SHORT)
+    assert all("sojourn" not in link for link in run.summary["links"])
+    assert "sojourn_mean_ms" not in run.queues.columns
+
+
+def test_a_bad_queue_sojourn_is_one_line_naming_the_key(tmp_path: Path):
+    scenario = tmp_path / "bad.toml"
+    scenario.write_text(BASE.replace('duration = "10s"', 'duration = "10s"\nqueue_sojourn = 3'))
+    assert_one_line_error(airtcp("run", str(scenario)), "queue_sojourn")
