@@ -28,12 +28,16 @@ flows that completed in both, how many took the same time to 0.1 ms, the median 
 ns-3's FCT to airtcp's, and airtcp's mean FCT less ns-3's with its 95 % interval over the
 seeds (paired: the same flows, so tighter than the two means' intervals) per class; and per
 simulator the segments the client sent, the retransmissions among them, the bottleneck's
-tail drops, airtcp's RTOs and fast retransmits, the events and the wall time of the runs
-(each simulator in its own process, after a short run of each that loads it). `--cc cubic`
-runs CUBIC instead (see below); `--seeds 1 2 3 4 5` gives the intervals, `--seconds 600` a
-longer run; `--out FILE` writes every seed's flow records and counters (JSON). ns-3 takes
-about 5 s of wall time a simulated second here (four fifths of it in
-TcpTxBuffer::GetPacketFromList, a walk along its send buffer's list; perf), airtcp 5 ms.
+tail drops, airtcp's RTOs, fast retransmits and rescue retransmissions, the events and the
+wall time of the runs (each simulator in its own process, after a short run of each that
+loads it). `--cc cubic` runs CUBIC instead (see below); `--seeds 1 2 3 4 5` gives the
+intervals, `--seconds 600` a longer run; `--out FILE` writes every seed's flow records and
+counters (JSON) with the settings; `--ns3-from FILE` takes ns-3's runs from such a file
+instead of running ns-3 again (ns-3 is deterministic and replays airtcp's flows, which do
+not depend on airtcp's TCP: after a change to airtcp's TCP only airtcp runs; refused unless
+the settings and every seed's flows are the same). ns-3 takes about 5 s of wall time a
+simulated second here (four fifths of it in TcpTxBuffer::GetPacketFromList, a walk along
+its send buffer's list; perf), airtcp 5 ms.
 
 TCP, the same in both and exactly matched where each simulator lets it be (`--cc reno`):
 Linux's Reno (slow start by every segment an ACK covers, congestion avoidance one segment a
@@ -88,7 +92,7 @@ at a time. Without it, it prints a line and exits 0.
 
 Run: python bench/ns3_fct.py [--ns3-python PYTHON (default $NS3_PYTHON, else
 /work/ns3venv/bin/python)] [--seconds 60] [--measure-from 10] [--seeds 1] [--load 0.6]
-[--cc reno|cubic] [--out FILE]
+[--cc reno|cubic] [--out FILE] [--ns3-from FILE]
 """
 
 from __future__ import annotations
@@ -339,6 +343,7 @@ def airtcp_run(request: dict) -> dict:
         "retransmissions": flow["retransmissions"],
         "timeouts": flow["timeouts"],
         "fast_retransmits": flow["fast_retransmits"],
+        "rescue_retransmissions": flow["rescue_retransmissions"],
         "drops": int(forward["drops"].iloc[-1]),
         "events": result.summary["events"],
         "wall_s": wall,
@@ -451,6 +456,23 @@ def row(label: str, simulator: str, figures: dict) -> str:
     )
 
 
+def earlier_ns3_runs(path: str, settings: dict, seeds: list[int]) -> list[dict]:
+    """ns-3's runs of `seeds` from an earlier `--out` file of the same settings."""
+    try:
+        with open(path) as file:
+            earlier = json.load(file)
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"--ns3-from {path}: cannot read it: {error}") from None
+    if earlier.get("settings") != settings:
+        raise SystemExit(f"--ns3-from {path}: its settings {earlier.get('settings')} are not "
+                         f"these ({settings})")  # fmt: skip
+    runs = dict(zip(earlier["seeds"], earlier["ns3"], strict=True))
+    missing = [seed for seed in seeds if seed not in runs]
+    if missing:
+        raise SystemExit(f"--ns3-from {path}: no ns-3 run of seeds {missing}")
+    return [runs[seed] for seed in seeds]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_ns3_python_option(parser)
@@ -461,10 +483,16 @@ def main() -> None:
     parser.add_argument("--load", type=float, default=0.6, help="offered, of the link")
     parser.add_argument("--cc", choices=tuple(CONTROLLERS), default="reno")
     parser.add_argument("--out", help="a JSON file for every seed's flows and counters")
+    parser.add_argument("--ns3-from", metavar="FILE",
+                        help="ns-3's runs from an earlier --out of the same settings")  # fmt: skip
     args = parse_ns3_args(parser, "ns3_fct", ns3_worker)
     if args is None:
         return
     from airtcp.fct import SIZE_CLASSES
+
+    settings = {"cc": args.cc, "load": args.load, "seconds": args.seconds,
+                "measure_from": args.measure_from}  # fmt: skip
+    earlier = earlier_ns3_runs(args.ns3_from, settings, args.seeds) if args.ns3_from else None
 
     measure_from_ns = round(args.measure_from * 1e9)
     print(
@@ -481,26 +509,33 @@ def main() -> None:
     own_runs, peer_runs = [], []
     try:
         # Load airtcp, and ns-3's code (cppyy compiles it on first use), before timing.
-        primer = {"cc": args.cc, "load": args.load, "seconds": 3.0, "measure_from": 0.0,
-                  "seed": args.seeds[0]}  # fmt: skip
+        primer = {**settings, "seconds": 3.0, "measure_from": 0.0, "seed": args.seeds[0]}
         first = airtcp_run(primer)
-        ns3.run({**primer, "sizes": first["workload"]["size_bytes"],
-                 "arrivals_ns": first["workload"]["arrived_ns"]})  # fmt: skip
-        for seed in args.seeds:
-            request = {"cc": args.cc, "load": args.load, "seconds": args.seconds,
-                       "measure_from": args.measure_from, "seed": seed}  # fmt: skip
+        if earlier is None:
+            ns3.run({**primer, "sizes": first["workload"]["size_bytes"],
+                     "arrivals_ns": first["workload"]["arrived_ns"]})  # fmt: skip
+        for index, seed in enumerate(args.seeds):
+            request = {**settings, "seed": seed}
             own = airtcp_run(request)
             workload = own["workload"]
             if workload["refused"]:
                 raise RuntimeError(f"seed {seed}: airtcp refused {workload['refused']} flows")
-            peer = ns3.run({**request, "sizes": workload["size_bytes"],
-                            "arrivals_ns": workload["arrived_ns"]})  # fmt: skip
+            if earlier is None:
+                peer = ns3.run({**request, "sizes": workload["size_bytes"],
+                                "arrivals_ns": workload["arrived_ns"]})  # fmt: skip
+            else:
+                peer = earlier[index]
+                for key in ("size_bytes", "arrived_ns"):
+                    if peer["workload"][key] != workload[key]:
+                        raise SystemExit(f"--ns3-from {args.ns3_from}: seed {seed}'s flows "
+                                         "differ from airtcp's now; run ns-3 again")  # fmt: skip
             own_runs.append(own)
             replayed = {**workload, "completed_ns": peer["completed_ns"]}
             peer_runs.append({**peer, "workload": replayed})
             print(
                 f"seed {seed}: {len(workload['size_bytes'])} flows; wall s: airtcp "
-                f"{own['wall_s']:.2f}, ns-3 {peer['wall_s']:.1f}",
+                f"{own['wall_s']:.2f}, ns-3 {peer['wall_s']:.1f}"
+                + (f" (its run in {args.ns3_from})" if earlier else ""),
                 flush=True,
             )
     finally:
@@ -533,13 +568,15 @@ def main() -> None:
         extra = ""
         if simulator == "airtcp":
             extra = (f", RTOs {sum(r['timeouts'] for r in runs)}, fast retransmits "
-                     f"{sum(r['fast_retransmits'] for r in runs)}")  # fmt: skip
+                     f"{sum(r['fast_retransmits'] for r in runs)}, rescue retransmissions "
+                     f"{sum(r['rescue_retransmissions'] for r in runs)}")  # fmt: skip
         print(f"{simulator}: segments {total['segments']}, retransmissions "
               f"{total['retransmissions']}, tail drops {total['drops']}{extra}, events "
               f"{total['events']}, wall {total['wall_s']:.1f} s")  # fmt: skip
     if args.out:
         with open(args.out, "w") as out:
-            json.dump({"seeds": args.seeds, "airtcp": own_runs, "ns3": peer_runs}, out)
+            json.dump({"settings": settings, "seeds": args.seeds, "airtcp": own_runs,
+                       "ns3": peer_runs}, out)  # fmt: skip
     syns = {json.dumps(run["syn"]) for run in peer_runs}
     largest = sorted({run["largest_ip_packet"] for run in peer_runs})
     print(f"ns-3 3.44 ({args.ns3_python}); worker restarts: {ns3.restarts}; its first SYN's "

@@ -25,15 +25,24 @@ def bulk_flows(overrides: dict) -> list[dict]:
 
 def test_rfc6675_rescues_and_rack_tlp_probes():
     # PIE drops the retransmissions of the flows' first slow start (docs/scenarios.md,
-    # "AQM"): RFC 6675 rescues a tail once, RACK-TLP sends probes instead.
+    # "AQM"): RFC 6675 rescues a tail once; RACK-TLP would probe instead.
     rfc = bulk_flows(PIE | {"tcp.loss_recovery": "rfc6675"})
     assert sum(flow["rescue_retransmissions"] for flow in rfc) >= 1
     assert all(flow["loss_probes"] == 0 for flow in rfc)
     rack = bulk_flows({"links.0.aqm": "codel"})
     assert all(flow["rescue_retransmissions"] == 0 for flow in rack)
+    # (Their probes: test_a_workload_sums_its_connections_probes.)
     assert all(set(COUNTERS) <= flow.keys() for flow in rfc + rack)
     ping = api.run("bufferbloat", overrides=PIE).summary["flows"][2]
     assert ping["kind"] == "ping" and all(ping[key] == 0 for key in COUNTERS)
+
+
+def test_a_workload_sums_its_connections_probes():
+    # short-flows' transfers lose their tails behind DropTail now and then: RACK-TLP's
+    # probes, summed over the workload's connections, closed and open.
+    flow = api.run("short-flows", overrides={"simulation.duration": "30s"}).summary["flows"][0]
+    assert flow["kind"] == "tcp_workload" and flow["loss_probes"] > 0, flow
+    assert flow["rescue_retransmissions"] == 0, "RACK-TLP sends no rescue"
 
 
 def test_ecn_reductions_are_counted_where_codel_marks():

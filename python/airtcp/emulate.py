@@ -209,6 +209,8 @@ def _summary(
         # The kernel counts per namespace: a host's counters are its flows' together.
         flow["timeouts"] = sender.get("TCPTimeouts", 0)
         flow["fast_retransmits"] = sender.get("TCPFastRetrans", 0)
+        if flow["kind"] != "tcp_bulk":
+            continue
         flow["loss_probes"] = sender.get("TCPLossProbes", 0)
         flow["undos"] = sum(sender.get(name, 0) for name in _UNDO_COUNTERS)
         # Linux sends no rescue retransmission (RACK-TLP repairs tails): the simulator's

@@ -242,6 +242,39 @@ fn linux_keeps_the_initial_window_after_one_lost_syn_not_after_two() {
 }
 
 #[test]
+fn linux_counts_a_syn_ack_answering_a_repeated_syn_as_a_retransmission() {
+    // The first two SYN-ACKs are lost: the server's own (at 10 ms) and its timer's copy (at
+    // 1.01 s, Linux's num_timeout); the client's timer, 1.5 s here so that the two do not
+    // coincide, repeats its SYN, and the server answers it (inet_rtx_syn_ack counts that in
+    // num_retrans too). Two retransmissions, one by the timer, the echo not the first
+    // SYN-ACK's: one segment, as tcp_init_transfer; counting the timer's alone would keep
+    // the initial window.
+    let linux = TcpConfig {
+        syn_loss_window: SynLossWindow::Linux,
+        timestamps: true,
+        ..config(1000)
+    };
+    let client = TcpConfig {
+        initial_rto: Duration::from_millis(1500),
+        ..linux.clone()
+    };
+    let mut pair = Pair::new(client, linux, Duration::from_millis(10), 10_000_000);
+    let mut syn_acks = 0;
+    pair.drop = Box::new(move |_, dir, seg| {
+        if dir == Dir::ServerToClient && seg.flags.syn {
+            syn_acks += 1;
+            return syn_acks <= 2;
+        }
+        false
+    });
+    pair.run_until(at(2.0));
+    assert_eq!(pair.server.state(), TcpState::Established);
+    let stats = pair.server.stats();
+    assert_eq!((stats.timeouts, stats.retransmissions), (1, 2), "{stats:?}");
+    assert_eq!(pair.server.cwnd(), 988);
+}
+
+#[test]
 fn linux_undoes_a_spurious_syn_ack_timeout_by_its_echoed_timestamp() {
     // The SYN-ACK arrives; the client's ACKs do not until 2 s: the server sends its SYN-ACK
     // again at 1 s and 3 s, and the ACK that completes the handshake echoes the first

@@ -2,7 +2,9 @@
 //! the queue to its dequeue, when the link starts to serialise it (CoDel's measure, RFC 8289
 //! §2-3; the queueing delay `mm-link --meter-uplink-delay` draws), gathered per
 //! sampling interval (the queue series) and over the measurement window (the run summary):
-//! how many packets left the queue, their mean sojourn and the longest.
+//! how many packets the link took from the queue to send, their mean sojourn and the
+//! longest. Packets that leave otherwise (an AQM's head drops, a link going down, an agent's
+//! removal) are not counted.
 
 use serde::Serialize;
 
@@ -21,7 +23,7 @@ impl Sojourns {
     }
 }
 
-/// Sojourns since the last sample.
+/// Sojourns gathered since the meter was last taken (or started).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SojournMeter {
     dequeued: u64,
@@ -53,17 +55,16 @@ impl SojournMeter {
 
     /// The figures so far.
     pub fn sample(&self) -> SojournSample {
-        let meter = self;
-        let (mean_ms, max_ms) = if meter.dequeued == 0 {
+        let (mean_ms, max_ms) = if self.dequeued == 0 {
             (f64::NAN, f64::NAN)
         } else {
             (
-                meter.total_ns as f64 / meter.dequeued as f64 / 1e6,
-                meter.max_ns as f64 / 1e6,
+                self.total_ns as f64 / self.dequeued as f64 / 1e6,
+                self.max_ns as f64 / 1e6,
             )
         };
         SojournSample {
-            dequeued: meter.dequeued,
+            dequeued: self.dequeued,
             mean_ms,
             max_ms,
         }

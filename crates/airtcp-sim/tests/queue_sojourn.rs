@@ -82,11 +82,23 @@ fn codel_holds_the_standing_sojourn_near_its_target() {
     let flow = scenario["flows"][0].clone();
     scenario["flows"] = json!([flow, flow]);
     let droptail = run(&scenario).summary.links[0].sojourn.unwrap();
-    scenario["links"][0]["a_to_b"]["aqm"] = json!({"kind": "codel"});
-    let codel = run(&scenario).summary.links[0].sojourn.unwrap();
-    eprintln!("droptail {droptail:?}, codel {codel:?}");
+    let mut with = |aqm: &str| {
+        scenario["links"][0]["a_to_b"]["aqm"] = json!({"kind": aqm});
+        run(&scenario).summary.links[0].sojourn.unwrap()
+    };
+    let (codel, fq_codel, pie) = (with("codel"), with("fq_codel"), with("pie"));
+    eprintln!("droptail {droptail:?}, codel {codel:?}, fq_codel {fq_codel:?}, pie {pie:?}");
     assert!(droptail.mean_ms > 100.0, "{droptail:?}");
     assert!(codel.mean_ms > 2.5 && codel.mean_ms < 10.0, "{codel:?}");
+    // FQ-CoDel's packets carry their arrival in the flows' queues; PIE's target is 15 ms.
+    assert!(
+        fq_codel.mean_ms > 2.5 && fq_codel.mean_ms < 10.0,
+        "{fq_codel:?}"
+    );
+    assert!(pie.mean_ms > 7.5 && pie.mean_ms < 30.0, "{pie:?}");
+    let dequeued = [droptail, codel, fq_codel, pie].map(|s| s.dequeued);
+    // Most of the 16 666 1500-byte packets 20 s of the link can send.
+    assert!(dequeued.iter().all(|&n| n > 14_000), "{dequeued:?}");
 }
 
 #[test]

@@ -3,9 +3,10 @@
 //! more than (DupThresh − 1) · SMSS bytes, SACKed above them), how much is in the network
 //! (`SetPipe`), and what to send next
 //! (`NextSeg`, rules 1 to 4: rule 4 is the one "rescue" retransmission per recovery of the
-//! highest outstanding unSACKed segment, so a lost tail with nothing SACKed above it does not
-//! wait for the timer). Offsets count sequence space from the connection's start (u64,
-//! never wrap).
+//! highest outstanding unSACKed segment, after a partial ACK, so a lost tail with nothing
+//! SACKed above it does not wait for the timer; a FIN counts with the data segment it rides
+//! on, and one whose data is all SACKed is not rescued alone). Offsets count sequence space
+//! from the connection's start (u64, never wrap).
 
 use super::reassembly::Reassembly;
 
@@ -29,10 +30,11 @@ pub struct Scoreboard {
     sacked: Reassembly,
     /// Highest offset retransmitted in this recovery, plus one (RFC 6675's HighRxt).
     high_rxt: u64,
-    /// The rescue retransmission of this recovery was sent (RFC 6675's RescueRxt is defined
-    /// and not yet below HighACK: it is set to RecoveryPoint, which the ACK ending the
-    /// recovery passes).
-    rescued: bool,
+    /// RFC 6675's RescueRxt as the end of a range (its highest byte plus one), or undefined:
+    /// the recovery's first retransmission sets it to that segment's end (§5 step 4.3), so
+    /// that no rescue goes before a partial ACK passes it; the rescue sets it beyond the
+    /// recovery (RecoveryPoint, which only the ACK ending the recovery passes).
+    rescue_rxt: Option<u64>,
 }
 
 impl Scoreboard {
@@ -58,16 +60,17 @@ impl Scoreboard {
     /// A recovery begins (or ends): nothing retransmitted in it yet.
     pub fn start_recovery(&mut self, una: u64) {
         self.high_rxt = una;
-        self.rescued = false;
+        self.rescue_rxt = None;
     }
 
     /// Rule 4's rescue retransmission went out: no other in this recovery.
     pub fn on_rescued(&mut self) {
-        self.rescued = true;
+        self.rescue_rxt = Some(u64::MAX);
     }
 
     pub fn on_retransmitted(&mut self, end: u64) {
         self.high_rxt = self.high_rxt.max(end);
+        self.rescue_rxt.get_or_insert(end);
     }
 
     pub fn is_sacked(&self, offset: u64) -> bool {
@@ -147,10 +150,12 @@ impl Scoreboard {
         None
     }
 
-    /// RFC 6675 `NextSeg` for the bytes sent up to `max` (HighData): rule 1, the first lost
-    /// hole not yet retransmitted; rule 2, new data if `new_data` (the window allows it);
-    /// rule 3, the first hole not yet retransmitted below the highest SACKed byte; rule 4,
-    /// once per recovery, the segment that ends with the highest unSACKed byte below `max`.
+    /// RFC 6675 `NextSeg` for the bytes sent up to `max` (HighData plus one): rule 1, the
+    /// first lost hole not yet retransmitted; rule 2, new data if `new_data` (the window
+    /// allows it); rule 3, the first hole not yet retransmitted below the highest SACKed
+    /// byte; rule 4, once per recovery and only once the cumulative ACK (`una`) has passed
+    /// the recovery's first retransmission (HighACK > RescueRxt), the segment that ends with
+    /// the highest unSACKed byte below `max`.
     pub fn next_segment(
         &self,
         (una, max): (u64, u64),
@@ -170,7 +175,7 @@ impl Scoreboard {
         if let Some((offset, len)) = self.hole(from, highest, mss) {
             return NextSegment::Retransmit { offset, len };
         }
-        if self.rescued {
+        if self.rescue_rxt.is_some_and(|rescue_rxt| una <= rescue_rxt) {
             return NextSegment::Nothing;
         }
         match self.last_hole(una, max, mss) {
@@ -285,8 +290,13 @@ mod tests {
         );
         board.on_retransmitted(6000);
         assert_eq!(next(&board, true), NextSegment::NewData);
-        // Rule 4: the highest unSACKed byte is 5999 (retransmitted, everything above
-        // SACKed): one rescue of it, and only one.
+        // Rule 4 waits for the cumulative ACK to pass the first retransmission (RescueRxt
+        // 3000, §5 step 4.3): nothing yet.
+        assert_eq!(next(&board, false), NextSegment::Nothing);
+        // A partial ACK to 5000: the highest unSACKed byte is 5999 (retransmitted,
+        // everything above SACKed): one rescue of it, and only one.
+        board.on_cumulative_ack(5000);
+        let next = |b: &Scoreboard, new| b.next_segment((5000, 10000), MSS, 3, new);
         assert_eq!(
             next(&board, false),
             NextSegment::Rescue {
@@ -311,69 +321,63 @@ mod tests {
     }
 
     #[test]
-    fn rule_4_rescues_a_lost_tail_once_a_recovery() {
+    fn rule_4_rescues_a_lost_tail_once_a_recovery_after_a_partial_ack() {
         // Segments 2 to 9 sent, 2 lost and found lost by the SACKs of 3 to 7, the last two
         // (8000 to 10000) lost with nothing above them to SACK: no rule but 4 resends them.
         let mut board = Scoreboard::default();
         board.on_sack(&[(3000, 8000)], 2000, 10000);
         board.on_cumulative_ack(2000);
         board.start_recovery(2000);
-        let next = |b: &Scoreboard| b.next_segment((2000, 10000), MSS, 3, false);
+        let next = |b: &Scoreboard, una| b.next_segment((una, 10000), MSS, 3, false);
         assert_eq!(
-            next(&board),
+            next(&board, 2000),
             NextSegment::Retransmit {
                 offset: 2000,
                 len: 1000
             }
         );
         board.on_retransmitted(3000);
-        // No hole is left below the highest SACKed byte for rule 3: rule 4 sends the segment
-        // ending with the highest unSACKed byte.
+        // No hole is left below the highest SACKed byte for rule 3; rule 4 waits until the
+        // cumulative ACK passes the retransmission's end (HighACK > RescueRxt: 3000 is not
+        // enough), then sends the segment ending with the highest unSACKed byte.
+        assert_eq!(next(&board, 2000), NextSegment::Nothing);
+        board.on_cumulative_ack(3000);
+        assert_eq!(next(&board, 3000), NextSegment::Nothing);
+        board.on_cumulative_ack(8000);
         assert_eq!(
-            next(&board),
+            next(&board, 8000),
             NextSegment::Rescue {
                 offset: 9000,
                 len: 1000
             }
         );
-        assert_eq!(board.pipe(2000, 10000, MSS, 3), 3000);
-        assert_eq!(board.high_rxt, 3000, "HighRxt unmoved by a rescue");
         board.on_rescued();
-        assert_eq!(next(&board), NextSegment::Nothing);
-        // A new recovery may rescue again; a short tail is rescued whole, from the SACKed
-        // range below it.
+        assert_eq!(next(&board, 8000), NextSegment::Nothing);
+        // A new recovery may rescue again, once its first retransmission is passed; a short
+        // tail is rescued whole, from the SACKed range below it.
         board.on_cumulative_ack(9500);
         board.start_recovery(9500);
         assert_eq!(
-            board.next_segment((9500, 10000), MSS, 3, false),
+            next(&board, 9500),
             NextSegment::Rescue {
                 offset: 9500,
                 len: 500
-            }
+            },
+            "nothing retransmitted yet: RescueRxt undefined"
         );
         let mut board = Scoreboard::default();
-        board.on_sack(&[(1000, 9600)], 0, 10000);
+        board.on_sack(&[(1000, 5000), (6000, 9600)], 0, 10000);
         board.start_recovery(0);
         board.on_retransmitted(1000);
+        board.on_retransmitted(6000);
+        board.on_cumulative_ack(5000);
         assert_eq!(
-            board.next_segment((0, 10000), MSS, 3, false),
+            board.next_segment((5000, 10000), MSS, 3, false),
             NextSegment::Rescue {
                 offset: 9600,
                 len: 400
-            }
-        );
-        // Everything above the retransmitted head SACKed: the head is the highest
-        // outstanding unSACKed byte, and goes once more.
-        let mut board = Scoreboard::default();
-        board.on_sack(&[(1000, 10000)], 0, 10000);
-        board.start_recovery(0);
-        board.on_retransmitted(1000);
-        assert_eq!(
-            board.next_segment((0, 10000), MSS, 3, false),
-            NextSegment::Rescue {
-                offset: 0,
-                len: 1000
-            }
+            },
+            "RescueRxt is the first retransmission's end, not HighRxt"
         );
     }
 
