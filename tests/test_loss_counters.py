@@ -45,6 +45,14 @@ def test_a_workload_sums_its_connections_probes():
     assert flow["rescue_retransmissions"] == 0, "RACK-TLP sends no rescue"
 
 
+def test_reductions_undone_reach_the_summary():
+    # Uploads through a slow 802.11 station's BSS with the linux profile: some of their
+    # window reductions prove spurious (D-SACK or timestamps) and are undone.
+    overrides = {"tcp.profile": "linux", "simulation.duration": "10s"}
+    flows = api.run("rate-anomaly", overrides=overrides).summary["flows"]
+    assert sum(flow["undos"] for flow in flows) >= 1, flows
+
+
 def test_ecn_reductions_are_counted_where_codel_marks():
     marked = bulk_flows({"links.0.aqm": {"kind": "codel", "ecn": True}, "tcp.ecn": "on"})
     assert all(flow["ecn_reductions"] > 0 for flow in marked), marked
