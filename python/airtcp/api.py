@@ -53,7 +53,8 @@ class RunResult:
     @cached_property
     def queues(self) -> pd.DataFrame:
         """The series of the wired links' queues (packets, bytes, drops and ECN marks per
-        direction per instant); empty without wired links."""
+        direction per instant; with ``simulation.queue_sojourn`` also each interval's
+        dequeued packets and their mean and longest sojourn); empty without wired links."""
         return queue_frame(self.columns)
 
     @cached_property
