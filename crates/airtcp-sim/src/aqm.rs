@@ -476,9 +476,7 @@ impl<P: Carries> LinkQueue<P> {
 
     /// The sojourns since the last call, if the queue is metered.
     pub fn take_sojourn(&mut self) -> Option<SojournSample> {
-        self.sojourn
-            .as_mut()
-            .map(|sojourns| sojourns.interval.take())
+        self.sojourn.as_mut().map(Sojourns::take_interval)
     }
 
     /// The measurement window begins: sojourns count from now.
@@ -492,7 +490,7 @@ impl<P: Carries> LinkQueue<P> {
     pub fn window_sojourn(&self) -> Option<SojournSample> {
         self.sojourn
             .as_ref()
-            .map(|sojourns| sojourns.window.sample())
+            .map(|sojourns| SojournSample::of(&sojourns.window))
     }
 
     /// Queues `packet` arriving at `now`; false if it was dropped at the tail. (FQ-CoDel

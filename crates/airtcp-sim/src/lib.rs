@@ -10,6 +10,7 @@
 pub mod aqm;
 pub mod config;
 pub mod delivery_trace;
+pub mod durations;
 pub mod effective;
 pub mod engine;
 pub mod error_model;

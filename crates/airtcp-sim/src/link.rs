@@ -62,7 +62,8 @@ impl Channel {
     pub fn new(
         config: &DirectionConfig,
         to_node: usize,
-        (rng, aqm_rng): (Stream, Stream),
+        rng: Stream,
+        aqm_rng: Stream,
         metered: bool,
     ) -> Self {
         let queue = if metered {

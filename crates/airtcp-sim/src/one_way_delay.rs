@@ -17,56 +17,22 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
+use crate::durations::Durations;
+
 /// A flow's packets in flight and what its deliveries measured.
 #[derive(Clone, Debug, Default)]
 pub struct OneWayDelay {
     in_flight: VecDeque<(u64, u64)>,
-    /// Since the measurement began (`reset`).
-    total: Stats,
+    /// Since the measurement began (`reset`): the timed deliveries and the packets
+    /// delivered after a later one.
+    total: Durations,
+    reordered: u64,
     /// Since the last time-series sample (`take_interval`).
-    interval: Stats,
+    interval: Durations,
     /// The last packet's transit time and RFC 3550's running jitter (never reset: it is an
     /// estimator, as iperf3 keeps it for the whole test).
     last_transit_ns: Option<u64>,
     jitter_ns: f64,
-}
-
-/// Timed deliveries: how many, the sum, least and most of their delays.
-#[derive(Clone, Copy, Debug)]
-struct Stats {
-    packets: u64,
-    sum_ns: u128,
-    min_ns: u64,
-    max_ns: u64,
-    reordered: u64,
-}
-
-impl Default for Stats {
-    fn default() -> Self {
-        Stats {
-            packets: 0,
-            sum_ns: 0,
-            min_ns: u64::MAX,
-            max_ns: 0,
-            reordered: 0,
-        }
-    }
-}
-
-impl Stats {
-    fn add(&mut self, delay_ns: u64) {
-        self.packets += 1;
-        self.sum_ns += u128::from(delay_ns);
-        self.min_ns = self.min_ns.min(delay_ns);
-        self.max_ns = self.max_ns.max(delay_ns);
-    }
-
-    fn mean_ms(&self) -> f64 {
-        if self.packets == 0 {
-            return f64::NAN;
-        }
-        self.sum_ns as f64 / self.packets as f64 / 1e6
-    }
 }
 
 /// A flow's one-way delay over the measurement window, in the summary.
@@ -113,8 +79,7 @@ impl OneWayDelay {
                 // delivered after a later packet (its record was popped then), or a
                 // duplicate
                 _ => {
-                    self.total.reordered += 1;
-                    self.interval.reordered += 1;
+                    self.reordered += 1;
                     return;
                 }
             }
@@ -131,20 +96,17 @@ impl OneWayDelay {
 
     /// The measurement begins: what came before is forgotten (the jitter estimator goes on).
     pub fn reset(&mut self) {
-        self.total = Stats::default();
+        self.total = Durations::default();
+        self.reordered = 0;
     }
 
     /// The interval since the last call, for the time series.
     pub fn take_interval(&mut self) -> IntervalDelay {
-        let stats = std::mem::take(&mut self.interval);
+        let durations = std::mem::take(&mut self.interval);
         IntervalDelay {
-            packets: stats.packets,
-            mean_ms: stats.mean_ms(),
-            max_ms: if stats.packets == 0 {
-                f64::NAN
-            } else {
-                stats.max_ns as f64 / 1e6
-            },
+            packets: durations.count(),
+            mean_ms: durations.mean_ms(),
+            max_ms: durations.max_ms(),
             jitter_ms: self.jitter_ms(),
         }
     }
@@ -158,19 +120,14 @@ impl OneWayDelay {
 
     /// The summary over the measurement window.
     pub fn summary(&self) -> DelaySummary {
-        let stats = &self.total;
-        let (min_ms, max_ms) = if stats.packets == 0 {
-            (f64::NAN, f64::NAN)
-        } else {
-            (stats.min_ns as f64 / 1e6, stats.max_ns as f64 / 1e6)
-        };
+        let total = &self.total;
         DelaySummary {
-            packets: stats.packets,
-            mean_ms: stats.mean_ms(),
-            min_ms,
-            max_ms,
+            packets: total.count(),
+            mean_ms: total.mean_ms(),
+            min_ms: total.min_ms(),
+            max_ms: total.max_ms(),
             jitter_ms: self.jitter_ms(),
-            reordered: stats.reordered,
+            reordered: self.reordered,
         }
     }
 }

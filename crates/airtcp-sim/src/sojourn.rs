@@ -8,30 +8,30 @@
 
 use serde::Serialize;
 
+use crate::durations::Durations;
+
 /// A metered queue's sojourns: since the last sample, and since the measurement began.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sojourns {
-    pub interval: SojournMeter,
-    pub window: SojournMeter,
+    pub interval: Durations,
+    pub window: Durations,
 }
 
 impl Sojourns {
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        self.interval.record(ns);
-        self.window.record(ns);
+        self.interval.add(ns);
+        self.window.add(ns);
+    }
+
+    /// The interval's sojourns, and a fresh start for the next.
+    pub fn take_interval(&mut self) -> SojournSample {
+        SojournSample::of(&std::mem::take(&mut self.interval))
     }
 }
 
-/// Sojourns gathered since the meter was last taken (or started).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SojournMeter {
-    dequeued: u64,
-    total_ns: u64,
-    max_ns: u64,
-}
-
-/// One interval's sojourns; the times are NaN (null in JSON) when no packet left the queue.
+/// Sojourns over an interval or the window; the times are NaN (null in JSON) when no packet
+/// left the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct SojournSample {
     pub dequeued: u64,
@@ -39,34 +39,12 @@ pub struct SojournSample {
     pub max_ms: f64,
 }
 
-impl SojournMeter {
-    /// A packet left the queue after `ns` in it.
-    #[inline]
-    pub fn record(&mut self, ns: u64) {
-        self.dequeued += 1;
-        self.total_ns += ns;
-        self.max_ns = self.max_ns.max(ns);
-    }
-
-    /// The interval's figures, and a fresh start for the next.
-    pub fn take(&mut self) -> SojournSample {
-        std::mem::take(self).sample()
-    }
-
-    /// The figures so far.
-    pub fn sample(&self) -> SojournSample {
-        let (mean_ms, max_ms) = if self.dequeued == 0 {
-            (f64::NAN, f64::NAN)
-        } else {
-            (
-                self.total_ns as f64 / self.dequeued as f64 / 1e6,
-                self.max_ns as f64 / 1e6,
-            )
-        };
+impl SojournSample {
+    pub fn of(sojourns: &Durations) -> SojournSample {
         SojournSample {
-            dequeued: self.dequeued,
-            mean_ms,
-            max_ms,
+            dequeued: sojourns.count(),
+            mean_ms: sojourns.mean_ms(),
+            max_ms: sojourns.max_ms(),
         }
     }
 }
@@ -77,20 +55,23 @@ mod tests {
 
     #[test]
     fn an_interval_gives_count_mean_and_longest_then_starts_afresh() {
-        let mut meter = SojournMeter::default();
+        let mut sojourns = Sojourns::default();
         for ns in [0, 2_000_000, 7_000_000] {
-            meter.record(ns);
+            sojourns.record(ns);
         }
-        assert_eq!(
-            meter.take(),
-            SojournSample {
-                dequeued: 3,
-                mean_ms: 3.0,
-                max_ms: 7.0
-            }
-        );
-        let idle = meter.take();
+        let sample = SojournSample {
+            dequeued: 3,
+            mean_ms: 3.0,
+            max_ms: 7.0,
+        };
+        assert_eq!(sojourns.take_interval(), sample);
+        let idle = sojourns.take_interval();
         assert_eq!(idle.dequeued, 0);
         assert!(idle.mean_ms.is_nan() && idle.max_ms.is_nan());
+        assert_eq!(
+            SojournSample::of(&sojourns.window),
+            sample,
+            "the window keeps them"
+        );
     }
 }

@@ -158,7 +158,8 @@ impl Scoreboard {
     /// the highest unSACKed byte below `max`.
     pub fn next_segment(
         &self,
-        (una, max): (u64, u64),
+        una: u64,
+        max: u64,
         mss: u64,
         dup_threshold: u64,
         new_data: bool,
@@ -272,7 +273,7 @@ mod tests {
     #[test]
     fn next_segment_resends_lost_holes_then_new_data_then_the_rest() {
         let mut board = two_holes();
-        let next = |b: &Scoreboard, new| b.next_segment((1000, 10000), MSS, 3, new);
+        let next = |b: &Scoreboard, new| b.next_segment(1000, 10000, MSS, 3, new);
         assert_eq!(
             next(&board, true),
             NextSegment::Retransmit {
@@ -296,7 +297,7 @@ mod tests {
         // A partial ACK to 5000: the highest unSACKed byte is 5999 (retransmitted,
         // everything above SACKed): one rescue of it, and only one.
         board.on_cumulative_ack(5000);
-        let next = |b: &Scoreboard, new| b.next_segment((5000, 10000), MSS, 3, new);
+        let next = |b: &Scoreboard, new| b.next_segment(5000, 10000, MSS, 3, new);
         assert_eq!(
             next(&board, false),
             NextSegment::Rescue {
@@ -312,7 +313,7 @@ mod tests {
         board.start_recovery(0);
         assert_eq!(next(&board, true), NextSegment::NewData);
         assert_eq!(
-            board.next_segment((0, 5000), MSS, 3, false),
+            board.next_segment(0, 5000, MSS, 3, false),
             NextSegment::Retransmit {
                 offset: 0,
                 len: 1000
@@ -328,7 +329,7 @@ mod tests {
         board.on_sack(&[(3000, 8000)], 2000, 10000);
         board.on_cumulative_ack(2000);
         board.start_recovery(2000);
-        let next = |b: &Scoreboard, una| b.next_segment((una, 10000), MSS, 3, false);
+        let next = |b: &Scoreboard, una| b.next_segment(una, 10000, MSS, 3, false);
         assert_eq!(
             next(&board, 2000),
             NextSegment::Retransmit {
@@ -372,7 +373,7 @@ mod tests {
         board.on_retransmitted(6000);
         board.on_cumulative_ack(5000);
         assert_eq!(
-            board.next_segment((5000, 10000), MSS, 3, false),
+            board.next_segment(5000, 10000, MSS, 3, false),
             NextSegment::Rescue {
                 offset: 9600,
                 len: 400

@@ -46,7 +46,7 @@ impl Simulation {
                 let rng = stream(seed, StreamId::Link { link, direction });
                 let aqm_rng = stream(seed, StreamId::LinkAqm { link, direction });
                 let metered = scenario.queue_sojourn;
-                channels.push(Channel::new(config, to, (rng, aqm_rng), metered));
+                channels.push(Channel::new(config, to, rng, aqm_rng, metered));
                 channel_ends.push((from, to));
                 adjacency[from].push((to, Hop::Channel(id)));
             }

@@ -1468,7 +1468,8 @@ impl TcpSocket {
         // Rule 4 counts data: a sent FIN rides again on the last data segment.
         let data_sent = self.send_offset(self.snd_max.min(self.data_end()));
         let next = self.scoreboard.next_segment(
-            (self.una_offset, data_sent),
+            self.una_offset,
+            data_sent,
             mss,
             threshold,
             len > 0 || fin_due,
