@@ -56,3 +56,39 @@ def test_a_bad_queue_sojourn_is_one_line_naming_the_key(tmp_path: Path):
     scenario = tmp_path / "bad.toml"
     scenario.write_text(BASE.replace('duration = "10s"', 'duration = "10s"\nqueue_sojourn = 3'))
     assert_one_line_error(airtcp("run", str(scenario)), "queue_sojourn")
+
+
+def test_a_wlans_mac_queues_are_summarised_printed_written_and_drawn(tmp_path: Path):
+    # `anomaly`: an 802.11n AP with EDCA sends TCP to three stations through its FIFO.
+    sets = {"simulation.queue_sojourn": "true", "simulation.sample_interval": "100ms"} | SHORT
+    printed = airtcp(
+        "run",
+        "anomaly",
+        *[f"--set={key}={value}" for key, value in sets.items()],
+        "--out",
+        str(tmp_path / "run"),
+    )
+    assert printed.returncode == 0, printed.stderr
+    summary = api.run("anomaly", overrides=sets).summary
+    queues = {queue["queue"]: queue for queue in summary["wlans"][0]["queues"]}
+    ap = queues["ap→stations (WLAN, AC_BE)"]
+    assert (ap["node"], ap["ac"]) == ("ap", "be")
+    # The downloads fill the AP's FIFO: its frames wait far longer than the stations' ACKs.
+    station = queues["sta1→ap (WLAN, AC_BE)"]["sojourn"]
+    assert ap["sojourn"]["mean_ms"] > 10 * station["mean_ms"] > 0, (ap, station)
+    line = f"queue sojourn ap→stations (WLAN, AC_BE): {ap['sojourn']['dequeued']} frames"
+    assert line in printed.stdout
+    written = pd.read_parquet(tmp_path / "run" / "queues.parquet")
+    mac_rows = written[written["direction"] == "ap→stations (WLAN, AC_BE)"]
+    assert mac_rows["dequeued"].sum() >= ap["sojourn"]["dequeued"]
+    assert mac_rows["packets"].max() > 0 and (mac_rows["bytes"] >= 40 * mac_rows["packets"]).all()
+    # The video AC's queue held nothing: not drawn; the AP's is.
+    drawn = airtcp("plot", str(tmp_path / "run"), "--format", "svg")
+    assert drawn.returncode == 0, drawn.stderr
+    drawn = (tmp_path / "run" / "run.svg").read_text()
+    assert "ap→stations (WLAN, AC_BE)" in drawn and "AC_VI" not in drawn
+
+
+def test_off_no_mac_queue_sojourn():
+    summary = api.run("anomaly", overrides=SHORT).summary
+    assert "queues" not in summary["wlans"][0]

@@ -52,9 +52,12 @@ class RunResult:
 
     @cached_property
     def queues(self) -> pd.DataFrame:
-        """The series of the wired links' queues (packets, bytes, drops and ECN marks per
-        direction per instant; with ``simulation.queue_sojourn`` also each interval's
-        dequeued packets and their mean and longest sojourn); empty without wired links."""
+        """The series of the queues, each wired link direction's ("a→b"): packets, bytes,
+        drops and ECN marks per queue per instant; with ``simulation.queue_sojourn`` also
+        each WLAN MAC's ("sta→ap (WLAN)", "ap→stations (WLAN)", per AC with EDCA) and each
+        interval's dequeued packets (for a MAC: frames that began their first transmission
+        attempt) and their mean and longest sojourn. Empty without wired links and
+        metered WLANs."""
         return queue_frame(self.columns)
 
     @cached_property
@@ -66,7 +69,7 @@ class RunResult:
     def write(self, out: str | Path) -> None:
         """Writes summary.json, scenario.json and timeseries.parquet atomically into ``out``,
         macs.parquet when WLANs with geometry have a series, queues.parquet when wired links
-        do, delays.parquet when flows' one-way delays were measured."""
+        (or metered MAC queues) do, delays.parquet when flows' one-way delays were measured."""
         out = output_dir(Path(out))
         atomic_write(out / "summary.json", json.dumps(self.summary, indent=2).encode())
         atomic_write(out / "scenario.json", json.dumps(self.scenario, indent=2).encode())

@@ -219,6 +219,14 @@ def print_summary(summary: dict) -> None:
             _print_airtime(wlan, summary["duration_s"])
         if wlan.get("macs"):
             _print_macs(wlan["macs"])
+        # With queue_sojourn, the MAC queues whose frames went on the air.
+        for queue in wlan.get("queues", []):
+            if (sojourn := queue["sojourn"])["dequeued"]:
+                out.print(
+                    f"  queue sojourn {queue['queue']}: {sojourn['dequeued']} frames; "
+                    f"mean/max = {sojourn['mean_ms']:.3f}/{sojourn['max_ms']:.3f} ms",
+                    highlight=False,
+                )
     for mobile in summary.get("mobiles", []):
         handoffs = ", ".join(
             f"{h['from']} → {h['to']} at {h['detach_s']:g} s ({h['duration_s']:.3f} s)"

@@ -1,8 +1,9 @@
 """One run at a glance (``airtcp plot RUN_DIR``, or ``airtcp run --out DIR --plot``): from a
 run's summary.json and timeseries.parquet, each TCP flow's congestion window, smoothed RTT
 and goodput over time, in panels that share the time axis, the flows' names in a legend
-beside them, and below them the wired links' queues that held packets (queues.parquet;
-with ``simulation.queue_sojourn`` also their packets' mean sojourn per interval) and, with
+beside them, and below them the queues that held or sent packets, the wired links' (and
+with ``simulation.queue_sojourn`` the WLANs' MACs', queues.parquet) and with it their
+packets' mean sojourn per interval and, with
 ``simulation.one_way_delay``, each timed flow's mean one-way delay per interval
 (delays.parquet); PNG or SVG.
 
@@ -64,7 +65,7 @@ def plot_run(run_dir: Path, out: Path | None = None, fmt: str = "png") -> Path:
     labels = [label for _, _, label in panels]
     below = iter(axes[3:])
     if queues is not None:
-        _keyed_lines(next(below), queues, "direction", "packets", "link queue")
+        _keyed_lines(next(below), queues, "direction", "packets", "queue")
         labels.append("queue (packets)")
     if sojourns:
         _keyed_lines(next(below), queues, "direction", "sojourn_mean_ms", "queue sojourn")
@@ -95,9 +96,13 @@ def _keyed_lines(axis: Any, table: Any, key: str, column: str, title: str) -> No
 
 
 def _busy_queues(path: Path, pd: Any) -> Any:
-    """The queue series of the link directions that ever held a packet, or None."""
+    """The series of the queues that ever held a packet at a sampling instant or (measured
+    with ``queue_sojourn``) sent one, or None."""
     if not path.is_file():
         return None
     queues = pd.read_parquet(path)
-    busy = queues.groupby("direction", observed=True)["packets"].transform("max") > 0
+    by_queue = queues.groupby("direction", observed=True)
+    busy = by_queue["packets"].transform("max") > 0
+    if "dequeued" in queues.columns:
+        busy |= by_queue["dequeued"].transform("max") > 0
     return queues[busy] if busy.any() else None

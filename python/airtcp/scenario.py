@@ -877,8 +877,9 @@ class Simulation(Strict):
     # scenarios.md, "One-way delay"): mean, min, max and RFC 3550 jitter in the summary, per
     # interval in delays.parquet. Off: it costs a queue operation a packet.
     one_way_delay: bool = False
-    # Measure every packet's sojourn in each wired link direction's queue (docs/scenarios.md,
-    # "Queue sojourn"): per link in the summary, per interval in queues.parquet.
+    # Measure every packet's sojourn in each wired link direction's queue and each WLAN MAC's
+    # (docs/scenarios.md, "Queue sojourn"): per link and MAC queue in the summary, per
+    # interval in queues.parquet, where the MAC queues then join the wired ones.
     queue_sojourn: bool = False
 
 

@@ -1,8 +1,8 @@
 """The per-flow time series, from the simulator's raw little-endian columns to a DataFrame
 without a per-value Python object (about 66 bytes a sample in pandas), or straight to
 Parquet through pyarrow (pandas is slow to import and not needed to write); and the series
-of the MACs of WLANs with geometry (``columns["macs"]``), the wired links' queues
-(``columns["queues"]``) and the flows' one-way delays (``columns["delays"]``) the same way."""
+of the MACs of WLANs with geometry (``columns["macs"]``), the wired links' and the MACs'
+queues (``columns["queues"]``) and the flows' one-way delays (``columns["delays"]``) the same way."""
 
 from __future__ import annotations
 
@@ -200,8 +200,9 @@ def _queue_columns(queues: dict[str, Any]) -> dict[str, str]:
 def queue_frame(columns: dict[str, Any]) -> pd.DataFrame:
     """A DataFrame (direction, time_s, packets, bytes, drops, ecn_marks; with
     ``simulation.queue_sojourn`` also dequeued, sojourn_mean_ms, sojourn_max_ms) of the wired
-    links' queues, one row per direction per sampling instant; direction ("a→b") is
-    categorical. Empty without wired links or without a time series."""
+    links' queues and, with ``simulation.queue_sojourn``, the WLANs' MAC queues, one row per
+    queue per sampling instant; direction ("a→b", "sta→ap (WLAN)") is categorical. Empty
+    without such queues or without a time series."""
     queues = columns["queues"]
     names = list(queues["directions"])
     return _keyed_frame(queues, "direction", names, _queue_columns(queues))

@@ -482,15 +482,13 @@ impl<P: Carries> LinkQueue<P> {
     /// The measurement window begins: sojourns count from now.
     pub fn start_sojourn_window(&mut self) {
         if let Some(sojourns) = &mut self.sojourn {
-            sojourns.window = Default::default();
+            sojourns.start_window();
         }
     }
 
     /// The sojourns over the measurement window, if the queue is metered.
     pub fn window_sojourn(&self) -> Option<SojournSample> {
-        self.sojourn
-            .as_ref()
-            .map(|sojourns| SojournSample::of(&sojourns.window))
+        self.sojourn.as_ref().map(Sojourns::window_sample)
     }
 
     /// Queues `packet` arriving at `now`; false if it was dropped at the tail. (FQ-CoDel

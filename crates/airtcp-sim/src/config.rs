@@ -40,9 +40,10 @@ pub struct Scenario {
     /// (`one_way_delay`); off by default (it costs a queue operation a packet).
     #[serde(default)]
     pub one_way_delay: bool,
-    /// Measure the sojourn of every packet through each wired link direction's queue, in the
-    /// queue series (`queue_sojourn`; `crate::sojourn`); off by default (a DropTail queue
-    /// then keeps arrival times).
+    /// Measure the sojourn of every packet through each wired link direction's queue and
+    /// each WLAN MAC's, and put the MACs' queues in the queue series (`queue_sojourn`;
+    /// `crate::sojourn`, `wlan::dcf::queue_meter`); off by default (a DropTail queue then
+    /// keeps arrival times).
     #[serde(default)]
     pub queue_sojourn: bool,
     pub nodes: Vec<String>,

@@ -28,6 +28,16 @@ impl Sojourns {
     pub fn take_interval(&mut self) -> SojournSample {
         SojournSample::of(&std::mem::take(&mut self.interval))
     }
+
+    /// The sojourns since the measurement window began.
+    pub fn window_sample(&self) -> SojournSample {
+        SojournSample::of(&self.window)
+    }
+
+    /// The measurement window begins: sojourns count from now.
+    pub fn start_window(&mut self) {
+        self.window = Durations::default();
+    }
 }
 
 /// Sojourns over an interval or the window; the times are NaN (null in JSON) when no packet

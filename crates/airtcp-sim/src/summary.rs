@@ -126,6 +126,21 @@ pub struct WlanSummary {
     /// A WLAN with geometry: each MAC (the AP first), what it sent and how it was heard.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub macs: Vec<MacSummary>,
+    /// With `queue_sojourn`: each MAC queue's sojourns over the measurement window.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queues: Vec<MacQueueSummary>,
+}
+
+/// One MAC queue's sojourns (`wlan::dcf::queue_meter`): a MAC's, or with EDCA for several
+/// ACs one AC's of a MAC.
+#[derive(Clone, Debug, Serialize)]
+pub struct MacQueueSummary {
+    /// Its name in the queue series ("sta→ap (WLAN)").
+    pub queue: String,
+    pub node: String,
+    /// Its AC's name ("be"), with EDCA for several ACs.
+    pub ac: Option<&'static str>,
+    pub sojourn: crate::sojourn::SojournSample,
 }
 
 /// One MAC of a WLAN with geometry over the whole run.

@@ -592,15 +592,27 @@ impl Scenario {
             .filter(|f| matches!(f.app, AppConfig::TcpBulk { .. }))
             .count() as u64;
         // The MACs of WLANs with geometry have a row each per instant too.
-        let macs: u64 = crate::radio::validate::ChannelPlan::of(self)
-            .shared
-            .iter()
+        let plan = crate::radio::validate::ChannelPlan::of(self);
+        let macs: u64 = (plan.shared.iter())
             .flatten()
             .map(|&w| self.wlans[w].stations.len() as u64 + 1)
             .sum();
-        // And each wired link direction's queue, and with `one_way_delay` each TCP bulk and
-        // UDP flow's delays.
-        let queues = 2 * self.links.len() as u64;
+        // And each wired link direction's queue, with `queue_sojourn` each MAC queue (a MAC's,
+        // with EDCA an AC's: four a MAC, but on a channel with geometry where the flows use
+        // one AC), and with `one_way_delay` each TCP bulk and UDP flow's delays.
+        let mac_queues: u64 = (self.wlans.iter().enumerate())
+            .map(|(b, wlan)| {
+                let several_acs = plan.channel_of(b).is_none() || self.geometry_ac().is_none();
+                let per_mac = if wlan.uses_edca() && several_acs {
+                    4
+                } else {
+                    1
+                };
+                per_mac * (wlan.stations.len() as u64 + 1)
+            })
+            .sum::<u64>()
+            * u64::from(self.queue_sojourn);
+        let queues = 2 * self.links.len() as u64 + mac_queues;
         let timed = self
             .flows
             .iter()
@@ -615,9 +627,9 @@ impl Scenario {
         }
         let shortest = (self.duration_ns * rows).div_ceil(MAX_SERIES_SAMPLES);
         let what = if macs > 0 {
-            format!("{tcp_flows} TCP flows, {queues} link queues and {macs} radios")
+            format!("{tcp_flows} TCP flows, {queues} queues and {macs} radios")
         } else {
-            format!("{tcp_flows} TCP flows and {queues} link queues")
+            format!("{tcp_flows} TCP flows and {queues} queues")
         };
         fail(
             "simulation.sample_interval_ns",
@@ -1136,7 +1148,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(error.key, "simulation.sample_interval_ns");
         assert!(
-            error.message.contains("1 TCP flows and 2 link queues")
+            error.message.contains("1 TCP flows and 2 queues")
                 && error.message.contains("300000000 time-series samples")
                 && error.message.contains("20.700 GB")
                 && error.message.contains("150 µs"),

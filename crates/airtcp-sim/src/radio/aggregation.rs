@@ -309,10 +309,12 @@ impl SharedChannel {
         let (positions, starts) = (&mut in_flight.positions, &mut in_flight.starts);
         let psdu = select_mpdus(frames, to, (start, next), forming, positions, starts);
         let next = number_mpdus(frames, (positions, starts), next);
-        if part.params.msdu_lifetime_ns.is_some() {
-            // the MSDU lifetime runs from an MSDU's first attempt (`expiry`)
+        let meter = &mut interface.meter;
+        if part.params.msdu_lifetime_ns.is_some() || meter.is_some() {
+            // the MSDU lifetime runs from an MSDU's first attempt (`expiry`), where its
+            // sojourn ends (`QueueMeter`)
             for &position in positions.iter() {
-                frames[position].note_attempt(now);
+                note_attempt(meter.as_deref_mut(), now, &mut frames[position]);
             }
         }
         self.block_acks.next_sequence.insert(key, next);

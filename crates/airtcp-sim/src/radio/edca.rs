@@ -62,6 +62,7 @@ pub(super) fn add_ac_interfaces(
                 txqs: queueing::txqs_of(spec, mac, ac as u8),
                 edcaf: ac as u8,
                 by_ac: None,
+                meter: None,
                 mac_interface: own,
                 stats: StationStats::default(),
                 sampled: StationStats::default(),

@@ -74,11 +74,12 @@ impl SharedChannel {
         now: Instant,
     ) -> (Exchange, u32) {
         let w = self.interfaces[i as usize].wlan;
-        if self.wlans[w as usize].params.msdu_lifetime_ns.is_some() {
-            // the MSDU lifetime runs from an MSDU's first attempt (`expiry`)
-            let frames = &mut self.interfaces[i as usize].queues[queue];
-            for frame in frames.iter_mut().take(msdus) {
-                frame.note_attempt(now);
+        let Interface { queues, meter, .. } = &mut self.interfaces[i as usize];
+        if self.wlans[w as usize].params.msdu_lifetime_ns.is_some() || meter.is_some() {
+            // the MSDU lifetime runs from an MSDU's first attempt (`expiry`), where its
+            // sojourn ends (`QueueMeter`)
+            for frame in queues[queue].iter_mut().take(msdus) {
+                note_attempt(meter.as_deref_mut(), now, frame);
             }
         }
         let interface = &self.interfaces[i as usize];

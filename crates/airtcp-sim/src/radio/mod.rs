@@ -64,6 +64,7 @@ mod expiry;
 mod geometry;
 pub mod motion;
 mod planning;
+mod queue_samples;
 mod queueing;
 mod reception;
 pub mod series;
@@ -90,7 +91,7 @@ use crate::packet::Packet;
 use crate::rng::{stream, Stream, StreamId};
 use crate::slab::Slab;
 use crate::wlan::ap_plan::queue_full;
-use crate::wlan::dcf::{Qdisc, Txqs};
+use crate::wlan::dcf::{note_attempt, MacQueueId, MacQueueSample, Qdisc, QueueMeter, Txqs};
 use crate::wlan::{
     AirBody, AirFrame, AmpduLimits, Driver, EdcaSet, Frame, MacCounters, MacParams, MacQueue,
     Queueing,
@@ -207,6 +208,8 @@ struct Interface {
     /// With EDCA for several ACs: the MAC's interfaces per AC (`AccessCategory::ALL`'s
     /// order), AC_BE's the MAC's own (`first_interface + mac`).
     by_ac: Option<[u32; 4]>,
+    /// With `queue_sojourn`, what its queues dropped, marked and held frames for.
+    meter: Option<Box<QueueMeter>>,
     /// The MAC's own interface, which counts `stats` for all of the MAC's.
     mac_interface: u32,
     stats: StationStats,
@@ -544,6 +547,7 @@ impl SharedChannel {
                     txqs: queueing::txqs_of(&spec, mac as u32, ac_index),
                     edcaf: ac_index,
                     by_ac: None,
+                    meter: None,
                     mac_interface: own,
                     stats: StationStats::default(),
                     sampled: StationStats::default(),
@@ -872,6 +876,9 @@ impl SharedChannel {
         let part = &mut self.wlans[interface.wlan as usize];
         if queue_full(&interface.queues, &part.params, queue) {
             part.counters.queue_drops += 1;
+            if let Some(meter) = &mut interface.meter {
+                meter.drops += 1;
+            }
             return;
         }
         let radio = &mut self.radios[r as usize];

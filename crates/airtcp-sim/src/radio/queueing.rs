@@ -51,7 +51,9 @@ impl SharedChannel {
             siblings: 0..1,
         };
         let fifo = &mut interface.queues[ApQueue::Data as usize];
-        txqs.refill(now, 0, fifo, &sizing).count(&mut part.counters);
+        let meter = interface.meter.as_deref_mut();
+        txqs.refill(now, 0, fifo, &sizing)
+            .count(&mut part.counters, meter);
     }
 
     /// Puts a frame of interface `i` into its intermediate queues, those over their limit
@@ -60,7 +62,8 @@ impl SharedChannel {
         let interface = &mut self.interfaces[i as usize];
         let txqs = interface.txqs.as_mut().expect("intermediate queues");
         let part = &mut self.wlans[interface.wlan as usize];
-        txqs.enqueue(0, frame).count(&mut part.counters);
+        let meter = interface.meter.as_deref_mut();
+        txqs.enqueue(0, frame).count(&mut part.counters, meter);
         if interface.queues[ApQueue::Data as usize].is_empty() {
             self.refill(i, now);
         }

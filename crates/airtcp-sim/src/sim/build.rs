@@ -222,6 +222,9 @@ impl Simulation {
             external,
             scenario,
         };
+        if simulation.scenario.queue_sojourn {
+            simulation.meter_mac_sojourns();
+        }
         simulation.place_mobiles();
         simulation.place_agents()?;
         simulation.schedule_initial_events();

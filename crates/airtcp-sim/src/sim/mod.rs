@@ -272,15 +272,31 @@ impl Simulation {
             let timed = self.flows.iter().filter(|f| f.delay.is_some()).count();
             self.series.reserve(instants * tcp);
             let metered = self.scenario.queue_sojourn;
-            self.series
-                .queues
-                .reserve(instants * self.channels.len(), metered);
+            let queues = self.channels.len() + self.mac_queue_count();
+            self.series.queues.reserve(instants * queues, metered);
             self.series.delays.reserve(instants * timed);
             self.events.schedule(
                 Instant::from_nanos(self.scenario.sample_interval_ns),
                 Event::Sample,
             );
         }
+    }
+
+    /// The measurement window begins: goodput, delays and sojourns count from now. Once a
+    /// run, so out of the event loop, whose code stays as small as the fast path needs.
+    #[cold]
+    #[inline(never)]
+    fn start_measurement(&mut self) {
+        for flow in &mut self.flows {
+            flow.delivered_at_measure = flow.delivered;
+            if let Some(delay) = &mut flow.delay {
+                delay.reset();
+            }
+        }
+        for channel in &mut self.channels {
+            channel.queue.start_sojourn_window();
+        }
+        self.start_mac_sojourn_windows();
     }
 
     /// The summary a run of this scenario would have, with every count zero: its shape (how
@@ -434,17 +450,7 @@ impl Simulation {
                 }
             }
             Event::Radio { channel, event } => self.radio_event(u32::from(channel), event)?,
-            Event::MeasureStart => {
-                for flow in &mut self.flows {
-                    flow.delivered_at_measure = flow.delivered;
-                    if let Some(delay) = &mut flow.delay {
-                        delay.reset();
-                    }
-                }
-                for channel in &mut self.channels {
-                    channel.queue.start_sojourn_window();
-                }
-            }
+            Event::MeasureStart => self.start_measurement(),
             Event::Sample => self.sample(),
         }
         Ok(())

@@ -166,6 +166,7 @@ impl Simulation {
                     mean_contenders: ratio(weighted, accesses),
                     radio: radio.cloned(),
                     macs: self.mac_summaries(bss),
+                    queues: self.mac_queue_summaries(bss),
                 }
             })
             .collect();
@@ -243,15 +244,17 @@ fn ratio(numerator: u64, denominator: u64) -> f64 {
 }
 
 impl Simulation {
-    /// Each wired link direction's queue at `time_s` (`crate::queue_series`).
+    /// Each wired link direction's queue at `time_s`, then with `queue_sojourn` each MAC
+    /// queue (`crate::queue_series`; only then: a MAC queue's bytes are summed frame by
+    /// frame, up to a tenth of a busy WLAN's run with a time series).
     fn sample_queues(&mut self, time_s: f64) {
+        let mac_queues = self.sample_mac_queues();
         if self.series.queues.directions.is_empty() {
             let names = &self.scenario.nodes;
-            self.series.queues.directions = self
-                .channel_ends
-                .iter()
-                .map(|&(from, to)| format!("{}→{}", names[from], names[to]))
-                .collect();
+            let links = (self.channel_ends.iter())
+                .map(|&(from, to)| format!("{}→{}", names[from], names[to]));
+            let macs = mac_queues.iter().map(|q| self.mac_queue_name(q.id));
+            self.series.queues.directions = links.chain(macs).collect();
         }
         for (index, channel) in self.channels.iter_mut().enumerate() {
             let queue = &mut channel.queue;
@@ -263,6 +266,17 @@ impl Simulation {
                 drops: queue.drops + queue.aqm_drops,
                 ecn_marks: queue.ecn_marks,
                 sojourn: queue.take_sojourn(),
+            });
+        }
+        for (index, queue) in mac_queues.into_iter().enumerate() {
+            self.series.queues.push(QueueSample {
+                direction: (self.channels.len() + index) as u32,
+                time_s,
+                packets: queue.packets,
+                bytes: queue.bytes,
+                drops: queue.drops,
+                ecn_marks: queue.ecn_marks,
+                sojourn: Some(queue.sojourn),
             });
         }
     }

@@ -8,8 +8,9 @@ use super::{Event, Simulation};
 use crate::interface::AgentSlot;
 use crate::packet::Packet;
 use crate::radio::series::MacSample;
-use crate::radio::{RadioCounters, RadioEvent};
-use crate::summary::MacSummary;
+use crate::radio::{RadioCounters, RadioEvent, SharedChannel};
+use crate::summary::{MacQueueSummary, MacSummary};
+use crate::wlan::dcf::{MacQueueId, MacQueueSample};
 use crate::wlan::{Bss, MacCounters, MacQueue};
 use airtcp_proto::wifi::propagation::mw_to_dbm;
 
@@ -110,6 +111,91 @@ impl Simulation {
                 });
                 key += 1;
             }
+        }
+    }
+
+    /// The name of a MAC's queue in the queue series and the summary: "sta→ap (WLAN)" for
+    /// a station's, "ap→stations (WLAN)" for the AP's, the AC added with EDCA for several
+    /// ("ap→stations (WLAN, AC_VO)").
+    pub(super) fn mac_queue_name(&self, id: MacQueueId) -> String {
+        let names = &self.scenario.nodes;
+        let ap = &names[self.scenario.wlans[id.bss as usize].ap];
+        let from_to = match id.mac {
+            0 => format!("{ap}→stations"),
+            mac => format!("{}→{ap}", names[self.wlan_node(id.bss, mac)]),
+        };
+        match id.ac {
+            Some(ac) => format!("{from_to} (WLAN, AC_{})", ac.name().to_uppercase()),
+            None => format!("{from_to} (WLAN)"),
+        }
+    }
+
+    /// Every MAC queue's sample now: the WLANs' alone in their collision domain in WLAN
+    /// order, then the shared channels' (`sample_macs`'s order).
+    pub(super) fn sample_mac_queues(&mut self) -> Vec<MacQueueSample> {
+        let mut samples = Vec::new();
+        for (bss, wlan) in self.wlans.iter_mut().enumerate() {
+            if let Wlan::Alone(alone) = wlan {
+                samples.extend(alone.sample_queues(bss as u32));
+            }
+        }
+        for channel in &mut self.shared {
+            samples.extend(channel.sample_queues());
+        }
+        samples
+    }
+
+    /// The MAC queues `sample_mac_queues` samples.
+    pub(super) fn mac_queue_count(&self) -> usize {
+        let alone = self.wlans.iter().map(|wlan| match wlan {
+            Wlan::Alone(alone) => alone.queue_count(),
+            Wlan::Shared(_) => 0,
+        });
+        let shared = self.shared.iter().map(SharedChannel::queue_count);
+        alone.chain(shared).sum()
+    }
+
+    /// With `queue_sojourn`, the sojourns of WLAN `bss`'s MAC queues over the measurement
+    /// window (empty without).
+    pub(super) fn mac_queue_summaries(&self, bss: usize) -> Vec<MacQueueSummary> {
+        let sojourns = match &self.wlans[bss] {
+            Wlan::Alone(alone) => alone.window_sojourns(bss as u32),
+            Wlan::Shared(k) => self.shared[*k as usize].window_sojourns(),
+        };
+        let names = &self.scenario.nodes;
+        sojourns
+            .into_iter()
+            .filter(|(id, _)| id.bss == bss as u32)
+            .map(|(id, sojourn)| MacQueueSummary {
+                queue: self.mac_queue_name(id),
+                node: names[self.wlan_node(id.bss, id.mac)].clone(),
+                ac: id.ac.map(|ac| ac.name()),
+                sojourn,
+            })
+            .collect()
+    }
+
+    /// Turns on sojourn measurement in every MAC queue (`queue_sojourn`).
+    pub(super) fn meter_mac_sojourns(&mut self) {
+        for wlan in &mut self.wlans {
+            if let Wlan::Alone(alone) = wlan {
+                alone.meter_sojourns();
+            }
+        }
+        for channel in &mut self.shared {
+            channel.meter_sojourns();
+        }
+    }
+
+    /// The measurement window begins for the MAC queues' sojourns.
+    pub(super) fn start_mac_sojourn_windows(&mut self) {
+        for wlan in &mut self.wlans {
+            if let Wlan::Alone(alone) = wlan {
+                alone.start_sojourn_window();
+            }
+        }
+        for channel in &mut self.shared {
+            channel.start_sojourn_window();
         }
     }
 

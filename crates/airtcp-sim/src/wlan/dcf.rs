@@ -62,6 +62,8 @@ pub use agent_view::MacQueue;
 pub use ampdu::AmpduLimits;
 pub use capture::{AirBody, AirFrame};
 pub use edca::EdcaSet;
+pub(crate) use queue_meter::{frames_ip_bytes, note_attempt, QueueMeter};
+pub use queue_meter::{MacQueueId, MacQueueSample};
 pub(crate) use txq::{expected_airtime_ns, Budget, Sizing, Txqs};
 pub use txq::{Driver, DriverQueue, Qdisc, Queueing};
 
@@ -73,6 +75,7 @@ use super::ap_plan::{
 use crate::error_model::ErrorModel;
 use crate::packet::Packet;
 use crate::rng::Stream;
+use crate::sojourn::SojournSample;
 
 /// LLC/SNAP header carried in every MSDU before the IP packet.
 pub const LLC_SNAP_BYTES: u32 = 8;
@@ -122,11 +125,14 @@ impl Frame {
         (self.first_attempt != Instant::MAX).then_some(self.first_attempt)
     }
 
-    /// An attempt began at `at`: the first one starts the MSDU lifetime.
-    pub fn note_attempt(&mut self, at: Instant) {
-        if self.first_attempt == Instant::MAX {
+    /// An attempt began at `at`: the first one starts the MSDU lifetime (and ends the
+    /// frame's sojourn in its queues: true then).
+    pub fn note_attempt(&mut self, at: Instant) -> bool {
+        let first = self.first_attempt == Instant::MAX;
+        if first {
             self.first_attempt = at;
         }
+        first
     }
 }
 
@@ -435,6 +441,12 @@ pub struct Bss {
     ampdu: Option<ampdu::Aggregation>,
     /// mac80211's intermediate queues, when on (`txq`).
     txqs: Option<txq::Txqs>,
+    /// With `queue_sojourn`, per EDCAF, what its queues dropped, marked and held frames for
+    /// (`meter_sojourns`; `None` on the fast path).
+    meters: Option<Box<[QueueMeter]>>,
+    /// Frames' first attempts are noted: for the MSDU lifetime, or for the sojourns. One
+    /// flag, read per transmission.
+    notes_attempts: bool,
     /// Per MAC, the PHY of the frames between it and the AP where stations send at rates of
     /// their own (`use_station_phys`); empty: every frame at `phy`'s.
     link_phys: Vec<Phy>,
@@ -460,7 +472,7 @@ impl Bss {
                 agent_ac: AccessCategory::Be,
             })
             .collect::<Vec<_>>();
-        let edcafs = (0..macs.len() as u32)
+        let edcafs: Vec<Edcaf> = (0..macs.len() as u32)
             .map(|mac| Edcaf::dcf(mac, &phy))
             .collect();
         let counters = MacCounters {
@@ -471,7 +483,9 @@ impl Bss {
             station_downlink_airtime_ns: vec![0; macs.len() - 1],
             ..MacCounters::default()
         };
+        let lifetime = params.msdu_lifetime_ns.is_some();
         let mut bss = Bss {
+            meters: None,
             agents: macs.iter().map(|_| None).collect(),
             absent: vec![None; macs.len()],
             held: Vec::new(),
@@ -499,6 +513,7 @@ impl Bss {
             capture: false,
             ampdu: None,
             txqs: None,
+            notes_attempts: lifetime,
             link_phys: Vec::new(),
             counters,
         };
@@ -602,6 +617,69 @@ impl Bss {
         self.agents[0].as_mut()?.agent.access_planner()
     }
 
+    /// Measures every queue's sojourns (`queue_sojourn`; before any traffic, after
+    /// `use_edca`).
+    pub fn meter_sojourns(&mut self) {
+        self.meters = Some(vec![QueueMeter::default(); self.edcafs.len()].into());
+        self.notes_attempts = true;
+    }
+
+    /// Its queues as `sample_queues` gives them: one an EDCAF, when metered.
+    pub fn queue_count(&self) -> usize {
+        self.meters.as_ref().map_or(0, |meters| meters.len())
+    }
+
+    /// Which queue EDCAF `edcaf`'s is, in WLAN `bss`.
+    fn queue_id(&self, bss: u32, edcaf: &Edcaf) -> MacQueueId {
+        MacQueueId {
+            bss,
+            mac: edcaf.mac,
+            ac: self.edca.then_some(edcaf.ac),
+        }
+    }
+
+    /// Each EDCAF's queues now (this being WLAN `bss`), when metered: frames, bytes, drops
+    /// and marks so far, and the sojourns since the last call (`queue_meter`).
+    pub fn sample_queues(&mut self, bss: u32) -> Vec<MacQueueSample> {
+        let mut samples = Vec::with_capacity(self.queue_count());
+        for f in 0..self.queue_count() as u32 {
+            let packets = self.edcaf_len(f) as u32;
+            let above = self.txqs.as_ref().map_or(0, |txqs| txqs.backlog_bytes(f));
+            let id = self.queue_id(bss, &self.edcafs[f as usize]);
+            let queues = &self.edcafs[f as usize].queues;
+            let meter = &mut self.meters.as_mut().expect("metered")[f as usize];
+            samples.push(MacQueueSample {
+                id,
+                packets,
+                bytes: queue_meter::frames_ip_bytes(queues.iter().flatten()) + above,
+                drops: meter.drops,
+                ecn_marks: meter.ecn_marks,
+                sojourn: meter.take_sojourn(),
+            });
+        }
+        samples
+    }
+
+    /// With `queue_sojourn`, each EDCAF's sojourns over the measurement window.
+    pub fn window_sojourns(&self, bss: u32) -> Vec<(MacQueueId, SojournSample)> {
+        let meters = self.meters.iter().flat_map(|meters| meters.iter());
+        (self.edcafs.iter().zip(meters))
+            .map(|(edcaf, meter)| (self.queue_id(bss, edcaf), meter.sojourns.window_sample()))
+            .collect()
+    }
+
+    /// The measurement window begins: sojourns count from now.
+    pub fn start_sojourn_window(&mut self) {
+        for meter in self.meters.iter_mut().flat_map(|meters| meters.iter_mut()) {
+            meter.sojourns.start_window();
+        }
+    }
+
+    /// EDCAF `edcaf`'s meter, if its queues are metered.
+    fn meter(&mut self, edcaf: u32) -> Option<&mut QueueMeter> {
+        Some(&mut self.meters.as_mut()?[edcaf as usize])
+    }
+
     /// Frames queued at a MAC (in all its EDCAFs' queues, and its intermediate queues).
     pub fn queue_len(&self, mac: u32) -> usize {
         self.edcafs_of(mac).map(|f| self.edcaf_len(f)).sum()
@@ -680,6 +758,9 @@ impl Bss {
         let to_txqs = self.txqs.is_some() && queue == ApQueue::Data as usize;
         if !to_txqs && queue_full(queues, &self.params, queue) {
             self.counters.queue_drops += 1;
+            if let Some(meter) = self.meter(edcaf) {
+                meter.drops += 1;
+            }
             return;
         }
         // (a BlockAckReq owed keeps an EDCAF holding and contending)
@@ -692,7 +773,11 @@ impl Bss {
         if to_txqs {
             // numbered as it enters mac80211's queues
             let txqs = self.txqs.as_mut().expect("intermediate queues");
-            txqs.enqueue(edcaf, frame).count(&mut self.counters);
+            let meter = self
+                .meters
+                .as_mut()
+                .map(|meters| &mut meters[edcaf as usize]);
+            txqs.enqueue(edcaf, frame).count(&mut self.counters, meter);
         } else {
             self.edcafs[edcaf as usize].queues[queue].push_back(frame);
         }
@@ -929,7 +1014,7 @@ impl Bss {
         {
             self.count_ap_access(ap);
         }
-        if self.params.msdu_lifetime_ns.is_some() {
+        if self.notes_attempts {
             for &edcaf in &transmitters {
                 if self.owes_block_ack_req(edcaf) {
                     continue; // its BlockAckReq goes first
@@ -1456,13 +1541,18 @@ impl Bss {
     /// began at `at`: their MSDU lifetime runs from their first (dot11MaxTransmitMSDULifetime,
     /// IEEE 802.11-2020 Annex C: "the elapsed time in TU, after the initial transmission of
     /// an MSDU, after which further attempts to transmit the MSDU are terminated").
-    /// Nothing to mark without a lifetime (the default): this is off the fast path.
+    /// The first attempt also ends a frame's sojourn (`queue_meter`). Nothing to mark
+    /// without a lifetime or `queue_sojourn` (the default): this is off the fast path.
     fn mark_attempted(&mut self, at: Instant, edcaf: u32, queue: usize, carried: Range<usize>) {
-        if self.params.msdu_lifetime_ns.is_none() {
+        if !self.notes_attempts {
             return;
         }
+        let mut meter = self
+            .meters
+            .as_mut()
+            .map(|meters| &mut meters[edcaf as usize]);
         for frame in self.edcafs[edcaf as usize].queues[queue].range_mut(carried) {
-            frame.note_attempt(at);
+            queue_meter::note_attempt(meter.as_deref_mut(), at, frame);
         }
     }
 
@@ -1492,6 +1582,7 @@ mod ampdu;
 mod block_ack_req;
 mod capture;
 mod edca;
+mod queue_meter;
 mod roaming;
 #[cfg(test)]
 mod tests;

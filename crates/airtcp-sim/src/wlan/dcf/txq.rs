@@ -222,6 +222,16 @@ impl Txqs {
         queues.fq.backlog() as usize + held
     }
 
+    /// The IP bytes waiting in `edcaf`'s intermediate queues.
+    pub(crate) fn backlog_bytes(&self, edcaf: u32) -> u64 {
+        if let Some(qdisc) = self.qdiscs.get(edcaf as usize) {
+            return qdisc.bytes();
+        }
+        let queues = &self.edcafs[edcaf as usize];
+        let held = super::queue_meter::frames_ip_bytes(queues.held.iter().flatten());
+        queues.fq.backlog_bytes() + held
+    }
+
     /// Queues a frame of `edcaf` for its receiver; what was dropped (over the limit, or by
     /// a qdisc's AQM on arrival).
     pub(crate) fn enqueue(&mut self, edcaf: u32, frame: Frame) -> Dropped {
@@ -473,8 +483,12 @@ impl Bss {
         let was_holding = !self.holds_nothing(edcaf);
         let txqs = self.txqs.as_mut().expect("intermediate queues");
         let fifo = &mut self.edcafs[edcaf as usize].queues[0];
+        let meter = self
+            .meters
+            .as_mut()
+            .map(|meters| &mut meters[edcaf as usize]);
         txqs.refill(now, edcaf, fifo, &sizing)
-            .count(&mut self.counters);
+            .count(&mut self.counters, meter);
         if was_holding && self.holds_nothing(edcaf) {
             // CoDel dropped everything that was left
             self.holding -= 1;

@@ -91,12 +91,20 @@ pub(crate) struct Dropped {
 }
 
 impl Dropped {
-    /// Adds them to a BSS's (or a shared channel's) counters.
-    pub(crate) fn count(self, counters: &mut super::super::MacCounters) {
+    /// Adds them to a BSS's (or a shared channel's) counters and to the queue's meter, if
+    /// it has one.
+    pub(crate) fn count(
+        self,
+        counters: &mut super::super::MacCounters,
+        meter: Option<&mut super::super::QueueMeter>,
+    ) {
         counters.queue_drops += self.tail;
         counters.codel_drops += self.codel;
         counters.aqm_drops += self.aqm;
         counters.ecn_marks += self.marks;
+        if let Some(meter) = meter {
+            meter.count(self);
+        }
     }
 }
 
