@@ -9,7 +9,20 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from ._core import __version__
+from ._core import __commit__, __version__
+
+
+def build_info() -> dict[str, str | None]:
+    """This build's version, and the git commit it was built from when built from a
+    checkout (``None`` otherwise): in every summary.json and report."""
+    return {"version": __version__, "commit": __commit__}
+
+
+def version_text() -> str:
+    """``airtcp 0.1.0 (commit 0123456789ab)``, or without the commit when it has none."""
+    commit = f" (commit {__commit__})" if __commit__ else ""
+    return f"airtcp {__version__}{commit}"
+
 
 _LAZY = {
     "RunResult": ".api",
@@ -57,11 +70,14 @@ __all__ = [
     "RunResult",
     "Scenario",
     "ScenarioError",
+    "__commit__",
     "__version__",
+    "build_info",
     "load",
     "load_results",
     "prepare",
     "report",
     "run",
     "sweep",
+    "version_text",
 ]

@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import _core
+from . import _core, build_info
 from .output import atomic_write, output_dir, replacing
 from .resolve import resolve_checked
 from .scenario import Scenario, ScenarioError, load, parse_with_overrides
@@ -139,7 +139,9 @@ def run_resolved(
         if key in ("pcap", "pcap-80211"):
             raise ScenarioError(f"--{key}", "", message) from None
         raise ScenarioError("<scenario>", key, message) from None
-    return RunResult(json.loads(summary_json), columns, resolved)
+    summary = json.loads(summary_json)
+    summary["airtcp"] = build_info()
+    return RunResult(summary, columns, resolved)
 
 
 def run(

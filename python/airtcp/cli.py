@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from . import _core, cli_compare, cli_emu
@@ -23,6 +22,7 @@ from .cli_help import Command, Group
 from .interrupts import Terminated, terminate_as_interrupt
 from .output import OutputError, output_dir
 from .overrides import parse_pair
+from .terminal import stderr_console, stdout_console
 
 # Commands import what they use (pydantic, pandas, pyarrow, dask) when they run, so that
 # `airtcp --help` and short runs do not wait for libraries they never touch.
@@ -34,9 +34,33 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Simulate, emulate and measure TCP over wireless and asymmetric links.",
 )
-# Piped output is not cut to 80 columns: names and numbers stay whole for other tools.
-out = Console() if sys.stdout.isatty() else Console(width=10_000)
-err = Console(stderr=True)
+# Tables fit the terminal (or COLUMNS); lines of text are never broken (`terminal`).
+out = stdout_console()
+err = stderr_console()
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        from . import version_text
+
+        out.print(version_text(), highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print airtcp's version (and the commit it was built from) and exit.",
+            is_eager=True,
+            callback=_print_version,
+        ),
+    ] = False,
+) -> None:
+    """Simulate, emulate and measure TCP over wireless and asymmetric links."""
+
 
 from .cli_options import (  # noqa: E402 - after the console, as the commands use both
     Backend,

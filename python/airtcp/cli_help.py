@@ -1,6 +1,7 @@
 """Command help in the usual Unix form. Typer's own shows a required argument as
 ``{scenario}`` and every flag with a ``<bool>`` type; here arguments read ``SCENARIO`` (or
-``[NAME]`` when optional) and flags have no type, as in click, argparse and man pages."""
+``[NAME]`` when optional) and flags have no type, as in click, argparse and man pages; the
+command list gives each command's summary as one line, not broken where its docstring is."""
 
 from __future__ import annotations
 
@@ -32,3 +33,12 @@ class Command(typer.core.TyperCommand):
 class Group(typer.core.TyperGroup):
     def get_params(self, ctx: Any) -> list[Any]:
         return _untyped_flags(super().get_params(ctx))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        # The command list shows each command's first paragraph; typer keeps its line
+        # breaks (docstrings wrap at the code's width), so it is joined into one line.
+        command = super().get_command(ctx, cmd_name)
+        if command is not None and command.short_help is None and command.help:
+            first = command.help.split("\n\n")[0]
+            command.short_help = " ".join(first.split())
+        return command

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import _core, emu_kernel, emu_traffic
+from . import _core, build_info, emu_kernel, emu_traffic
 from .scenario import ScenarioError
 
 # The emulator stops by itself this long after the scenario's end, whatever happens.
@@ -245,6 +245,7 @@ def _summary(
         # Per flow, what reached its receiver in each 0.1 s: [start_s, end_s, bytes].
         "received_series": received,
     }
+    summary["airtcp"] = build_info()
     return summary
 
 

@@ -193,10 +193,11 @@ def figures(
 
 
 def _versions() -> dict[str, str]:
-    from . import __version__
+    from . import __commit__, __version__
 
     return {
         "airtcp": __version__,
+        "airtcp commit": __commit__ or "none (not built from a checkout)",
         "python": platform.python_version(),
         "platform": platform.platform(),
         "numpy": np.__version__,

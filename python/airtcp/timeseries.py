@@ -2,7 +2,8 @@
 without a per-value Python object (about 66 bytes a sample in pandas), or straight to
 Parquet through pyarrow (pandas is slow to import and not needed to write); and the series
 of the MACs of WLANs with geometry (``columns["macs"]``), the wired links' and the MACs'
-queues (``columns["queues"]``) and the flows' one-way delays (``columns["delays"]``) the same way."""
+queues (``columns["queues"]``) and the flows' one-way delays (``columns["delays"]``) the
+same way."""
 
 from __future__ import annotations
 

@@ -536,5 +536,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(emu::emu_cleanup, m)?)?;
     m.add_function(wrap_pyfunction!(emu::emu_namespaces, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // the commit it was built from, when built from a checkout (build.rs)
+    m.add("__commit__", option_env!("AIRTCP_COMMIT"))?;
     Ok(())
 }
