@@ -19,6 +19,7 @@ installed=$("$work/venv/bin/python" -c 'import airtcp, pathlib; print(pathlib.Pa
 case "$installed" in
     "$source_tree"/*) echo "check-wheel: airtcp was imported from the source tree ($installed)" >&2; exit 1 ;;
 esac
+"$airtcp" --version | grep -q "^airtcp [0-9.]* (commit [0-9a-f]*)$"
 "$airtcp" scenarios
 "$airtcp" scenarios show ryu-upload > my-upload.toml
 "$airtcp" validate my-upload.toml --set wlan.stations=4

@@ -4,6 +4,7 @@ sojourns, queues.parquet gains the per-interval columns, `airtcp plot` draws the
 emulation keeps it (the emulated links' queues are the simulator's).
 (crates/airtcp-sim/tests/queue_sojourn.rs checks the times by hand.)"""
 
+import json
 from pathlib import Path
 
 import airtcp as api
@@ -69,7 +70,7 @@ def test_a_wlans_mac_queues_are_summarised_printed_written_and_drawn(tmp_path: P
         str(tmp_path / "run"),
     )
     assert printed.returncode == 0, printed.stderr
-    summary = api.run("anomaly", overrides=sets).summary
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     queues = {queue["queue"]: queue for queue in summary["wlans"][0]["queues"]}
     ap = queues["ap→stations (WLAN, AC_BE)"]
     assert (ap["node"], ap["ac"]) == ("ap", "be")
@@ -92,3 +93,18 @@ def test_a_wlans_mac_queues_are_summarised_printed_written_and_drawn(tmp_path: P
 def test_off_no_mac_queue_sojourn():
     summary = api.run("anomaly", overrides=SHORT).summary
     assert "queues" not in summary["wlans"][0]
+
+
+def test_two_wlans_on_one_channel_each_list_their_own_queues():
+    # `cochannel`: two cells on one channel with geometry; each WLAN's summary lists its own
+    # MACs' queues, and every queue of the series has a name of its own.
+    sets = {"simulation.queue_sojourn": "true", "simulation.sample_interval": "100ms"} | SHORT
+    run = api.run("cochannel", overrides=sets)
+    names = list(run.queues["direction"].cat.categories)
+    assert len(names) == len(set(names))
+    for wlan in run.summary["wlans"]:
+        ap = wlan["ap"]
+        queues = wlan["queues"]
+        assert queues and queues[0]["queue"].startswith(f"{ap}→stations (WLAN")
+        assert all(q["queue"].endswith(f"→{ap} (WLAN)") for q in queues[1:]), queues
+        assert len(queues) == 1 + wlan["stations"]

@@ -617,3 +617,32 @@ def test_a_broken_pools_cause_is_the_death_that_is_not_its_own_sigterm():
     assert _death_cause(pool(-signal.SIGTERM)) == "killed by SIGTERM"
     assert _death_cause(pool(0, -signal.SIGKILL)) == "killed by SIGKILL; out of memory?"
     assert _death_cause(pool(None, 0)) == "no exit status"
+
+
+def test_validate_checks_an_experiment_and_dry_run_lists_its_points(experiment_file, tmp_path):
+    path = experiment_file(FAST)
+    checked = airtcp("validate", str(path))
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.strip() == (
+        f"{path}: ok (experiment: 3 points x 2 replications = 6 runs of wired-tcp)"
+    )
+    builtin = airtcp("validate", "wired-buffer")
+    assert builtin.returncode == 0 and "(experiment: 12 points x 3 replications" in builtin.stdout
+    # a bad point is named as a sweep names it, before anything runs
+    bad = tmp_path / "bad.toml"
+    bad.write_text(FAST.replace('"20ms"]', '"-1ms"]'))
+    result = airtcp("validate", str(bad))
+    assert result.returncode == 2 and "links.0.delay=-1ms" in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    refused = airtcp("validate", str(path), "--set", "simulation.duration=9s")
+    assert refused.returncode == 2 and "--set applies to scenarios" in refused.stderr
+    # the points in the grid's order, each with its seeds; nothing written
+    out = tmp_path / "never"
+    listed = airtcp("sweep", str(path), "--dry-run", "--out", str(out))
+    assert listed.returncode == 0, listed.stderr
+    rows = [line for line in listed.stdout.splitlines() if line.startswith("│")]
+    assert [row.split("│")[2].strip() for row in rows] == ["5ms", "10ms", "20ms"]
+    tasks = load_experiment(path).tasks
+    assert all(str(task.seed) in rows[task.point] for task in tasks)
+    assert f"would write to {out} (nothing run)" in listed.stdout
+    assert not out.exists()

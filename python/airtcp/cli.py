@@ -559,11 +559,21 @@ def validate(
     scenario: ScenarioArgument,
     set_: SetOption = None,
 ) -> None:
-    """Check a scenario file without running it (every check a run makes)."""
+    """Check a scenario or experiment file without running it (every check a run or a
+    sweep makes; an experiment's every point)."""
     from .api import prepare
     from .scenario import ScenarioError
 
     try:
+        if _is_experiment(scenario):
+            if set_:
+                raise fail(f"{_plain(scenario)}: --set applies to scenarios; vary an "
+                           "experiment in its set, grid or zip tables")  # fmt: skip
+            from .experiment import load as load_experiment
+
+            experiment = load_experiment(scenario)
+            out.print(f"{scenario}: ok (experiment: {_runs_text(experiment)})", highlight=False)
+            return
         resolved = prepare(scenario, None, set_ or [])
     except ScenarioError as error:
         raise fail(_plain(str(error))) from None
@@ -571,6 +581,34 @@ def validate(
         f"{scenario}: ok ({len(resolved['nodes'])} nodes, {len(resolved['links'])} links, "
         f"{len(resolved['flows'])} flows)",
         highlight=False,
+    )
+
+
+def _is_experiment(argument: str) -> bool:
+    """Whether ``argument`` names an experiment: a built-in experiment's name, or a TOML file
+    with an ``[experiment]`` table (a file that does not parse is left to the scenario's
+    checks, which name what is wrong)."""
+    from .catalog import builtin_path
+    from .scenario import ScenarioError, read_toml
+
+    path = Path(argument)
+    if not path.is_file():
+        builtin = builtin_path(argument, "experiments")
+        return builtin is not None and builtin_path(argument) is None
+    try:
+        _, data = read_toml(path)
+    except ScenarioError:  # the scenario's own reading reports it
+        return False
+    return isinstance(data.get("experiment"), dict)
+
+
+def _runs_text(experiment: Any) -> str:
+    """``4 points x 3 replications = 12 runs of wired-tcp``."""
+    points = len({task.point for task in experiment.tasks})
+    replications = experiment.settings.replications
+    return (
+        f"{points} points x {replications} replications = {len(experiment.tasks)} runs of "
+        f"{experiment.scenario_path.stem}"
     )
 
 
@@ -1145,12 +1183,24 @@ def sweep(
         bool, typer.Option("--retry-failed", help="Run failed runs again.")
     ] = False,
     quiet: QuietOption = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="List the points and runs, and run nothing."),
+    ] = False,
 ) -> None:
     """Run an experiment's parameter sweep with replications; re-run to resume."""
     from .experiment import load as load_experiment
     from .progress import sweep_progress
     from .scenario import ScenarioError
     from .sweeper import SweepError, check_scheduler, run_experiment
+
+    if dry_run:
+        try:
+            experiment = load_experiment(experiment_file)
+        except ScenarioError as error:
+            raise fail(_plain(str(error))) from None
+        _print_points(experiment, out_dir or Path("results") / experiment.settings.name)
+        return
 
     _check_workers(jobs, dask, threads)
     try:
@@ -1181,6 +1231,24 @@ def sweep(
             f"{out_dir / 'results.parquet'} and the report); --retry-failed runs them again",
             1,
         )
+
+
+def _print_points(experiment: Any, out_dir: Path) -> None:
+    """A sweep's points in the experiment's own order, each with its settings and seeds."""
+    table = Table(title=f"{experiment.settings.name}: {_runs_text(experiment)}",
+                  title_justify="left")  # fmt: skip
+    params = list(dict.fromkeys(key for task in experiment.tasks for key in task.params))
+    for column in ("point", *params, "seeds"):
+        table.add_column(column, overflow="fold")
+    by_point: dict[int, list[Any]] = {}
+    for task in experiment.tasks:
+        by_point.setdefault(task.point, []).append(task)
+    for point, tasks in by_point.items():
+        values = [_plain(str(tasks[0].params.get(key, ""))) for key in params]
+        seeds = " ".join(str(task.seed) for task in tasks)
+        table.add_row(str(point), *values, seeds)
+    out.print(table)
+    out.print(f"would write to {out_dir} (nothing run)", highlight=False)
 
 
 @app.command(cls=Command)

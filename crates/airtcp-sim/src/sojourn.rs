@@ -4,7 +4,8 @@
 //! sampling interval (the queue series) and over the measurement window (the run summary):
 //! how many packets the link took from the queue to send, their mean sojourn and the
 //! longest. Packets that leave otherwise (an AQM's head drops, a link going down, an agent's
-//! removal) are not counted.
+//! removal) are not counted. A WLAN MAC's queues keep the same, from a frame's arrival at
+//! the MAC to its first transmission attempt (`wlan::dcf::queue_meter`).
 
 use serde::Serialize;
 

@@ -288,3 +288,61 @@ fn the_series_bound_counts_the_mac_queues() {
     let message = error.to_string();
     assert!(message.contains("0 TCP flows and 10 queues"), "{message}");
 }
+
+#[test]
+fn a_frame_counts_when_it_goes_on_the_air_not_when_a_txop_leaves_it_waiting() {
+    // A saturated AC_VO upload (TXOP bursts of a few frames; no A-MPDU) whose frames may
+    // wait 5 ms at most: many are discarded at the head without going on the air. Only the
+    // frames that went are counted, one each: without errors or collisions, every frame
+    // that went was delivered (the run's window is the whole run).
+    for geometry in [false, true] {
+        let wlan = json!({"edca": true, "ampdu": false, "queue_max_delay_ns": 5 * MS});
+        let mut scenario = upload(80_000_000, wlan);
+        scenario["wlans"][0]["phy"] = json!({"standard": "802.11n", "mcs": 7});
+        scenario["flows"][0]["dscp"] = json!(46); // EF: AC_VO
+        scenario["measure_from_ns"] = json!(0);
+        if geometry {
+            scenario["positions"] = json!([{"node": 0, "x": 0.0, "y": 0.0},
+                                           {"node": 1, "x": 5.0, "y": 0.0}]);
+        }
+        let result = run(&scenario);
+        let wlan = &result.summary.wlans[0];
+        // (on a channel with geometry whose flows use one AC, a MAC has that AC's queue only)
+        let ac = if geometry { None } else { Some("vo") };
+        let voice = (wlan.queues.iter())
+            .find(|q| q.node == "sta" && q.ac == ac)
+            .expect("the station's AC_VO queue");
+        let c = &wlan.counters;
+        assert!(c.queue_delay_drops > 1000, "{geometry}: {c:?}");
+        assert!(c.txop_bursts > 1000 || geometry, "{c:?}");
+        assert_eq!(c.failed_attempts, 0, "{geometry}");
+        // the last TXOP's frames (under 1.5 ms of 0.2 ms frames) may be under way at the end
+        let delivered = c.delivered_msdus;
+        assert!(
+            voice.sojourn.dequeued.abs_diff(delivered) <= 8,
+            "{geometry}: {} counted, {delivered} delivered",
+            voice.sojourn.dequeued
+        );
+    }
+}
+
+#[test]
+fn an_ap_of_two_wlans_names_each_wlans_queues_apart() {
+    // The AP's node serves two WLANs (a station each): its two queues take their WLAN's index.
+    let mut scenario = upload(1_000_000, json!({}));
+    scenario["nodes"] = json!(["ap", "sta", "server", "sta2"]);
+    let second = json!({"ap": 0, "stations": [3], "queue_packets": 100,
+        "phy": {"standard": "802.11g", "rate_bps": 54_000_000, "basic_rate_bps": 6_000_000}});
+    scenario["wlans"].as_array_mut().unwrap().push(second);
+    let result = run(&scenario);
+    assert_eq!(
+        &result.series.queues.directions[2..],
+        [
+            "ap→stations (WLAN 0)",
+            "sta→ap (WLAN 0)",
+            "ap→stations (WLAN 1)",
+            "sta2→ap (WLAN 1)"
+        ]
+    );
+    assert_eq!(result.summary.wlans[1].queues[1].queue, "sta2→ap (WLAN 1)");
+}

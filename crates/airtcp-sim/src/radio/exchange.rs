@@ -31,6 +31,7 @@ impl SharedChannel {
         let (exchange, bytes) = if self.aggregates(i) {
             self.open_ampdu_exchange(r, i, now)
         } else {
+            self.note_attempts(i, (queue, msdus), now);
             self.open_exchange(r, i, (queue, msdus), now)
         };
         let w = self.interfaces[i as usize].wlan;
@@ -63,9 +64,23 @@ impl SharedChannel {
         }
     }
 
+    /// The `msdus` frames at the head of queue `queue` of interface `i` go on the air at
+    /// `at` (an RTS, or the data frame): the MSDU lifetime runs from an MSDU's first attempt
+    /// (`expiry`), where its sojourn ends (`QueueMeter`). Nothing to note without either.
+    pub(super) fn note_attempts(&mut self, i: u32, (queue, msdus): (usize, usize), at: Instant) {
+        let w = self.interfaces[i as usize].wlan;
+        let Interface { queues, meter, .. } = &mut self.interfaces[i as usize];
+        if self.wlans[w as usize].params.msdu_lifetime_ns.is_some() || meter.is_some() {
+            for frame in queues[queue].iter_mut().take(msdus) {
+                note_attempt(meter.as_deref_mut(), at, frame);
+            }
+        }
+    }
+
     /// An exchange of radio `r` for the `msdus` frames at the head of queue `queue` of
     /// interface `i`, at the rate its destination's rate choice gives now, with an RTS if
-    /// the data frame is longer than the threshold; and the data frame's bytes.
+    /// the data frame is longer than the threshold; and the data frame's bytes. The caller
+    /// notes the attempt (`note_attempts`) once it is sure the exchange goes.
     pub(super) fn open_exchange(
         &mut self,
         r: u32,
@@ -74,14 +89,6 @@ impl SharedChannel {
         now: Instant,
     ) -> (Exchange, u32) {
         let w = self.interfaces[i as usize].wlan;
-        let Interface { queues, meter, .. } = &mut self.interfaces[i as usize];
-        if self.wlans[w as usize].params.msdu_lifetime_ns.is_some() || meter.is_some() {
-            // the MSDU lifetime runs from an MSDU's first attempt (`expiry`), where its
-            // sojourn ends (`QueueMeter`)
-            for frame in queues[queue].iter_mut().take(msdus) {
-                note_attempt(meter.as_deref_mut(), now, frame);
-            }
-        }
         let interface = &self.interfaces[i as usize];
         let frames = &interface.queues[queue];
         let frame = *frames.front().expect("head frame");

@@ -315,6 +315,9 @@ impl SharedChannel {
                 next.continues_txop = true;
                 next.txop = Some(txop);
                 let sifs = Duration::from_nanos(phy.sifs_ns);
+                // it fits: on the air SIFS after the ACK (one that waits for the next access
+                // is noted then)
+                self.note_attempts(i, (queue, 1), at + sifs);
                 self.mac_stats(i).count_attempt(next.rate_bps);
                 let radio = &mut self.radios[r as usize];
                 radio.exchange = Some(next);

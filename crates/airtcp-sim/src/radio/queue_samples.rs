@@ -56,15 +56,20 @@ impl SharedChannel {
                 sojourn: meter.take_sojourn(),
             });
         }
+        // in the central DCF's order: by WLAN, MAC, then AC (a MAC's other ACs' interfaces
+        // come after all of its WLAN's MACs)
+        samples.sort_by_key(|sample| order(sample.id));
         samples
     }
 
     /// With `queue_sojourn`, each interface's sojourns over the measurement window.
     pub fn window_sojourns(&self) -> Vec<(MacQueueId, SojournSample)> {
         let interfaces = self.interfaces.iter();
-        interfaces
+        let mut sojourns: Vec<_> = interfaces
             .filter_map(|i| Some((self.queue_id(i), i.meter.as_ref()?.sojourns.window_sample())))
-            .collect()
+            .collect();
+        sojourns.sort_by_key(|(id, _)| order(*id));
+        sojourns
     }
 
     /// The measurement window begins: sojourns count from now.
@@ -73,4 +78,9 @@ impl SharedChannel {
             meter.sojourns.start_window();
         }
     }
+}
+
+/// The central DCF's order of queues: WLAN, MAC, AC (`AccessCategory::ALL`'s).
+fn order(id: MacQueueId) -> (u32, u32, Option<u8>) {
+    (id.bss, id.mac, id.ac.map(|ac| ac as u8))
 }

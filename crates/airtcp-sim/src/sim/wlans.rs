@@ -116,17 +116,26 @@ impl Simulation {
 
     /// The name of a MAC's queue in the queue series and the summary: "sta→ap (WLAN)" for
     /// a station's, "ap→stations (WLAN)" for the AP's, the AC added with EDCA for several
-    /// ("ap→stations (WLAN, AC_VO)").
+    /// ("ap→stations (WLAN, AC_VO)"), and the WLAN's index where its AP's node is the AP
+    /// of another WLAN too ("ap→stations (WLAN 1)"), so that every name is another queue's.
     pub(super) fn mac_queue_name(&self, id: MacQueueId) -> String {
         let names = &self.scenario.nodes;
-        let ap = &names[self.scenario.wlans[id.bss as usize].ap];
+        let wlans = &self.scenario.wlans;
+        let ap_node = wlans[id.bss as usize].ap;
+        let ap = &names[ap_node];
         let from_to = match id.mac {
             0 => format!("{ap}→stations"),
             mac => format!("{}→{ap}", names[self.wlan_node(id.bss, mac)]),
         };
+        let shared_ap = wlans.iter().filter(|wlan| wlan.ap == ap_node).count() > 1;
+        let wlan = if shared_ap {
+            format!("WLAN {}", id.bss)
+        } else {
+            "WLAN".to_string()
+        };
         match id.ac {
-            Some(ac) => format!("{from_to} (WLAN, AC_{})", ac.name().to_uppercase()),
-            None => format!("{from_to} (WLAN)"),
+            Some(ac) => format!("{from_to} ({wlan}, AC_{})", ac.name().to_uppercase()),
+            None => format!("{from_to} ({wlan})"),
         }
     }
 

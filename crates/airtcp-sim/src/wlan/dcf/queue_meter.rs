@@ -10,8 +10,10 @@
 //!   of its first transmission attempt, the wait a wired link's queue counts up to its
 //!   serialisation: the qdisc's or mac80211's queues, the driver's FIFO, and at its head the
 //!   channel access (deferral and backoff). Retries are the MAC's service, not its queue's,
-//!   so they are not counted; frames that never go on the air (dropped, discarded at a
-//!   limit, removed by an agent) are not counted either.
+//!   so they are not counted; frames that never go on the air (dropped on arrival or by an
+//!   AQM, discarded past `queue_max_delay` before an attempt, removed by an agent) are not
+//!   counted either. A frame held while its station roamed is queued anew on its return
+//!   (`roaming`): counted from then, and a second time if it had been attempted.
 
 use airtcp_proto::wifi::edca::AccessCategory;
 use airtcp_proto::Instant;
