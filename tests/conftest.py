@@ -1,3 +1,4 @@
+import os
 import re
 import shutil
 import subprocess
@@ -8,6 +9,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "python" / "airtcp" / "scenarios"
+
+# Importing readline (pytest may) puts COLUMNS=80 and LINES into the process's environment
+# below os.environ, and every command the tests start inherits it: the command line would
+# then fit its tables to 80 columns. The tests see it as a program with no terminal would,
+# unless a test sets COLUMNS itself (tests/test_terminal.py).
+os.unsetenv("COLUMNS")
+os.unsetenv("LINES")
 
 
 # The processes airtcp() started, in order: an emulation's namespaces are named after the

@@ -416,6 +416,10 @@ def test_a_scenario_the_kernel_cannot_run_is_a_one_line_error():
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1, result.stderr
     assert "congestion_control" in result.stderr and "airtcp's own design" in result.stderr
+    # named as the user wrote it: the scenario, the --set that did it, the user's key
+    assert result.stderr.startswith(
+        "error: wired-tcp (--set tcp.congestion_control=westwood_cubic): tcp.congestion_control: "
+    ), result.stderr
     # A flow ending at a router: an emulated host has one interface.
     result = airtcp("emu", str(SCENARIOS / "ryu-upload.toml"), "--set", "flows.0.dst=router")
     assert result.returncode == 2
@@ -838,3 +842,23 @@ def test_kernel_tcp_crosses_a_mesh_chain_on_one_channel():
     nodes = [mac["node"] for mac in first["macs"]]
     assert nodes == ["n0", "n1"]
     assert abs(first["macs"][0]["rssi_dbm"] - -78.68) < 0.05
+
+
+def test_emulations_own_checks_name_the_users_file_key_and_set():
+    from airtcp.api import in_user_terms
+    from airtcp.emulate import _unsupported
+    from airtcp.scenario import RESOLVED, ScenarioError
+
+    sets = ["flows.2.train=4"]
+    resolved = prepare("bufferbloat", overrides=sets)
+    with pytest.raises(ScenarioError) as raised:
+        _unsupported(resolved)
+    assert raised.value.source == RESOLVED
+    named = in_user_terms(raised.value, "bufferbloat", sets)
+    # the ping flow as the file names it, not the resolved `app`, and the --set behind it
+    expected = "bufferbloat (--set flows.2.train=4): flows[2].train: ping trains"
+    assert str(named).startswith(expected), named
+    error = ScenarioError(RESOLVED, "flows[0].app.tcp.min_rto_ns", "one setting per host")
+    assert in_user_terms(error, "wired-tcp").key == "tcp.min_rto"
+    other = ScenarioError("my.toml", "links.0.rate", "bad")
+    assert in_user_terms(other, "wired-tcp") is other

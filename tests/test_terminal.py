@@ -49,7 +49,8 @@ def test_tables_fit_columns_and_wrap_descriptions_between_words():
 
 
 def test_piped_without_a_terminal_keeps_rows_whole():
-    # No COLUMNS and no terminal anywhere (as here): one line a row, for other programs.
+    # No COLUMNS and no terminal on stdout or stderr (as here): one line a row, for other
+    # programs.
     env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
     command = [sys.executable, "-m", "airtcp.cli", "scenarios"]
     result = subprocess.run(

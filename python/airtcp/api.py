@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core, build_info
 from .output import atomic_write, output_dir, replacing
-from .resolve import resolve_checked
-from .scenario import Scenario, ScenarioError, load, parse_with_overrides
+from .resolve import resolve, resolve_checked
+from .scenario import RESOLVED, Scenario, ScenarioError, load, parse_with_overrides
 from .timeseries import (
     delay_frame,
     frame,
@@ -109,6 +109,23 @@ def prepare(
         source = "<scenario>"
         model = parse_with_overrides(dict(scenario), source, sets)
     return resolve_checked(model, source, seed, sets)
+
+
+def in_user_terms(
+    error: ScenarioError,
+    scenario: str | Path,
+    overrides: dict[str, Any] | list[str] | None = None,
+) -> ScenarioError:
+    """An error that a check of the resolved scenario found (emulation's: `RESOLVED` as its
+    source) named as the user wrote it: the file or built-in, the user's key, and the
+    ``--set`` argument that set it; other errors as they are."""
+    if error.source != RESOLVED:
+        return error
+    sets = overrides or []
+    _, origins = resolve(load(scenario, sets))
+    key, note = origins.user_key(error.key)
+    message = f"{note}: {error.message}" if note else error.message
+    return ScenarioError(str(scenario), key, message).blaming(sets)
 
 
 def run_resolved(

@@ -98,7 +98,7 @@ def compare(
     except (ScenarioError, OutputError) as error:
         raise fail(_plain(str(error))) from None
     simulated = run_resolved(resolved, timeseries=False).summary
-    result = comparison(simulated, emulated(resolved))
+    result = comparison(simulated, emulated(resolved, (scenario, set_)))
     if out_dir is not None:
         atomic_write(out_dir / "compare.json", json.dumps(result, indent=1).encode())
     if as_json:

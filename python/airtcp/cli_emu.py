@@ -89,7 +89,7 @@ def emu(
     except (ScenarioError, OutputError) as error:
         raise fail(_plain(str(error))) from None
     snaplen = None if snaplen is None else snaplen or 65_535
-    summary = emulated(resolved, pcap_dir, snaplen, realtime=not no_realtime, poll=poll)
+    summary = emulated(resolved, (scenario, set_), pcap_dir, snaplen, not no_realtime, poll)
     if out_dir is not None:
         atomic_write(out_dir / "summary.json", json.dumps(summary, indent=2).encode())
     if as_json:
@@ -104,15 +104,18 @@ def emu(
 
 def emulated(
     resolved: dict[str, Any],
+    source: tuple[str, list[str] | None],
     pcap_dir: Path | None = None,
     snaplen: int | None = None,
     realtime: bool = True,
     poll: bool = False,
 ) -> dict[str, Any]:
     """The summary of a resolved scenario's emulation, with a progress bar; what stops it
-    becomes a one-line error (2: the scenario, 1: the machine) or, on Ctrl-C, exit 130 once
-    its namespaces are removed."""
+    becomes a one-line error (2: the scenario, named as ``source``, the scenario argument and
+    its ``--set`` arguments, wrote it; 1: the machine) or, on Ctrl-C, exit 130 once its
+    namespaces are removed."""
     from . import emulate
+    from .api import in_user_terms
     from .cli import _plain, err, fail
     from .progress import RunProgress
     from .scenario import ScenarioError
@@ -121,7 +124,7 @@ def emulated(
     try:
         return emulate.emulate(resolved, pcap_dir, snaplen, progress, realtime=realtime, poll=poll)
     except ScenarioError as error:
-        raise fail(_plain(str(error))) from None
+        raise fail(_plain(str(in_user_terms(error, *source)))) from None
     except OSError as error:
         raise fail(_plain(str(error)), code=1) from None
     except KeyboardInterrupt as stop:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .scenario import ScenarioError
+from .scenario import RESOLVED, ScenarioError
 
 # airtcp's controllers and the kernel modules that implement the same algorithm; Linux's
 # "reno" recovers as NewReno (RFC 6582) and uses SACK when negotiated.
@@ -73,7 +73,7 @@ def _set(host: HostKernel, table: dict[str, str], key: str, value: str, where: s
     both have them."""
     if table.get(key, value) != value:
         raise ScenarioError(
-            "<scenario>",
+            RESOLVED,
             where,
             f"needs {key} = {value} but another flow of the same host needs {table[key]}; "
             "on the kernel it is one setting per host",
@@ -102,14 +102,14 @@ def plan(resolved: dict[str, Any], effective: dict[str, Any]) -> KernelPlan:
         kernel = KERNEL_CONGESTION.get(ours)
         if kernel is None:
             raise ScenarioError(
-                "<scenario>",
+                RESOLVED,
                 f"{where}.app.congestion_control",
                 f"'{ours}' is airtcp's own design; the kernel has no module for it "
                 f"(emulate with one of {', '.join(sorted(KERNEL_CONGESTION))})",
             )
         if available and kernel not in available:
             raise ScenarioError(
-                "<scenario>",
+                RESOLVED,
                 f"{where}.app.congestion_control",
                 f"'{ours}' needs the kernel's tcp_{kernel}, which is not loaded "
                 f"(available: {' '.join(available)}; as root: modprobe tcp_{kernel})",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _core, build_info, emu_kernel, emu_traffic
-from .scenario import ScenarioError
+from .scenario import RESOLVED, ScenarioError
 
 # The emulator stops by itself this long after the scenario's end, whatever happens.
 GRACE_S = 30.0
@@ -59,7 +59,7 @@ def cleanup(force: bool = False) -> list[str]:
 def _unsupported(resolved: dict[str, Any]) -> None:
     if resolved.get("one_way_delay"):
         raise ScenarioError(
-            "<scenario>",
+            RESOLVED,
             "simulation.one_way_delay",
             "is simulator-only (the kernel's packets carry no send time the emulator "
             "could read); leave it off in emulation",
@@ -68,15 +68,16 @@ def _unsupported(resolved: dict[str, Any]) -> None:
         app = flow["app"]
         if app["kind"] == "tcp_workload":
             raise ScenarioError(
-                "<scenario>",
+                RESOLVED,
                 f"flows[{index}].kind",
                 "tcp_workload is simulator-only (its thousands of connections have no iperf3 "
                 "equivalent here); emulation runs tcp_bulk, udp_cbr and ping flows",
             )
         if app["kind"] == "ping" and (app["train"] != 1 or app.get("one_way")):
+            field = "train" if app["train"] != 1 else "one_way"
             raise ScenarioError(
-                "<scenario>",
-                f"flows[{index}].app",
+                RESOLVED,
+                f"flows[{index}].app.{field}",
                 "ping trains and one-way probes are simulator-only; emulation runs ping "
                 "(train = 1, one_way = false)",
             )
@@ -116,7 +117,7 @@ def emulate(
         )
     except _core.ScenarioError as error:
         key, message = error.args
-        raise ScenarioError("<scenario>", key, message) from None
+        raise ScenarioError(RESOLVED, key, message) from None
     tools: list[emu_traffic.Tool] = []
     try:
         hosts = {host["name"]: host for host in json.loads(emulation.hosts())}

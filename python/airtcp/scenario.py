@@ -37,6 +37,11 @@ from .units import parse_duration, parse_level, parse_rate, parse_size
 LIMITS: dict[str, int] = _core.limits()
 
 
+# The source of an error found in an already resolved scenario (emulation's own checks),
+# whose key is the resolved one: `api.in_user_terms` names the file and the user's key.
+RESOLVED = "<resolved scenario>"
+
+
 class ScenarioError(Exception):
     """A scenario that cannot run: where (file, key) and why, for a one-line message."""
 

@@ -1,9 +1,9 @@
 """The consoles the command line prints to, and the width its tables fit: a terminal's own
 (rich measures it and honours ``COLUMNS``); when stdout is piped, ``COLUMNS`` if set, else
-the width of the terminal on stderr or stdin (``airtcp ... | less`` in a terminal), else
-no limit: with no terminal anywhere (a log, another program) tables keep every name and
-number whole on one line. Lines of text are never broken (soft wrap), so they stay whole
-for grep; tables wrap their cells at word boundaries to fit."""
+the width of the terminal on stderr (``airtcp ... | less`` in a terminal), else no limit:
+with no terminal (a log, another program) tables keep every name and number whole on one
+line. Lines of text are never broken (soft wrap), so they stay whole for grep; tables wrap
+their cells at word boundaries to fit."""
 
 from __future__ import annotations
 
@@ -21,12 +21,11 @@ def piped_width() -> int:
     columns = os.environ.get("COLUMNS", "")
     if columns.isdigit() and int(columns) > 0:
         return int(columns)
-    for stream in (sys.stderr, sys.stdin):
-        try:
-            if stream.isatty():
-                return os.get_terminal_size(stream.fileno()).columns
-        except (AttributeError, OSError, ValueError):
-            continue
+    try:
+        if sys.stderr.isatty():
+            return os.get_terminal_size(sys.stderr.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        pass
     return UNLIMITED
 
 

@@ -142,16 +142,28 @@ impl Simulation {
     /// Every MAC queue's sample now: the WLANs' alone in their collision domain in WLAN
     /// order, then the shared channels' (`sample_macs`'s order).
     pub(super) fn sample_mac_queues(&mut self) -> Vec<MacQueueSample> {
-        let mut samples = Vec::new();
+        let (mut samples, mut shared) = (Vec::new(), Vec::new());
+        self.each_medium(
+            |bss, alone| samples.extend(alone.sample_queues(bss)),
+            |channel| shared.extend(channel.sample_queues()),
+        );
+        samples.append(&mut shared);
+        samples
+    }
+
+    /// `alone` on each WLAN alone in its collision domain (with its index), in WLAN order,
+    /// then `shared` on each shared channel.
+    fn each_medium(
+        &mut self,
+        mut alone: impl FnMut(u32, &mut Bss),
+        shared: impl FnMut(&mut SharedChannel),
+    ) {
         for (bss, wlan) in self.wlans.iter_mut().enumerate() {
-            if let Wlan::Alone(alone) = wlan {
-                samples.extend(alone.sample_queues(bss as u32));
+            if let Wlan::Alone(bss_alone) = wlan {
+                alone(bss as u32, bss_alone);
             }
         }
-        for channel in &mut self.shared {
-            samples.extend(channel.sample_queues());
-        }
-        samples
+        self.shared.iter_mut().for_each(shared);
     }
 
     /// The MAC queues `sample_mac_queues` samples.
@@ -186,26 +198,18 @@ impl Simulation {
 
     /// Turns on sojourn measurement in every MAC queue (`queue_sojourn`).
     pub(super) fn meter_mac_sojourns(&mut self) {
-        for wlan in &mut self.wlans {
-            if let Wlan::Alone(alone) = wlan {
-                alone.meter_sojourns();
-            }
-        }
-        for channel in &mut self.shared {
-            channel.meter_sojourns();
-        }
+        self.each_medium(
+            |_, alone| alone.meter_sojourns(),
+            SharedChannel::meter_sojourns,
+        );
     }
 
     /// The measurement window begins for the MAC queues' sojourns.
     pub(super) fn start_mac_sojourn_windows(&mut self) {
-        for wlan in &mut self.wlans {
-            if let Wlan::Alone(alone) = wlan {
-                alone.start_sojourn_window();
-            }
-        }
-        for channel in &mut self.shared {
-            channel.start_sojourn_window();
-        }
+        self.each_medium(
+            |_, alone| alone.start_sojourn_window(),
+            SharedChannel::start_sojourn_window,
+        );
     }
 
     pub(super) fn wlan_has_agent(&self, bss: u32, mac: u32) -> bool {
