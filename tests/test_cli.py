@@ -517,3 +517,30 @@ payload = 1472
     # Rounds from 0, 2 and 4 s, each 2000 opportunities and one more; the last 10 ms
     # (propagation) are not counted.
     assert 3 * 2001 - 25 <= link["delivered"] <= 3 * 2001, link
+
+
+def test_traces_an_earlier_run_left_are_named_not_taken_for_this_runs(tmp_path):
+    out = tmp_path / "run"
+    args = ["run", "wired-tcp", "--set", "simulation.duration=3s", "--set",
+            "simulation.measure_from=1s", "--out", str(out), "--pcap"]  # fmt: skip
+    first = airtcp(*args)
+    assert first.returncode == 0 and "warning" not in first.stderr, first.stderr
+    (out / "pcap" / "router.pcap").write_bytes(b"")  # a node of another scenario
+    again = airtcp(*args)
+    assert again.returncode == 0, again.stderr
+    assert "1 trace(s) of an earlier run that this one did not write (router.pcap)" in again.stderr
+    assert again.stderr.count("\n") == 1
+    assert sorted(p.name for p in (out / "pcap").iterdir()) == [
+        "client.pcap",
+        "router.pcap",
+        "server.pcap",
+    ]
+
+
+def test_a_very_short_measurement_window_is_warned_of():
+    short = airtcp("run", "wired-tcp", "--set", "simulation.duration=5.5s")
+    assert short.returncode == 0
+    assert short.stderr.startswith("warning: the measurement window (5-5.5 s) is under 1 s")
+    assert short.stderr.count("\n") == 1
+    enough = airtcp("run", "wired-tcp", "--set", "simulation.duration=6s")
+    assert enough.returncode == 0 and enough.stderr == ""

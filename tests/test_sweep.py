@@ -646,3 +646,14 @@ def test_validate_checks_an_experiment_and_dry_run_lists_its_points(experiment_f
     assert all(str(task.seed) in rows[task.point] for task in tasks)
     assert f"would write to {out} (nothing run)" in listed.stdout
     assert not out.exists()
+
+
+def test_a_report_of_an_empty_directory_is_one_line_and_leaves_nothing(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = airtcp("report", str(empty))
+    assert result.returncode == 2 and "no runs to report" in result.stderr, result.stderr
+    assert list(empty.iterdir()) == []
+    # reading the results makes nothing either
+    assert api.load_results(empty).empty
+    assert list(empty.iterdir()) == []

@@ -164,6 +164,11 @@ def _print_workload(flow: dict, measure_from_ns: int) -> None:
     out.print(table)
 
 
+# A measurement window shorter than this gets a warning: goodput over it is a handful of
+# round trips on most paths.
+SHORT_WINDOW_S = 1.0
+
+
 def print_summary(summary: dict) -> None:
     from dataclasses import asdict
 
@@ -180,6 +185,14 @@ def print_summary(summary: dict) -> None:
             f"aggregate goodput {_mbps(summary['aggregate_goodput_bps'])} Mbit/s over {window}, "
             f"Jain fairness {summary['jain_fairness']:.3f}"
         )
+        measured_s = summary["duration_s"] - summary["measure_from_s"]
+        if measured_s < SHORT_WINDOW_S:
+            err.print(
+                f"warning: the measurement window ({window}) is under {SHORT_WINDOW_S:g} s: a "
+                "few segments more or less move its goodput; lengthen simulation.duration or "
+                "move simulation.measure_from earlier",
+                highlight=False,
+            )
     else:
         out.print(title, highlight=False)
     for ping in pings:
@@ -416,6 +429,7 @@ def run(
         base = out_dir or Path(".")
         pcap_dir = output_dir(base / "pcap", "--pcap") if pcap else None
         wlan_pcap_dir = output_dir(base / "pcap-80211", "--pcap-80211") if pcap_80211 else None
+        older = _traces(pcap_dir) | _traces(wlan_pcap_dir)
         result = run_resolved(
             resolved,
             pcap_dir,
@@ -452,6 +466,27 @@ def run(
         for traces in (pcap_dir, wlan_pcap_dir):
             if traces is not None:
                 out.print(f"traces in {traces}")
+    _warn_of_older_traces(older)
+
+
+def _traces(directory: Path | None) -> set[tuple[Path, int]]:
+    """The pcap files in a trace directory, with their modification times."""
+    if directory is None:
+        return set()
+    return {(path, path.stat().st_mtime_ns) for path in sorted(directory.glob("*.pcap"))}
+
+
+def _warn_of_older_traces(older: set[tuple[Path, int]]) -> None:
+    """Traces an earlier run left in the directory that this run did not write again (other
+    nodes, another WLAN): named, so that they are not read as this run's."""
+    stale = sorted(path for path, mtime in older if path.stat().st_mtime_ns == mtime)
+    if stale:
+        names = ", ".join(path.name for path in stale[:5]) + (", ..." if len(stale) > 5 else "")
+        err.print(
+            f"warning: {stale[0].parent} holds {len(stale)} trace(s) of an earlier run that "
+            f"this one did not write ({names}); remove them or use another --out",
+            highlight=False,
+        )
 
 
 def print_measurement(result: dict) -> None:

@@ -28,10 +28,13 @@ MARKER = "experiment.json"
 
 
 class ResultStore:
-    def __init__(self, out: str | Path):
-        self.out = output_dir(Path(out))
+    def __init__(self, out: str | Path, reading: bool = False):
+        """The store in ``out``, made ready to take runs; with ``reading`` only read, so that
+        a report of an empty or missing directory leaves nothing behind."""
+        self.out = Path(out) if reading else output_dir(Path(out))
         self.runs = self.out / "runs"
-        self.runs.mkdir(exist_ok=True)
+        if not reading:
+            self.runs.mkdir(exist_ok=True)
         marker = self.out / MARKER
         # The identity of the experiment whose runs the directory holds, if one has run.
         self.experiment: str | None = (
@@ -129,7 +132,7 @@ class ResultStore:
 def load_results(out: str | Path, backend: str = "pandas"):
     """One row per run of the directory's experiment, as a pandas (default) or polars
     DataFrame; an OutputError if its runs do not record their experiment."""
-    store = ResultStore(out)
+    store = ResultStore(out, reading=True)
     store.check_recorded()
     parquet = store.out / "results.parquet"
     frame = pd.read_parquet(parquet) if parquet.exists() else store.frame()
