@@ -862,3 +862,20 @@ def test_emulations_own_checks_name_the_users_file_key_and_set():
     assert in_user_terms(error, "wired-tcp").key == "tcp.min_rto"
     other = ScenarioError("my.toml", "links.0.rate", "bad")
     assert in_user_terms(other, "wired-tcp") is other
+
+
+@needs_emulation
+def test_a_hosts_kernel_counters_are_marked_as_its_flows_together(tmp_path):
+    # bufferbloat: bulk1 and bulk2 both from the client, whose kernel counts per host.
+    out = tmp_path / "emu"
+    sets = ["--set", "simulation.duration=3s", "--set", "simulation.measure_from=1s"]
+    sets += ["--set", "flows.2.start=1s"]
+    result = airtcp("emu", "bufferbloat", *sets, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    flows = json.loads((out / "summary.json").read_text())["flows"]
+    shared = {flow["name"]: flow.get("counters_shared_with") for flow in flows}
+    assert shared == {"bulk1": ["bulk2"], "bulk2": ["bulk1"], "ping": None}
+    rows = [line for line in result.stdout.splitlines() if line.startswith("│ bulk")]
+    assert len(rows) == 2 and all(row.count("*") == 2 for row in rows), rows
+    footnote = "* per host: the kernel counts fast retransmits and timeouts per host, so those "
+    assert f"{footnote}of client are its flows' together" in result.stdout

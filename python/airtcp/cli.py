@@ -350,21 +350,32 @@ def _print_flows(title: str, flows: list[dict]) -> None:
         columns += ["completed in s", "transfer Mbit/s"]
     for column in columns:
         table.add_column(column, justify="left" if column in ("flow", "src → dst") else "right")
+    # Emulated flows of one host: the kernel's fast retransmits and timeouts are the host's.
+    shared = [flow for flow in flows if flow.get("counters_shared_with")]
+    mark = "*" if shared else ""
     for flow in flows:
+        host = mark if flow.get("counters_shared_with") else ""
         row = [
             flow["name"],
             f"{flow['src']} → {flow['dst']}",
             _mbps(flow["goodput_bps"]),
             str(flow["bytes_delivered"]),
             str(flow["retransmissions"]),
-            str(flow["fast_retransmits"]),
-            str(flow["timeouts"]),
+            f"{flow['fast_retransmits']}{host}",
+            f"{flow['timeouts']}{host}",
         ]
         if finite:
             done = flow["completion_time_s"]
             row += ["" if done is None else f"{done:.3f}", _mbps(flow["transfer_goodput_bps"])]
         table.add_row(*row)
     out.print(table)
+    hosts = sorted({flow["src"] for flow in shared})
+    if hosts:
+        out.print(
+            f"* per host: the kernel counts fast retransmits and timeouts per host, so those "
+            f"of {', '.join(hosts)} are its flows' together",
+            highlight=False,
+        )
 
 
 @app.command(cls=Command)

@@ -197,6 +197,12 @@ def _summary(
     window_s = (resolved["duration_ns"] - resolved.get("measure_from_ns", 0)) / 1e9
     received = {}
     by_node = hosts_by_node(resolved, hosts)
+    # The TCP flows each host sends: the kernel's counters are theirs together.
+    sent_by: dict[str, list[str]] = {}
+    for tool in tools:
+        if tool.flow["app"]["kind"] != "ping":
+            flow = summary["flows"][tool.index]
+            sent_by.setdefault(flow["src"], []).append(flow["name"])
     for tool in tools:
         flow = summary["flows"][tool.index]
         if tool.flow["app"]["kind"] == "ping":
@@ -207,9 +213,13 @@ def _summary(
         received[flow["name"]] = result.pop("received_series")
         flow.update(result)
         sender = counters.get(flow["src"], {})
-        # The kernel counts per namespace: a host's counters are its flows' together.
+        # The kernel counts per namespace: a host's counters are its flows' together, which
+        # `counters_shared_with` names where the host sends other flows too.
         flow["timeouts"] = sender.get("TCPTimeouts", 0)
         flow["fast_retransmits"] = sender.get("TCPFastRetrans", 0)
+        others = [name for name in sent_by[flow["src"]] if name != flow["name"]]
+        if others:
+            flow["counters_shared_with"] = others
         if flow["kind"] != "tcp_bulk":
             continue
         flow["loss_probes"] = sender.get("TCPLossProbes", 0)
