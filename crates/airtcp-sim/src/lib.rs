@@ -37,7 +37,8 @@ pub mod wlan;
 pub mod workload;
 
 pub use config::{ConfigError, Scenario};
-pub use sim::{ExternalCounters, Monitor, Progress, RunOptions, RunResult, Simulation};
+pub use sim::{Monitor, Progress, RunOptions, RunResult, Simulation};
+pub use summary::ExternalCounters;
 pub use summary::{Summary, TimeSeries};
 
 /// Parses, validates and runs a resolved scenario given as JSON.

@@ -30,7 +30,7 @@ pub struct Summary {
     pub agents: Vec<AgentSummary>,
     /// Emulation only: what passed between the real hosts and the emulated network.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub emulator: Option<crate::sim::ExternalCounters>,
+    pub emulator: Option<ExternalCounters>,
     pub events: u64,
     /// Excluded from reproducibility checks: it depends on the machine.
     pub wall_time_s: f64,
@@ -306,6 +306,23 @@ pub fn jain_index(values: &[f64]) -> f64 {
         return 1.0;
     }
     sum * sum / (values.len() as f64 * squares)
+}
+
+/// What passed between the hosts and the emulated network.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ExternalCounters {
+    /// Packets the hosts sent into the network.
+    pub injected: u64,
+    /// Packets handed to the hosts.
+    pub delivered: u64,
+    /// Not IPv4 carrying TCP, UDP or ICMP echo (IPv6 neighbour discovery, say), or
+    /// malformed: not carried.
+    pub unparsed: u64,
+    /// From a source address other than the host's own: not carried.
+    pub foreign_source: u64,
+    /// Reached their host after their payload had been forgotten (`PayloadStore`'s
+    /// budget): dropped rather than delivered with wrong bytes.
+    pub payload_missing: u64,
 }
 
 #[cfg(test)]

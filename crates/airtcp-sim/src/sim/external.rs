@@ -11,7 +11,6 @@
 
 use airtcp_proto::wire::PacketRepr;
 use airtcp_proto::Instant;
-use serde::Serialize;
 
 use super::received::{Received, ReceivedLog};
 use super::{RunResult, Simulation};
@@ -20,24 +19,7 @@ use crate::engine::VirtualClock;
 use crate::packet::{node_address, Packet};
 use crate::payloads::{PayloadStore, DEFAULT_PAYLOAD_BUDGET};
 use crate::routing::Hop;
-use crate::summary::Summary;
-
-/// What passed between the hosts and the emulated network.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct ExternalCounters {
-    /// Packets the hosts sent into the network.
-    pub injected: u64,
-    /// Packets handed to the hosts.
-    pub delivered: u64,
-    /// Not IPv4 carrying TCP, UDP or ICMP echo (IPv6 neighbour discovery, say), or
-    /// malformed: not carried.
-    pub unparsed: u64,
-    /// From a source address other than the host's own: not carried.
-    pub foreign_source: u64,
-    /// Reached their host after their payload had been forgotten (`PayloadStore`'s
-    /// budget): dropped rather than delivered with wrong bytes.
-    pub payload_missing: u64,
-}
+use crate::summary::{ExternalCounters, Summary};
 
 pub(super) struct External {
     is_host: Vec<bool>,

@@ -39,7 +39,6 @@ use crate::wlan::Actions;
 
 use endpoints::{Conn, Flow};
 use external::External;
-pub use external::ExternalCounters;
 use mobility::{HandoffStep, Mobile};
 pub use received::{Received, RECEIVED_BIN_NS};
 use wlans::Wlan;
