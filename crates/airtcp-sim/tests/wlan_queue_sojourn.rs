@@ -7,7 +7,7 @@
 mod common;
 
 use airtcp_sim::RunResult;
-use common::{run, MS, S};
+use common::{extend_wlan, run, MS, S};
 use serde_json::{json, Value};
 
 /// A station 2 ms from a server behind an 802.11g AP (54 Mbit/s) sends it 1028-byte
@@ -15,12 +15,9 @@ use serde_json::{json, Value};
 /// `queue_sojourn`; `wlan` adds to the WLAN's settings.
 fn upload(rate_bps: u64, wlan: Value) -> Value {
     let wired = json!({"rate_bps": 1_000_000_000u64, "delay_ns": 2 * MS});
-    let mut settings = json!({"ap": 0, "stations": [1], "queue_packets": 100,
+    let settings = json!({"ap": 0, "stations": [1], "queue_packets": 100,
         "phy": {"standard": "802.11g", "rate_bps": 54_000_000, "basic_rate_bps": 6_000_000}});
-    for (key, value) in wlan.as_object().expect("settings") {
-        settings[key] = value.clone();
-    }
-    json!({
+    let mut scenario = json!({
         "name": "wlan-sojourn", "seed": 1, "duration_ns": 10 * S, "measure_from_ns": 2 * S,
         "sample_interval_ns": 100 * MS, "queue_sojourn": true,
         "nodes": ["ap", "sta", "server"],
@@ -28,7 +25,9 @@ fn upload(rate_bps: u64, wlan: Value) -> Value {
         "wlans": [settings],
         "flows": [{"name": "cbr", "src": 1, "dst": 2,
                    "app": {"kind": "udp_cbr", "rate_bps": rate_bps, "payload_bytes": 1000}}],
-    })
+    });
+    extend_wlan(&mut scenario, &wlan);
+    scenario
 }
 
 /// The series' rows of the queue named `name`: (packets, bytes, drops, dequeued, mean ms).
@@ -125,9 +124,7 @@ fn a_full_station_queue_holds_each_frame_as_littles_law_says() {
 /// tests/wlan_qdisc.rs), with a 1000-frame queue and `queue_sojourn`.
 fn downloads(wlan: Value) -> Value {
     let mut scenario = upload(1_000_000, json!({"queue_packets": 1000}));
-    for (key, value) in wlan.as_object().expect("settings") {
-        scenario["wlans"][0][key] = value.clone();
-    }
+    extend_wlan(&mut scenario, &wlan);
     scenario["duration_ns"] = json!(20 * S);
     scenario["measure_from_ns"] = json!(8 * S);
     let tcp = |name: &str| {

@@ -62,7 +62,7 @@ pub use agent_view::MacQueue;
 pub use ampdu::AmpduLimits;
 pub use capture::{AirBody, AirFrame};
 pub use edca::EdcaSet;
-pub(crate) use queue_meter::{frames_ip_bytes, note_attempt, QueueMeter};
+pub(crate) use queue_meter::{frames_ip_bytes, meter_of, note_attempt, QueueMeter};
 pub use queue_meter::{MacQueueId, MacQueueSample};
 pub(crate) use txq::{expected_airtime_ns, Budget, Sizing, Txqs};
 pub use txq::{Driver, DriverQueue, Qdisc, Queueing};
@@ -444,9 +444,6 @@ pub struct Bss {
     /// With `queue_sojourn`, per EDCAF, what its queues dropped, marked and held frames for
     /// (`meter_sojourns`; `None` on the fast path).
     meters: Option<Box<[QueueMeter]>>,
-    /// Frames' first attempts are noted: for the MSDU lifetime, or for the sojourns. One
-    /// flag, read per transmission.
-    notes_attempts: bool,
     /// Per MAC, the PHY of the frames between it and the AP where stations send at rates of
     /// their own (`use_station_phys`); empty: every frame at `phy`'s.
     link_phys: Vec<Phy>,
@@ -483,7 +480,6 @@ impl Bss {
             station_downlink_airtime_ns: vec![0; macs.len() - 1],
             ..MacCounters::default()
         };
-        let lifetime = params.msdu_lifetime_ns.is_some();
         let mut bss = Bss {
             meters: None,
             agents: macs.iter().map(|_| None).collect(),
@@ -513,7 +509,6 @@ impl Bss {
             capture: false,
             ampdu: None,
             txqs: None,
-            notes_attempts: lifetime,
             link_phys: Vec::new(),
             counters,
         };
@@ -621,7 +616,6 @@ impl Bss {
     /// `use_edca`).
     pub fn meter_sojourns(&mut self) {
         self.meters = Some(vec![QueueMeter::default(); self.edcafs.len()].into());
-        self.notes_attempts = true;
     }
 
     /// Its queues as `sample_queues` gives them: one an EDCAF, when metered.
@@ -647,7 +641,7 @@ impl Bss {
             let above = self.txqs.as_ref().map_or(0, |txqs| txqs.backlog_bytes(f));
             let id = self.queue_id(bss, &self.edcafs[f as usize]);
             let queues = &self.edcafs[f as usize].queues;
-            let meter = &mut self.meters.as_mut().expect("metered")[f as usize];
+            let meter = meter_of(&mut self.meters, f).expect("metered");
             samples.push(MacQueueSample {
                 id,
                 packets,
@@ -673,11 +667,6 @@ impl Bss {
         for meter in self.meters.iter_mut().flat_map(|meters| meters.iter_mut()) {
             meter.sojourns.start_window();
         }
-    }
-
-    /// EDCAF `edcaf`'s meter, if its queues are metered.
-    fn meter(&mut self, edcaf: u32) -> Option<&mut QueueMeter> {
-        Some(&mut self.meters.as_mut()?[edcaf as usize])
     }
 
     /// Frames queued at a MAC (in all its EDCAFs' queues, and its intermediate queues).
@@ -758,7 +747,7 @@ impl Bss {
         let to_txqs = self.txqs.is_some() && queue == ApQueue::Data as usize;
         if !to_txqs && queue_full(queues, &self.params, queue) {
             self.counters.queue_drops += 1;
-            if let Some(meter) = self.meter(edcaf) {
+            if let Some(meter) = meter_of(&mut self.meters, edcaf) {
                 meter.drops += 1;
             }
             return;
@@ -773,10 +762,7 @@ impl Bss {
         if to_txqs {
             // numbered as it enters mac80211's queues
             let txqs = self.txqs.as_mut().expect("intermediate queues");
-            let meter = self
-                .meters
-                .as_mut()
-                .map(|meters| &mut meters[edcaf as usize]);
+            let meter = meter_of(&mut self.meters, edcaf);
             txqs.enqueue(edcaf, frame).count(&mut self.counters, meter);
         } else {
             self.edcafs[edcaf as usize].queues[queue].push_back(frame);
@@ -1014,7 +1000,7 @@ impl Bss {
         {
             self.count_ap_access(ap);
         }
-        if self.notes_attempts {
+        if self.notes_attempts() {
             for &edcaf in &transmitters {
                 if self.owes_block_ack_req(edcaf) {
                     continue; // its BlockAckReq goes first
@@ -1544,16 +1530,18 @@ impl Bss {
     /// The first attempt also ends a frame's sojourn (`queue_meter`). Nothing to mark
     /// without a lifetime or `queue_sojourn` (the default): this is off the fast path.
     fn mark_attempted(&mut self, at: Instant, edcaf: u32, queue: usize, carried: Range<usize>) {
-        if !self.notes_attempts {
+        if !self.notes_attempts() {
             return;
         }
-        let mut meter = self
-            .meters
-            .as_mut()
-            .map(|meters| &mut meters[edcaf as usize]);
+        let mut meter = meter_of(&mut self.meters, edcaf);
         for frame in self.edcafs[edcaf as usize].queues[queue].range_mut(carried) {
             queue_meter::note_attempt(meter.as_deref_mut(), at, frame);
         }
+    }
+
+    /// Whether frames' first attempts are noted: for the MSDU lifetime, or for the sojourns.
+    fn notes_attempts(&self) -> bool {
+        self.params.msdu_lifetime_ns.is_some() || self.meters.is_some()
     }
 
     /// Removes the head frame of a queue after success or drop; the contention window resets.

@@ -226,10 +226,7 @@ impl Bss {
         let two_queues = self.plans(edcaf);
         let ampdu = self.ampdu.as_mut().expect("an aggregating BSS");
         let queues = &mut self.edcafs[edcaf as usize].queues;
-        let mut meter = self
-            .meters
-            .as_mut()
-            .map(|meters| &mut meters[edcaf as usize]);
+        let mut meter = super::meter_of(&mut self.meters, edcaf);
         let to = queues[queue][0].to;
         let mut next = ampdu.next_sequence.get(&(edcaf, to)).copied().unwrap_or(0);
         // The window starts at the oldest MPDU not yet acknowledged: the head's, unless the
@@ -261,7 +258,7 @@ impl Bss {
         let (positions, starts) = (&mut ampdu.positions, &mut ampdu.starts);
         let psdu = select_mpdus(frames, to, (start, next), forming, positions, starts);
         next = number_mpdus(frames, (positions, starts), next);
-        if self.notes_attempts {
+        if self.params.msdu_lifetime_ns.is_some() || meter.is_some() {
             // the MSDU lifetime runs from an MSDU's first attempt, where its sojourn ends
             for &position in &ampdu.positions {
                 super::queue_meter::note_attempt(meter.as_deref_mut(), now, &mut frames[position]);

@@ -46,6 +46,15 @@ impl QueueMeter {
     }
 }
 
+/// Queue `index`'s meter among `meters` (an EDCAF's among a BSS's), if they are metered.
+/// Free of its owner, so that it borrows the meters alone beside the queues.
+pub(crate) fn meter_of(
+    meters: &mut Option<Box<[QueueMeter]>>,
+    index: u32,
+) -> Option<&mut QueueMeter> {
+    Some(&mut meters.as_mut()?[index as usize])
+}
+
 /// `frame` begins a transmission attempt at `at`: its first starts its MSDU lifetime and,
 /// where its queue is metered, ends its sojourn.
 #[inline]

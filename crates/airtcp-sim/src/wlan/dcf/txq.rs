@@ -483,10 +483,7 @@ impl Bss {
         let was_holding = !self.holds_nothing(edcaf);
         let txqs = self.txqs.as_mut().expect("intermediate queues");
         let fifo = &mut self.edcafs[edcaf as usize].queues[0];
-        let meter = self
-            .meters
-            .as_mut()
-            .map(|meters| &mut meters[edcaf as usize]);
+        let meter = super::meter_of(&mut self.meters, edcaf);
         txqs.refill(now, edcaf, fifo, &sizing)
             .count(&mut self.counters, meter);
         if was_holding && self.holds_nothing(edcaf) {
