@@ -5,6 +5,7 @@ emulation keeps it (the emulated links' queues are the simulator's).
 (crates/airtcp-sim/tests/queue_sojourn.rs checks the times by hand.)"""
 
 import json
+import re
 from pathlib import Path
 
 import airtcp as api
@@ -108,3 +109,17 @@ def test_two_wlans_on_one_channel_each_list_their_own_queues():
         assert queues and queues[0]["queue"].startswith(f"{ap}→stations (WLAN")
         assert all(q["queue"].endswith(f"→{ap} (WLAN)") for q in queues[1:]), queues
         assert len(queues) == 1 + wlan["stations"]
+
+
+def test_many_station_queues_print_as_their_spread():
+    # paper 000's upload with 12 stations: the AP's queue on a line of its own, the
+    # stations' twelve as one line of their spread (as their airtime beyond 8 stations).
+    sets = ["--set", "wlan.stations=12", "--set", "simulation.queue_sojourn=true"]
+    sets += ["--set", "simulation.duration=25s"]
+    printed = airtcp("run", "ryu-upload", *sets)
+    assert printed.returncode == 0, printed.stderr
+    lines = [line for line in printed.stdout.splitlines() if line.startswith("  queue sojourn")]
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("  queue sojourn, 12 station queues: ")
+    assert re.search(r"mean least [\d.]+, median [\d.]+, most [\d.]+ ms$", lines[0])
+    assert lines[1].startswith("  queue sojourn ap→stations (WLAN): ")

@@ -256,14 +256,7 @@ def print_summary(summary: dict) -> None:
             _print_airtime(wlan, summary["duration_s"])
         if wlan.get("macs"):
             _print_macs(wlan["macs"])
-        # With queue_sojourn, the MAC queues whose frames went on the air.
-        for queue in wlan.get("queues", []):
-            if (sojourn := queue["sojourn"])["dequeued"]:
-                out.print(
-                    f"  queue sojourn {queue['queue']}: {sojourn['dequeued']} frames; "
-                    f"mean/max = {sojourn['mean_ms']:.3f}/{sojourn['max_ms']:.3f} ms",
-                    highlight=False,
-                )
+        _print_mac_queues(wlan)
     for mobile in summary.get("mobiles", []):
         handoffs = ", ".join(
             f"{h['from']} → {h['to']} at {h['detach_s']:g} s ({h['duration_s']:.3f} s)"
@@ -279,8 +272,32 @@ def print_summary(summary: dict) -> None:
     out.print(f"{summary['events']} events in {summary['wall_time_s']:.3f} s wall time")
 
 
-# Stations whose airtime `airtcp run` lists one by one; beyond, the spread only.
-_AIRTIME_LISTED = 8
+# Stations whose airtime and queues `airtcp run` lists one by one; beyond, the spread only.
+_STATIONS_LISTED = 8
+
+
+def _print_mac_queues(wlan: dict) -> None:
+    """With queue_sojourn, the MAC queues whose frames went on the air: each one, or beyond
+    `_STATIONS_LISTED` the AP's each and the spread of the stations' mean sojourns."""
+    busy = [queue for queue in wlan.get("queues", []) if queue["sojourn"]["dequeued"]]
+    listed = busy
+    if len(busy) > _STATIONS_LISTED:
+        listed = [queue for queue in busy if queue["node"] == wlan["ap"]]
+        stations = [queue["sojourn"] for queue in busy if queue["node"] != wlan["ap"]]
+        means = sorted(sojourn["mean_ms"] for sojourn in stations)
+        frames = sum(sojourn["dequeued"] for sojourn in stations)
+        out.print(
+            f"  queue sojourn, {len(means)} station queues: {frames} frames; mean least "
+            f"{means[0]:.3f}, median {means[len(means) // 2]:.3f}, most {means[-1]:.3f} ms",
+            highlight=False,
+        )
+    for queue in listed:
+        sojourn = queue["sojourn"]
+        out.print(
+            f"  queue sojourn {queue['queue']}: {sojourn['dequeued']} frames; "
+            f"mean/max = {sojourn['mean_ms']:.3f}/{sojourn['max_ms']:.3f} ms",
+            highlight=False,
+        )
 
 
 def _qdisc_counts(wlan: dict) -> str:
@@ -300,7 +317,7 @@ def _print_airtime(wlan: dict, duration_s: float) -> None:
         )
     ]
     codel = f"; {wlan['codel_drops']} CoDel drops" if wlan["codel_drops"] else ""
-    if len(pairs) <= _AIRTIME_LISTED:
+    if len(pairs) <= _STATIONS_LISTED:
         shares = ", ".join(f"{down:.0%}/{up:.0%}" for down, up in pairs)
         out.print(f"  airtime per station, down/up: {shares}{codel}")
         return
