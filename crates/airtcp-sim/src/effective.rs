@@ -2,7 +2,7 @@
 //! queues (a qdisc's AQM) and agent, each TCP flow's configuration, each link direction (and
 //! its AQM), each mobile's handoff
 //! procedure and each placed agent's settings; with WLANs with geometry, the radio settings
-//! (`radio::config`) and each WLAN node's position. Reproductions print them so that every
+//! (`config::RadioConfig`) and each WLAN node's position. Reproductions print them so that every
 //! value behind a figure is stated, not only the ones a scenario file sets.
 
 use airtcp_proto::wifi::edca::{AccessCategory, EdcaParams};
@@ -10,11 +10,11 @@ use airtcp_proto::wifi::Modulation;
 use serde_json::{json, Value};
 
 use crate::config::{
-    AgentConfig, AppConfig, ConfigError, DirectionConfig, FastRecoveryConfig, Scenario,
+    AgentConfig, AppConfig, ConfigError, DirectionConfig, DriverQueue, FastRecoveryConfig,
+    MobileConfig, Scenario,
 };
-use crate::mobility::{CellPath, MobileConfig};
+use crate::mobility::CellPath;
 use crate::radio::validate::ChannelPlan;
-use crate::wlan::DriverQueue;
 
 /// The effective settings of a validated scenario, as JSON.
 pub fn effective_settings(scenario: &Scenario) -> Result<Value, ConfigError> {

@@ -9,8 +9,8 @@
 
 use crate::aqm::AqmConfig;
 use crate::config::{
-    AgentConfig, AppConfig, ConfigError, DirectionConfig, FastRecoveryConfig, Scenario,
-    TcpOverrides, WlanConfig,
+    AgentConfig, AmpduLimits, AppConfig, ConfigError, DirectionConfig, DriverQueue,
+    FastRecoveryConfig, Queueing, Scenario, TcpOverrides, WlanConfig,
 };
 use crate::delivery_trace;
 use crate::error_model::ErrorModel;
@@ -21,7 +21,6 @@ use crate::limits::{
     SERIES_SAMPLE_BYTES,
 };
 use crate::queue::QueueLimit;
-use crate::wlan::{AmpduLimits, DriverQueue, Queueing};
 use crate::workload::SizeDistribution;
 
 /// The shortest A-MPDU duration a scenario may set (an A-MPDU carries at least one MPDU

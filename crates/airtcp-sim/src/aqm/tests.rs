@@ -2,9 +2,14 @@
 //! the sojourn passed its target (counted apart from tail drops), FQ-CoDel's sparse flow
 //! first, and what a link that goes down takes out.
 
+use airtcp_proto::agent::InterfaceQueue;
+use airtcp_proto::Instant;
+
 use super::*;
 use crate::packet::tests::{udp_from, udp_src_port as port};
-use crate::rng::{stream, StreamId};
+use crate::packet::Packet;
+use crate::queue::QueueLimit;
+use crate::rng::{stream, Stream, StreamId};
 
 const MS: u64 = 1_000_000;
 

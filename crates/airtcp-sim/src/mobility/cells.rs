@@ -4,8 +4,7 @@
 //! the mobile is a station. Each BSS is a collision domain of its own: BSSs on different
 //! channels, which do not hear one another.
 
-use super::MobileConfig;
-use crate::config::Scenario;
+use crate::config::{MobileConfig, Scenario};
 use crate::interface::{opposite, Interface};
 
 /// How a base station reaches the mobile in one cell.

@@ -8,35 +8,8 @@
 //! back to the cell it left (from = to: a reconnection after an outage), or reach no cell
 //! again before the run ends (the handoff does not complete).
 
-use serde::Deserialize;
-
-use super::{Handoff, MobileConfig, Planned};
-
-/// Where the mobile is at `at_ns`.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Waypoint {
-    pub at_ns: u64,
-    pub x_m: f64,
-    pub y_m: f64,
-}
-
-/// A base station's cell: the disc of `range_m` around its antenna.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Coverage {
-    pub base_station: usize,
-    pub x_m: f64,
-    pub y_m: f64,
-    pub range_m: f64,
-}
-
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Movement {
-    pub path: Vec<Waypoint>,
-    pub cells: Vec<Coverage>,
-}
+use super::{Handoff, Planned};
+use crate::config::{Coverage, MobileConfig, Movement, Waypoint};
 
 /// Closed intervals of time, in ns, in order and apart.
 type Intervals = Vec<(u64, u64)>;
@@ -227,7 +200,7 @@ fn leg_in_range(cell: &Coverage, from: Waypoint, to: Waypoint) -> Option<(u64, u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mobility::{Detached, Procedure};
+    use crate::config::{Detached, Procedure};
 
     const S: u64 = 1_000_000_000;
 

@@ -4,8 +4,7 @@
 
 use airtcp_proto::time::seconds;
 
-use super::{MobileConfig, Movement};
-use crate::config::{ConfigError, Scenario};
+use crate::config::{ConfigError, MobileConfig, Movement, Scenario};
 
 type Checked = Result<(), ConfigError>;
 

@@ -53,9 +53,10 @@ use airtcp_proto::wifi::mcs::{block_ack_bytes, subframe_bytes, Format};
 use super::air::frame_shape;
 use super::block_ack_req::BlockAckReq;
 use super::*;
+use crate::config::AmpduLimits;
 use crate::wlan::block_ack::{
     longest_psdu, modular_distance, mpdu_positions, msdus_bytes, number_mpdus, psdu_within_txop,
-    select_mpdus, AmpduLimits, Forming, Reordering, RetryCounter,
+    select_mpdus, Forming, Reordering, RetryCounter,
 };
 use crate::wlan::dcf::Budget;
 

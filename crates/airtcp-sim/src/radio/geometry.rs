@@ -11,8 +11,8 @@ use rand_distr::{Distribution, Normal};
 
 use airtcp_proto::wifi::propagation::{dbm_to_mw, SPEED_OF_LIGHT};
 
-use super::config::RadioConfig;
 use super::motion::distance;
+use crate::config::RadioConfig;
 use crate::rng::{stream, StreamId};
 
 /// A radio's signals reach `radio` with gain `gain` (linear; received power = transmitted

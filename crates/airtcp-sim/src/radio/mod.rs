@@ -57,7 +57,6 @@ mod aggregation;
 mod air;
 mod block_ack_req;
 mod carrier;
-pub mod config;
 mod edca;
 mod exchange;
 mod expiry;
@@ -86,23 +85,21 @@ use rand::Rng;
 use rand_distr::{Distribution, Exp1, Gamma};
 use serde::Serialize;
 
+use crate::config::{AmpduLimits, Driver, EdcaSet, MotionConfig, Qdisc, Queueing};
+pub use crate::config::{DcfModel, FadingConfig, NodePosition, PropagationConfig, RadioConfig};
 use crate::interface::AgentSlot;
 use crate::packet::Packet;
 use crate::rng::{stream, Stream, StreamId};
 use crate::slab::Slab;
 use crate::wlan::ap_plan::queue_full;
-use crate::wlan::dcf::{note_attempt, MacQueueId, MacQueueSample, Qdisc, QueueMeter, Txqs};
-use crate::wlan::{
-    AirBody, AirFrame, AmpduLimits, Driver, EdcaSet, Frame, MacCounters, MacParams, MacQueue,
-    Queueing,
-};
+use crate::wlan::dcf::{note_attempt, MacQueueId, MacQueueSample, QueueMeter, Txqs};
+use crate::wlan::{AirBody, AirFrame, Frame, MacCounters, MacParams, MacQueue};
 use access::{Access, Edcaf};
 use aggregation::{Aggregating, BlockAcks, InFlight};
 use carrier::BackoffEnds;
-pub use config::{DcfModel, FadingConfig, NodePosition, PropagationConfig, RadioConfig};
 use geometry::Neighbour;
 pub use geometry::Placement;
-use motion::{Motion, MotionConfig};
+use motion::Motion;
 use planning::{Perception, Planning, Txop};
 use reception::{Antenna, Arrival, FrameShape, SuccessCache};
 
@@ -995,7 +992,7 @@ fn two_node_channel(
         ampdu: None,
         edca,
         queueing,
-        driver: crate::wlan::Driver::ATH9K,
+        driver: Driver::ATH9K,
         qdisc: None,
         flow_hash_key: 0,
     };

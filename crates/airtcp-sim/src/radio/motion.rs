@@ -5,39 +5,9 @@
 //! where each moving radio is every `position_update` and recomputes who hears whom then.
 
 use rand::Rng;
-use serde::Deserialize;
 
+use crate::config::MotionConfig;
 use crate::rng::Stream;
-
-/// A point of a path: where the node is at `at_ns`.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct PathPoint {
-    pub at_ns: u64,
-    pub x: f64,
-    pub y: f64,
-    #[serde(default)]
-    pub z: f64,
-}
-
-/// How a node moves from its position.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
-pub enum MotionConfig {
-    /// From its position at time 0 through these points, in time order.
-    Path { points: Vec<PathPoint> },
-    /// Random waypoint within the rectangle [x_min, x_max] × [y_min, y_max] (at its z).
-    RandomWaypoint {
-        x_min: f64,
-        x_max: f64,
-        y_min: f64,
-        y_max: f64,
-        speed_min_mps: f64,
-        speed_max_mps: f64,
-        #[serde(default)]
-        pause_ns: u64,
-    },
-}
 
 /// A moving radio's state: the path's knots, or the random waypoint's leg under way.
 #[derive(Debug)]
@@ -150,6 +120,7 @@ pub(super) fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::PathPoint;
     use crate::rng::{stream, StreamId};
 
     fn rng() -> Stream {

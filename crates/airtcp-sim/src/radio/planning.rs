@@ -348,7 +348,7 @@ mod tests {
     /// An AP and a station 5 m apart on an 802.11b channel, ack_priority on the AP.
     fn channel() -> SharedChannel {
         let phy = Phy::dsss(11_000_000, 1_000_000, Preamble::Long).unwrap();
-        let fifo = crate::wlan::Queueing::Fifo;
+        let fifo = crate::config::Queueing::Fifo;
         let mut channel = super::super::two_node_channel(&phy, None, 7, fifo);
         channel.place_agent(0, 0, Box::new(AckPriority), AccessCategory::Be);
         channel

@@ -11,11 +11,11 @@ use airtcp_proto::wifi::propagation::channel_frequency_hz;
 use airtcp_proto::wifi::rate_control::RATE_CONTROLS;
 use airtcp_proto::wifi::Modulation;
 
-use super::config::{FadingConfig, PropagationConfig};
-use super::motion::MotionConfig;
-use crate::config::{ConfigError, PhyStandard, Scenario, WlanConfig};
+use crate::config::{
+    ConfigError, DriverQueue, FadingConfig, MotionConfig, PhyStandard, PropagationConfig, Scenario,
+    WlanConfig,
+};
 use crate::interface::Interface;
-use crate::wlan::DriverQueue;
 
 fn fail<T>(key: impl Into<String>, message: impl Into<String>) -> Result<T, ConfigError> {
     Err(ConfigError {

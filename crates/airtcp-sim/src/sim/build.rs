@@ -12,7 +12,7 @@ use super::endpoints::build_flow;
 use super::external::External;
 use super::wlans::Wlan;
 use super::{RunOptions, Simulation};
-use crate::config::{AgentConfig, AppConfig, ConfigError, Scenario, WlanConfig};
+use crate::config::{AgentConfig, AppConfig, ConfigError, Queueing, Scenario, WlanConfig};
 use crate::engine::EventQueue;
 use crate::interface::{planner_off_ap, AgentSlot, Interface};
 use crate::link::Channel;
@@ -23,7 +23,7 @@ use crate::rng::{stream, StreamId};
 use crate::routing::{Hop, Routes};
 use crate::slab::Slab;
 use crate::summary::TimeSeries;
-use crate::wlan::{Actions, Bss, MacParams, Queueing};
+use crate::wlan::{Actions, Bss, MacParams};
 
 impl Simulation {
     pub fn new(scenario: Scenario, options: &RunOptions) -> Result<Simulation, ConfigError> {

@@ -12,8 +12,9 @@ use airtcp_proto::agent::Signal;
 use airtcp_proto::Instant;
 
 use super::{Event, Simulation};
+use crate::config::Detached;
 use crate::interface::opposite;
-use crate::mobility::{Cell, CellPath, Detached, Handoff};
+use crate::mobility::{Cell, CellPath, Handoff};
 use crate::packet::node_address;
 use crate::rng::{stream, StreamId};
 use crate::summary::{HandoffSummary, MobileSummary};

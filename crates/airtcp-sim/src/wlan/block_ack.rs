@@ -4,8 +4,8 @@
 //! reordering buffer), §10.23.2.2 (retry counts per MPDU), §9.2.4.4.2 (sequence numbers
 //! modulo 4096).
 //!
-//! - `AmpduLimits`: the Block Ack window, the longest A-MPDU and the longest PPDU;
-//!   `longest_psdu` finds the longest PSDU a rate sends within them.
+//! - `AmpduLimits` (a WLAN's setting, `config`'s): the Block Ack window, the longest A-MPDU
+//!   and the longest PPDU; `longest_psdu` finds the longest PSDU a rate sends within them.
 //! - `select_mpdus` picks an A-MPDU's MPDUs from a queue, gathering MSDUs into A-MSDUs where
 //!   asked (§9.3.2.2.2: a 14-byte subframe header each, padded to 4 bytes but the last),
 //!   `number_mpdus` numbers those sent for the first time (mac80211 numbers a frame when it
@@ -20,6 +20,7 @@ use airtcp_proto::wifi::Phy;
 
 use super::ap_plan::a_msdu_bytes;
 use super::Frame;
+use crate::config::AmpduLimits;
 use crate::packet::Packet;
 
 /// Sequence numbers run modulo 4096 (§9.2.4.4.2).
@@ -27,8 +28,6 @@ pub(crate) const SEQUENCE_MODULO: u16 = 4096;
 /// A compressed BlockAckReq's length with its FCS (§9.3.1.7: Frame Control, Duration, RA,
 /// TA, BAR Control, Starting Sequence Control, FCS).
 pub const BLOCK_ACK_REQ_BYTES: u32 = 24;
-/// The longest PPDU (aPPDUMaxTime, 5.484 ms, the longest an L-SIG can announce).
-pub const MAX_PPDU_NS: u64 = 5_484_000;
 
 /// Which retry counter a failed transmission counts against (IEEE 802.11-2020 §10.3.4.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,37 +36,7 @@ pub(crate) enum RetryCounter {
     Long,
 }
 
-/// The limits of an A-MPDU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AmpduLimits {
-    /// The Block Ack window: MPDUs in flight from the oldest unacknowledged one.
-    pub window: u16,
-    /// The longest A-MPDU (PSDU) in bytes.
-    pub max_bytes: u32,
-    /// The longest PPDU.
-    pub max_ppdu_ns: u64,
-    /// The longest A-MSDU an MPDU carries; 0: one MSDU an MPDU (the default, as ath9k and
-    /// ns-3 send).
-    pub max_amsdu_bytes: u32,
-}
-
 impl AmpduLimits {
-    /// The format's own: a window of 64 (256 for HE) and the longest A-MPDU its
-    /// capabilities allow (HT 65 535 bytes, VHT 1 048 575, HE 6 500 631), within 5.484 ms.
-    pub fn of(format: Format) -> AmpduLimits {
-        let (window, max_bytes) = match format {
-            Format::Ht => (64, 65_535),
-            Format::Vht => (64, 1_048_575),
-            Format::He => (256, 6_500_631),
-        };
-        AmpduLimits {
-            window,
-            max_bytes,
-            max_ppdu_ns: MAX_PPDU_NS,
-            max_amsdu_bytes: 0,
-        }
-    }
-
     /// The frames one A-MPDU may carry, which a driver's queue keeps ready
     /// (`wlan::dcf::Budget`): an MPDU per window slot, and with A-MSDUs as many full-size
     /// frames an MPDU as its A-MSDU holds (1500-byte packets; smaller ones, TCP ACKs, then

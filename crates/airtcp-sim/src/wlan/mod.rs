@@ -4,7 +4,5 @@ pub(crate) mod ap_plan;
 pub(crate) mod block_ack;
 pub mod dcf;
 
-pub use dcf::{
-    Actions, AirBody, AirFrame, AmpduLimits, Bss, Driver, DriverQueue, EdcaSet, Frame, MacCounters,
-    MacParams, MacQueue, Qdisc, Queueing,
-};
+pub use crate::config::{AmpduLimits, Driver, DriverQueue, EdcaSet, Qdisc, Queueing};
+pub use dcf::{Actions, AirBody, AirFrame, Bss, Frame, MacCounters, MacParams, MacQueue};

@@ -56,8 +56,8 @@ use airtcp_proto::wifi::{Modulation, Phy};
 use airtcp_proto::Instant;
 
 use super::{Actions, AirBody, AirFrame, Bss, FailedFrame, Outcome};
+use crate::config::AmpduLimits;
 use crate::packet::Packet;
-pub use crate::wlan::block_ack::AmpduLimits;
 use crate::wlan::block_ack::{
     head_mpdu, longest_psdu, modular_distance, mpdu_positions, msdus_bytes, number_mpdus,
     psdu_within_txop, select_mpdus, window_start, Forming, Reordering, RetryCounter,

@@ -31,35 +31,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use airtcp_proto::wifi::edca::{AccessCategory, EdcaParams};
-use airtcp_proto::wifi::Phy;
+use airtcp_proto::wifi::edca::AccessCategory;
 
 use airtcp_proto::Instant;
 
 use super::{Actions, Bss, Edcaf, Medium, SlotCount};
-
-/// The parameters of the four ACs (in `AccessCategory::ALL`'s order) for the stations and
-/// for the AP.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EdcaSet {
-    pub station: [EdcaParams; 4],
-    pub ap: [EdcaParams; 4],
-}
-
-impl EdcaSet {
-    /// The standard's: Table 9-155 for the stations, dot11QAPEDCATable for the AP, from the
-    /// PHY's aCWmin and aCWmax.
-    pub fn standard(phy: &Phy) -> EdcaSet {
-        let dsss = matches!(phy.modulation, airtcp_proto::wifi::Modulation::Dsss(_));
-        let of = |build: fn(AccessCategory, u32, u32, bool) -> EdcaParams| {
-            AccessCategory::ALL.map(|ac| build(ac, phy.cw_min, phy.cw_max, dsss))
-        };
-        EdcaSet {
-            station: of(EdcaParams::station),
-            ap: of(EdcaParams::ap),
-        }
-    }
-}
+use crate::config::EdcaSet;
 
 /// A class of EDCAFs of one AIFSN: their expiries, each in the class's own count of idle
 /// slots, which is the common count less `lag`.

@@ -54,31 +54,9 @@ use super::ampdu::Aggregation;
 use super::{Bss, Edcaf, Frame};
 use airtcp_proto::wifi::edca::AccessCategory;
 
-pub use firmware::{expected_airtime_ns, Driver, DriverQueue};
+use crate::config::{Driver, DriverQueue, Qdisc, Queueing};
+pub use firmware::expected_airtime_ns;
 pub(crate) use qdisc::Dropped;
-pub use qdisc::Qdisc;
-
-/// Which queues a MAC keeps between the stack and the channel.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Queueing {
-    /// One DropTail FIFO per MAC (`queue_packets`), as ns-2 and ns-3 give.
-    #[default]
-    Fifo,
-    /// mac80211's per-station FQ-CoDel queues, stations served in turn.
-    FqCodel,
-    /// mac80211's per-station FQ-CoDel queues with airtime fairness.
-    FqCodelAirtime,
-}
-
-impl Queueing {
-    /// The scenario's names of the settings, in order.
-    pub const NAMES: [&'static str; 3] = ["fifo", "fq_codel", "fq_codel_airtime"];
-
-    pub fn name(self) -> &'static str {
-        Self::NAMES[self as usize]
-    }
-}
 
 /// mac80211's CoDel parameters (`ieee80211_txq_setup_flows`: ECN marking on), and those
 /// towards a slow station (`sta_update_codel_params`: under `SLOW_STATION_BPS` per station,

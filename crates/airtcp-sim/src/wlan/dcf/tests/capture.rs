@@ -2,6 +2,8 @@
 //! retry bit, RTS/CTS and ACK timing and NAVs, A-MSDUs and TXOP bursts, all on the DCF's own
 //! timeline.
 
+use std::time::Duration;
+
 use super::*;
 
 const SECOND: Instant = Instant::from_nanos(1_000_000_000);

@@ -3,6 +3,7 @@
 //! class of AIFSN lags the common count by the slots it did not count.
 
 use super::*;
+use crate::config::EdcaSet;
 use airtcp_proto::wifi::edca::EdcaParams;
 
 /// 802.11g (9 µs slots, SIFS 10 µs) with EDCA: the standard's AIFSNs (the AP's own set

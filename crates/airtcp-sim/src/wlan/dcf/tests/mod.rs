@@ -402,7 +402,8 @@ fn an_agent_sees_neither_the_heads_nor_numbered_mpdus() {
 
 #[test]
 fn a_station_that_leaves_does_not_leave_its_block_ack_windows_waiting() {
-    use crate::wlan::block_ack::{AmpduLimits, Reordering};
+    use crate::config::AmpduLimits;
+    use crate::wlan::block_ack::Reordering;
     use airtcp_proto::wifi::mcs::{Band, Format, McsPhy};
     // 802.11n with A-MPDU. The AP sent MPDUs 0 and 1 to station 1, which has 1 and waits
     // for 0; MPDU 0 is still queued at the AP when the station leaves (its frames held).

@@ -31,49 +31,9 @@ use airtcp_proto::wifi::{Modulation, Phy, Preamble};
 use airtcp_proto::Instant;
 
 use super::{Budget, Frame, Sizing, Txqs};
-
-/// The driver's queue below mac80211's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DriverQueue {
-    /// ath9k's hardware queue: two A-MPDUs or eight frames deep.
-    #[default]
-    Ath9k,
-    /// A firmware queue of up to `firmware_queue_frames` frames.
-    Firmware,
-    /// A firmware queue with mac80211's airtime queue limits.
-    FirmwareAql,
-}
-
-impl DriverQueue {
-    /// The scenario's names of the settings, in order.
-    pub const NAMES: [&'static str; 3] = ["ath9k", "firmware", "firmware_aql"];
-
-    pub fn name(self) -> &'static str {
-        Self::NAMES[self as usize]
-    }
-}
-
-/// How a MAC's driver takes frames from mac80211's queues.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Driver {
-    pub queue: DriverQueue,
-    /// The firmware queue's depth (not `Ath9k`).
-    pub firmware_frames: u32,
-    /// AQL's limits (`FirmwareAql`).
-    pub aql: AqlLimits,
-}
+use crate::config::{Driver, DriverQueue};
 
 impl Driver {
-    /// ath10k 10.x's MSDU descriptors (`TARGET_10X_NUM_MSDU_DESC`, 1024 + 400).
-    pub const FIRMWARE_FRAMES: u32 = 1424;
-
-    pub const ATH9K: Driver = Driver {
-        queue: DriverQueue::Ath9k,
-        firmware_frames: Self::FIRMWARE_FRAMES,
-        aql: AqlLimits::LINUX,
-    };
-
     fn aql(&self) -> Option<AqlLimits> {
         (self.queue == DriverQueue::FirmwareAql).then_some(self.aql)
     }

@@ -28,10 +28,10 @@ use std::collections::VecDeque;
 
 use airtcp_proto::Instant;
 
-use super::{DriverQueue, Frame, Sizing, Txqs};
-use crate::aqm::{AqmConfig, LinkQueue};
+use super::{Frame, Sizing, Txqs};
+use crate::aqm::LinkQueue;
+use crate::config::{DriverQueue, Qdisc};
 use crate::packet::{Carries, Packet};
-use crate::queue::QueueLimit;
 use crate::rng::{stream, StreamId};
 
 impl Carries for Frame {
@@ -41,19 +41,6 @@ impl Carries for Frame {
     fn packet_mut(&mut self) -> &mut Packet {
         &mut self.packet
     }
-}
-
-/// The qdisc a WLAN's MACs keep above their drivers.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Qdisc {
-    pub aqm: AqmConfig,
-    /// The WLAN's `queue`.
-    pub limit_packets: u32,
-    /// RED's idle decay: the BSS's data rate.
-    pub rate_bps: u64,
-    /// The scenario's seed and the WLAN's index: each qdisc draws from a stream of its own.
-    pub seed: u64,
-    pub bss: u32,
 }
 
 impl Qdisc {
@@ -68,11 +55,6 @@ impl Qdisc {
             },
         );
         LinkQueue::new(self.limit(), self.aqm, Some(self.rate_bps), rng)
-    }
-
-    /// Its limit: the WLAN's `queue`, in packets.
-    pub fn limit(&self) -> QueueLimit {
-        QueueLimit::packets(self.limit_packets)
     }
 }
 

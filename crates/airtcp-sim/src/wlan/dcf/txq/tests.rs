@@ -134,7 +134,7 @@ fn a_frame_that_does_not_fit_waits_for_its_stations_next_turn() {
     let setting = McsPhy::new(Format::Ht, 20, 1, 800, Band::Ghz5).unwrap();
     let phy = Phy::mcs(setting, 7, None).unwrap();
     let mut bss = super::super::tests::bss_on(phy, 4, params(None, 7, 4, 10_000), 0.0, None, 1);
-    bss.aggregate(super::super::AmpduLimits::of(Format::Ht));
+    bss.aggregate(crate::config::AmpduLimits::of(Format::Ht));
     bss.queue_through(
         (Queueing::FqCodel, Driver::ATH9K, None),
         &[65_000_000; 4],

@@ -5,8 +5,9 @@
 use airtcp_proto::aqm::aql::AqlLimits;
 use airtcp_proto::wifi::{Phy, Preamble};
 
-use super::super::{Budget, Queueing, Sizing, Txqs};
-use super::{expected_airtime_ns, Driver, DriverQueue};
+use super::super::{Budget, Sizing, Txqs};
+use super::expected_airtime_ns;
+use crate::config::{Driver, DriverQueue, Queueing};
 use crate::packet::tests::udp_packet;
 use crate::wlan::Frame;
 use airtcp_proto::Instant;

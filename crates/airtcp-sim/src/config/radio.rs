@@ -1,7 +1,8 @@
-//! The scenario's radio settings: where nodes are, how signals travel between them, and what
-//! a receiver needs to detect and decode a frame. They apply to the WLANs with geometry (a
-//! WLAN whose nodes have positions, that shares its channel, or that runs rate control);
-//! the others keep the single collision domain of `wlan::dcf`.
+//! The scenario's radio settings: where nodes are and how they move, how signals travel
+//! between them, and what a receiver needs to detect and decode a frame. They apply to the
+//! WLANs with geometry (a WLAN whose nodes have positions, that shares its channel, or that
+//! runs rate control), whose channel is `radio`'s (`radio::motion` moves the nodes); the
+//! others keep the single collision domain of `wlan::dcf`.
 //!
 //! Defaults are ns-3's (3.44) YANS PHY and channel: log-distance loss with exponent 3 and
 //! 46.6777 dB at 1 m (`LogDistancePropagationLossModel`), 16.0206 dBm transmit power
@@ -15,7 +16,35 @@ use serde::{Deserialize, Serialize};
 
 use airtcp_proto::wifi::propagation::PathLoss;
 
-use super::motion::MotionConfig;
+/// A point of a path: where the node is at `at_ns`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PathPoint {
+    pub at_ns: u64,
+    pub x: f64,
+    pub y: f64,
+    #[serde(default)]
+    pub z: f64,
+}
+
+/// How a node moves from its position.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
+pub enum MotionConfig {
+    /// From its position at time 0 through these points, in time order.
+    Path { points: Vec<PathPoint> },
+    /// Random waypoint within the rectangle [x_min, x_max] × [y_min, y_max] (at its z).
+    RandomWaypoint {
+        x_min: f64,
+        x_max: f64,
+        y_min: f64,
+        y_max: f64,
+        speed_min_mps: f64,
+        speed_max_mps: f64,
+        #[serde(default)]
+        pause_ns: u64,
+    },
+}
 
 /// A node's radio: where it is (metres) and, if it differs from the scenario's, its transmit
 /// power.
