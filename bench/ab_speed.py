@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 # A path, not the built-in name: older revisions under test took paths only.
-SCENARIO = Path(__file__).resolve().parents[1] / "python/airtcp/scenarios/ryu-upload.toml"
+SCENARIO = Path(__file__).resolve().parents[1] / "python/airtcp/builtin/scenarios/ryu-upload.toml"
 STATIONS = (4, 10, 40)
 CHILD = """
 import json, sys, airtcp

@@ -16,8 +16,8 @@ from __future__ import annotations
 import sys
 import time
 
-from airtcp import emulate
 from airtcp.api import prepare, run_resolved
+from airtcp.emulation import runner as emulate
 
 SCENARIO = "ryu-upload"  # built in
 MEASURE_FROM_S = 5

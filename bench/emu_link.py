@@ -6,7 +6,7 @@ pair has no delay and its error is its one-way delay itself).
 
 Both sides are measured by the same tools in the same kind of namespaces: iperf3 (CUBIC,
 buffers autotuned up to 64 MiB, SECONDS long) for throughput at each rate, and
-airtcp.one_way_probe for 300 UDP probes 20 ms apart on the idle link, timed by the
+airtcp.emulation.one_way_probe for 300 UDP probes 20 ms apart on the idle link, timed by the
 kernels (software transmit timestamp as the probe enters the sender's device, receive
 timestamp as it reaches the receiver's stack: no user-space wake-up in the figure), and
 once more with the engine polling instead of sleeping (`airtcp emu --poll`). The emulated
@@ -32,8 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from airtcp import _core, emulate
+from airtcp import _core
 from airtcp.api import prepare
+from airtcp.emulation import runner as emulate
 
 RATES = ("100Mbps", "1Gbps", "10Gbps")
 VETH_NET = "10.99.0."
@@ -41,7 +42,7 @@ VETH_NET = "10.99.0."
 PROBES, PROBE_INTERVAL_S, PROBE_PORT = 300, 0.02, 7007
 # Autotuned TCP buffers up to 64 MiB: 10 Gbit/s over 20 ms is a 25 MB window.
 BUFFERS = {"net/ipv4/tcp_rmem": "4096 131072 67108864", "net/ipv4/tcp_wmem": "4096 16384 67108864"}
-PROBE = [sys.executable, "-m", "airtcp.one_way_probe"]
+PROBE = [sys.executable, "-m", "airtcp.emulation.one_way_probe"]
 
 
 def in_ns(namespace: str, *command: str) -> list[str]:
@@ -90,7 +91,7 @@ def percentiles(values: list[float]) -> tuple[float, float]:
 
 
 def serialisation_ms(rate: str, ip_bytes: int) -> float:
-    from airtcp.units import parse_rate
+    from airtcp.scenario.units import parse_rate
 
     return ip_bytes * 8 / parse_rate(rate) * 1e3
 
@@ -140,7 +141,7 @@ count = 1
 
 def veth_tbf(rate: str, seconds: int) -> tuple[float, list[float]]:
     """Throughput and one-way delays over a veth pair shaped by tbf at ``rate`` both ways."""
-    from airtcp.units import parse_rate
+    from airtcp.scenario.units import parse_rate
 
     prefix = f"airtcp-{os.getpid()}-bench-"
     a, b = prefix + "a", prefix + "b"

@@ -14,7 +14,7 @@ and ns-3 replays the sizes and arrival times of its run's flow records
 (`flows[0].workload`), one BulkSendApplication (MaxBytes the size, SendSize 1448) started at
 each arrival with a PacketSink of its own (port 10000 + its index) on the server.
 
-Per size class (up to 100 kB, to 10 MB, above: python/airtcp/fct.py), over the seeds'
+Per size class (up to 100 kB, to 10 MB, above: python/airtcp/analysis/fct.py), over the seeds'
 flows pooled: the flows that arrived in the measurement and how many completed; the mean,
 median and 99th percentile (nearest rank) of their FCTs (ms; from the arrival to the
 receiver having every byte, airtcp also the FIN, which ns-3 sends on the last segment), with
@@ -356,9 +356,9 @@ def airtcp_run(request: dict) -> dict:
 
 def half_width(means: list[float]) -> float | None:
     """The 95 % Student-t interval's half-width over the seeds' means (airtcp's reports'
-    own: `airtcp.reporting.confidence_interval`); None below two seeds (not shown)."""
+    own: `airtcp.experiments.report.confidence_interval`); None below two seeds (not shown)."""
     import numpy as np
-    from airtcp.reporting import confidence_interval
+    from airtcp.experiments.report import confidence_interval
 
     return confidence_interval(np.array(means))[1] if len(means) >= 2 else None
 
@@ -379,7 +379,7 @@ def class_figures(runs: list[dict], bounds: tuple[float, float], measure_from_ns
                   load: float) -> dict:  # fmt: skip
     """A size class's figures over the seeds' runs of one simulator: each run is its
     workload records (`size_bytes`, `arrived_ns`, `completed_ns`)."""
-    from airtcp.fct import nearest_rank
+    from airtcp.analysis.fct import nearest_rank
 
     lower, upper = bounds
     fcts, slowdowns, ps, seed_means, flows = [], [], [], [], 0
@@ -488,7 +488,7 @@ def main() -> None:
     args = parse_ns3_args(parser, "ns3_fct", ns3_worker)
     if args is None:
         return
-    from airtcp.fct import SIZE_CLASSES
+    from airtcp.analysis.fct import SIZE_CLASSES
 
     settings = {"cc": args.cc, "load": args.load, "seconds": args.seconds,
                 "measure_from": args.measure_from}  # fmt: skip

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from airtcp import _core
-from airtcp.experiment import load
-from airtcp.sweeper import run_experiment
+from airtcp.experiments.spec import load
+from airtcp.experiments.sweeper import run_experiment
 
 SCENARIO = "ryu-upload"  # built in
 EXPERIMENT = f"""

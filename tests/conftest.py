@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCENARIOS = ROOT / "python" / "airtcp" / "scenarios"
+SCENARIOS = ROOT / "python" / "airtcp" / "builtin" / "scenarios"
 
 # Importing readline (pytest may) puts COLUMNS=80 and LINES into the process's environment
 # below os.environ, and every command the tests start inherits it: the command line would

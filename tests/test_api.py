@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from airtcp import _core
-from airtcp.scenario import ScenarioError, parse
-from airtcp.units import parse_duration, parse_rate, parse_size
+from airtcp.scenario.schema import ScenarioError, parse
+from airtcp.scenario.units import parse_duration, parse_rate, parse_size
 from conftest import SCENARIOS
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -433,7 +433,7 @@ def test_congestion_params_errors_name_the_key(params, key, message):
 
 
 def test_a_receivers_acks_read_from_its_trace_match_the_senders_count(tmp_path):
-    from airtcp.acks import ack_rate, acked_bytes
+    from airtcp.analysis.acks import ack_rate, acked_bytes
 
     result = airtcp.run(
         SCENARIOS / "wired-tcp.toml", overrides={"simulation.duration": "10s"}, pcap_dir=tmp_path
@@ -452,7 +452,7 @@ def test_a_receivers_acks_read_from_its_trace_match_the_senders_count(tmp_path):
 
 
 def test_a_trace_that_is_not_a_pcap_is_one_line_naming_it(tmp_path):
-    from airtcp.acks import acked_bytes
+    from airtcp.analysis.acks import acked_bytes
 
     bad = tmp_path / "bad.pcap"
     bad.write_text("not a capture")

@@ -7,9 +7,9 @@ from pathlib import Path
 import airtcp as api
 import pytest
 from airtcp import _core
-from airtcp.measure import rtt_stats
-from airtcp.resolve import resolve
-from airtcp.scenario import load
+from airtcp.analysis.ping import rtt_stats
+from airtcp.scenario.resolve import resolve
+from airtcp.scenario.schema import load
 from conftest import airtcp
 from test_bad_input import BASE, assert_one_line_error
 

@@ -3,7 +3,7 @@ printed summary, DAR's fast_recovery setting, one-line errors for misused settin
 agents thrown anywhere (an error in the user's keys, or a run that delivers)."""
 
 import airtcp
-from airtcp.scenario import ScenarioError
+from airtcp.scenario.schema import ScenarioError
 from conftest import airtcp as cli
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import airtcp as api
 import pandas as pd
 import pytest
-from airtcp.experiment import from_text
+from airtcp.experiments.spec import from_text
 from airtcp.reproductions import atc_anomaly as A
 from airtcp.reproductions.claims import VERDICTS
 from airtcp.reproductions.runner import reproduce

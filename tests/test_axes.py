@@ -2,7 +2,7 @@
 what a quantity can be."""
 
 import numpy as np
-from airtcp.axes import band, metric_axis, parameter_axis
+from airtcp.experiments.axes import band, metric_axis, parameter_axis
 
 
 def test_metrics_get_units_from_their_names():

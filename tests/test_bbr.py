@@ -6,7 +6,7 @@ from pathlib import Path
 
 import airtcp as api
 from airtcp import _core
-from airtcp.measure import rtt_stats
+from airtcp.measure.path import rtt_stats
 from conftest import airtcp
 from test_bad_input import BASE, assert_one_line_error
 

@@ -9,11 +9,11 @@ from pathlib import Path
 from airtcp.catalog import built_ins, description
 from conftest import ROOT, airtcp
 
-PACKAGE = ROOT / "python" / "airtcp"
+BUILTIN = ROOT / "python" / "airtcp" / "builtin"
 
 
 def test_every_builtin_file_is_listed_with_its_description():
-    files = sorted(PACKAGE.glob("scenarios/*.toml")) + sorted(PACKAGE.glob("experiments/*.toml"))
+    files = sorted(BUILTIN.glob("scenarios/*.toml")) + sorted(BUILTIN.glob("experiments/*.toml"))
     assert len(files) >= 4
     result = airtcp("scenarios")
     assert result.returncode == 0, result.stderr
@@ -32,9 +32,9 @@ def test_description_is_the_first_comment_line():
 def test_show_prints_the_file_exactly(tmp_path: Path):
     result = airtcp("scenarios", "show", "wired-tcp", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == (PACKAGE / "scenarios" / "wired-tcp.toml").read_text()
+    assert result.stdout == (BUILTIN / "scenarios" / "wired-tcp.toml").read_text()
     experiment = airtcp("scenarios", "show", "wired-buffer.toml", cwd=tmp_path)
-    assert experiment.stdout == (PACKAGE / "experiments" / "wired-buffer.toml").read_text()
+    assert experiment.stdout == (BUILTIN / "experiments" / "wired-buffer.toml").read_text()
 
 
 def test_unknown_names_list_the_builtins(tmp_path: Path):
@@ -54,14 +54,14 @@ def test_run_by_name_from_any_directory(tmp_path: Path):
 
 
 def test_a_file_wins_over_a_builtin_name(tmp_path: Path):
-    text = (PACKAGE / "scenarios" / "wired-tcp.toml").read_text()
+    text = (BUILTIN / "scenarios" / "wired-tcp.toml").read_text()
     (tmp_path / "wired-tcp").write_text(text.replace('name = "wired-tcp"', 'name = "mine"'))
     result = airtcp("run", "wired-tcp", "--set", "simulation.duration=8s", "--json", cwd=tmp_path)
     assert json.loads(result.stdout)["scenario"] == "mine"
 
 
 def test_experiments_name_builtin_or_relative_scenarios(tmp_path: Path):
-    (tmp_path / "base.toml").write_text((PACKAGE / "scenarios" / "wired-tcp.toml").read_text())
+    (tmp_path / "base.toml").write_text((BUILTIN / "scenarios" / "wired-tcp.toml").read_text())
     for scenario in ("wired-tcp", "base.toml"):
         (tmp_path / "e.toml").write_text(
             f'[experiment]\nname = "e"\nscenario = "{scenario}"\n'
@@ -70,7 +70,7 @@ def test_experiments_name_builtin_or_relative_scenarios(tmp_path: Path):
         result = airtcp("sweep", "e.toml", "-q", "-j", "1", "--out", "out", cwd=tmp_path)
         assert result.returncode == 0, result.stderr
         copied = (tmp_path / "out" / "scenario.toml").read_text()
-        assert copied == (PACKAGE / "scenarios" / "wired-tcp.toml").read_text()
+        assert copied == (BUILTIN / "scenarios" / "wired-tcp.toml").read_text()
     (tmp_path / "e.toml").write_text('[experiment]\nname = "e"\nscenario = "missing"\n')
     result = airtcp("sweep", "e.toml", cwd=tmp_path)
     assert result.returncode == 2

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import airtcp
 import pytest
-from airtcp.experiment import load as load_experiment
+from airtcp.experiments.spec import load as load_experiment
 from conftest import ROOT
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]

@@ -9,8 +9,8 @@ from pathlib import Path
 import airtcp as api
 import pytest
 from airtcp import _core
-from airtcp.resolve import resolve
-from airtcp.scenario import load
+from airtcp.scenario.resolve import resolve
+from airtcp.scenario.schema import load
 from conftest import airtcp
 from test_bad_input import assert_one_line_error
 from test_phys import scenario

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from airtcp import _core, emulate
+from airtcp import _core
 from airtcp.api import prepare
+from airtcp.emulation import runner as emulate
 from conftest import SCENARIOS, STARTED, airtcp
 from pcap_check import checksums_verify, read_pcap
 
@@ -145,7 +146,8 @@ PROBES = 400
 
 @needs_emulation
 def test_no_packet_reaches_its_host_before_it_was_sent_plus_the_links_delay(tmp_path):
-    """By the kernels' own timestamps (airtcp.one_way_probe): each probe's one-way delay, from
+    """By the kernels' own timestamps (airtcp.emulation.one_way_probe): each probe's one-way
+    delay, from
     entering the sender's TUN device to reaching the receiver's stack, is at least the
     link's delay and serialisation, while a UDP flood as fast as iperf3 can send keeps the
     engine busier than it can keep up with and two busy loops load the machine (the old
@@ -160,7 +162,7 @@ def test_no_packet_reaches_its_host_before_it_was_sent_plus_the_links_delay(tmp_
         a, b, address = hosts["a"]["namespace"], hosts["b"]["namespace"], hosts["b"]["address"]
         emulation.begin()
         flood = ["iperf3", "-c", address, "-p", "5300", "-u", "-b", "0", "-l", "1400", "-t", "5"]
-        probe = [sys.executable, "-m", "airtcp.one_way_probe"]
+        probe = [sys.executable, "-m", "airtcp.emulation.one_way_probe"]
         processes.append(subprocess.Popen(in_ns(b, "iperf3", "-s", "-1", "-p", "5300"),
                                           stdout=subprocess.DEVNULL))  # fmt: skip
         receiver = subprocess.Popen(in_ns(b, *probe, "receive", "7100", str(PROBES)),
@@ -432,8 +434,8 @@ def test_check_names_what_is_missing(monkeypatch):
 
 
 def test_kernel_settings_map_the_scenario_and_refuse_conflicts():
-    from airtcp import emu_kernel
-    from airtcp.scenario import ScenarioError
+    from airtcp.emulation import kernel as emu_kernel
+    from airtcp.scenario.schema import ScenarioError
 
     resolved = prepare("wired-tcp", None, ["tcp.profile=linux", "tcp.delayed_ack=false"])
     effective = json.loads(_core.effective_settings(json.dumps(resolved)))
@@ -598,7 +600,7 @@ def test_ack_filtering_speeds_up_a_download_over_a_slow_uplink(tmp_path):
 
 @needs_emulation
 def test_kernel_settings_reach_the_hosts_namespaces():
-    from airtcp import emu_kernel
+    from airtcp.emulation import kernel as emu_kernel
 
     resolved = prepare("wired-tcp", None, ["tcp.profile=rfc", "tcp.delayed_ack=false"])
     effective = json.loads(_core.effective_settings(json.dumps(resolved)))
@@ -688,9 +690,9 @@ def test_compare_shows_the_simulated_and_emulated_runs_side_by_side(tmp_path):
 
 
 def test_an_emulated_sweep_without_what_it_needs_stops_before_any_run(monkeypatch, tmp_path):
-    from airtcp.experiment import load
-    from airtcp.results import ResultStore
-    from airtcp.sweeper import SweepError, run_experiment
+    from airtcp.experiments.spec import load
+    from airtcp.experiments.store import ResultStore
+    from airtcp.experiments.sweeper import SweepError, run_experiment
 
     experiment = tmp_path / "emu.toml"
     experiment.write_text(
@@ -706,7 +708,7 @@ def test_an_emulated_sweep_without_what_it_needs_stops_before_any_run(monkeypatc
 
 
 def test_comparison_pairs_goodput_and_ping_round_trips():
-    from airtcp.compare import comparison
+    from airtcp.emulation.compare import comparison
 
     def summary(
         goodput: float, returned: list[int | None], backend: str | None, attempts: int
@@ -771,7 +773,7 @@ def test_only_paper_001_runs_on_the_kernel(tmp_path):
 
 
 def test_a_senders_retransmissions_are_read_from_its_data_connection():
-    from airtcp.emu_traffic import parse_sender_retransmissions
+    from airtcp.emulation.traffic import parse_sender_retransmissions
 
     # ss -Htin state established in a sender's namespace (iperf3's control connection
     # carries little; the data connection the most).
@@ -846,8 +848,8 @@ def test_kernel_tcp_crosses_a_mesh_chain_on_one_channel():
 
 def test_emulations_own_checks_name_the_users_file_key_and_set():
     from airtcp.api import in_user_terms
-    from airtcp.emulate import _unsupported
-    from airtcp.scenario import RESOLVED, ScenarioError
+    from airtcp.emulation.runner import _unsupported
+    from airtcp.scenario.schema import RESOLVED, ScenarioError
 
     sets = ["flows.2.train=4"]
     resolved = prepare("bufferbloat", overrides=sets)

@@ -1,10 +1,10 @@
-"""Per-interval reports (``airtcp run --interval``, `airtcp.intervals`): samples gathered by
-hand, the whole run's bytes in the intervals' sum, and a bad interval as one line."""
+"""Per-interval reports (``airtcp run --interval``, `airtcp.analysis.intervals`): samples
+gathered by hand, the whole run's bytes in the intervals' sum, and a bad interval as one line."""
 
 import airtcp as api
 import pandas as pd
 import pytest
-from airtcp.intervals import intervals
+from airtcp.analysis.intervals import intervals
 from conftest import airtcp
 from test_bad_input import assert_one_line_error
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import airtcp as api
 from airtcp import _core
-from airtcp.emu_kernel import plan
-from airtcp.resolve import resolve
-from airtcp.scenario import load
+from airtcp.emulation.kernel import plan
+from airtcp.scenario.resolve import resolve
+from airtcp.scenario.schema import load
 from conftest import airtcp
 from test_bad_input import BASE, assert_one_line_error
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from airtcp import mbt
+from airtcp.measure import mbt
 
 KIB = 1024
 
@@ -144,7 +144,7 @@ def test_a_sweep_with_other_settings_is_refused_where_another_ran(tmp_path):
 def test_a_resumed_sweep_keeps_the_path_it_probed(tmp_path):
     """The delays come from the probed base RTT, which the kernel's ping measures a little
     differently each time: the sweep takes the one it recorded, if probed the same way."""
-    from airtcp import mbt_sweep
+    from airtcp.measure import mbt_sweep
 
     plan = mbt_sweep.Plan(
         "mun-mbt", [5_000_000], [16 * KIB], overrides={"simulation.duration": "10s"}

@@ -5,8 +5,9 @@ import json
 import math
 
 import pytest
-from airtcp.measure import capacity, measure, rtt_stats
-from airtcp.scenario import ScenarioError
+from airtcp.analysis.ping import rtt_stats
+from airtcp.measure.path import capacity, measure
+from airtcp.scenario.schema import ScenarioError
 from conftest import airtcp
 
 

@@ -5,7 +5,7 @@ import json
 import tomllib
 
 import airtcp
-import airtcp.scenario
+import airtcp.scenario.schema
 import pandas as pd
 from conftest import airtcp as cli
 from hypothesis import given, settings
@@ -200,7 +200,9 @@ def test_any_movement_is_refused_with_a_key_or_runs_with_the_exact_stream(xs, ra
                  "flows.0.bytes": 200_000, "simulation.duration": "12s"}  # fmt: skip
     scenario = tomllib.loads(DRIVE)
     try:
-        result = airtcp.run(airtcp.scenario.parse_with_overrides(scenario, "fuzz", overrides))
+        result = airtcp.run(
+            airtcp.scenario.schema.parse_with_overrides(scenario, "fuzz", overrides)
+        )
     except airtcp.ScenarioError as error:
         assert error.key.startswith(("mobiles[0].movement", "mobiles[0].attached")), error
         return

@@ -3,7 +3,7 @@ exact = agrees, one swept step off = partly, further = differs; and the quick pl
 every RTT and buffer a claim or figure cites."""
 
 import pandas as pd
-from airtcp.mbt_sweep import ProbedPath
+from airtcp.measure.mbt_sweep import ProbedPath
 from airtcp.reproductions import mun_mbt
 from airtcp.reproductions.mun_mbt import FULL, LOSSES, PAPER_MBT_KB, QUICK, Plan, mbt_claim
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import airtcp as api
 import pandas as pd
 import pytest
-from airtcp.emulate import _unsupported
-from airtcp.resolve import resolve
-from airtcp.scenario import ScenarioError, load
+from airtcp.emulation.runner import _unsupported
+from airtcp.scenario.resolve import resolve
+from airtcp.scenario.schema import ScenarioError, load
 from conftest import airtcp
 
 SHORT = {"simulation.duration": "8s", "simulation.measure_from": "4s"}

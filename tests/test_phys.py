@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from airtcp.resolve import resolve
-from airtcp.scenario import load
+from airtcp.scenario.resolve import resolve
+from airtcp.scenario.schema import load
 from conftest import SCENARIOS, airtcp
 from test_bad_input import assert_one_line_error
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import airtcp as api
 import pandas as pd
-from airtcp.emulate import _unsupported
-from airtcp.resolve import resolve
-from airtcp.scenario import load
+from airtcp.emulation.runner import _unsupported
+from airtcp.scenario.resolve import resolve
+from airtcp.scenario.schema import load
 from conftest import airtcp
 from test_bad_input import BASE, assert_one_line_error
 
@@ -123,3 +123,17 @@ def test_many_station_queues_print_as_their_spread():
     assert lines[0].startswith("  queue sojourn, 12 station queues: ")
     assert re.search(r"mean least [\d.]+, median [\d.]+, most [\d.]+ ms$", lines[0])
     assert lines[1].startswith("  queue sojourn ap→stations (WLAN): ")
+    # Its wired directions too (the AP's uplink and 12 stations' servers, each way): the 7 of
+    # the longest mean sojourn each, and one line of the others.
+    wired = [line for line in printed.stdout.splitlines() if line.startswith("queue sojourn")]
+    assert len(wired) == 8, wired
+    assert re.fullmatch(
+        r"queue sojourn, 19 other link directions: \d+ packets; mean least [\d.]+, "
+        r"median [\d.]+, most [\d.]+ ms",
+        wired[0],
+    ), wired[0]
+    means = [float(re.search(r"mean/max = ([\d.]+)/", line).group(1)) for line in wired[1:]]
+    assert means == sorted(means, reverse=True)
+    least_listed = means[-1]
+    most_other = float(re.search(r"most ([\d.]+) ms", wired[0]).group(1))
+    assert most_other <= least_listed

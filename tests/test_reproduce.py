@@ -8,7 +8,7 @@ from html import escape as html_escape
 
 import pandas as pd
 import pytest
-from airtcp.experiment import load
+from airtcp.experiments.spec import load
 from airtcp.reproductions import (
     ahn_dar,
     han_mesh,

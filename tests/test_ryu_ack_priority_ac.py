@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import airtcp as api
 import pandas as pd
 import pytest
-from airtcp.experiment import from_text
+from airtcp.experiments.spec import from_text
 from airtcp.reproductions import REPRODUCTIONS
 from airtcp.reproductions import ryu_ack_priority_ac as R
 from airtcp.reproductions.claims import MEANINGS, VERDICTS

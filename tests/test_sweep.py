@@ -14,10 +14,10 @@ from pathlib import Path
 import airtcp as api
 import pandas as pd
 import pytest
-from airtcp.experiment import load as load_experiment
+from airtcp.experiments.spec import load as load_experiment
+from airtcp.experiments.sweeper import run_experiment
 from airtcp.output import OutputError
-from airtcp.scenario import ScenarioError
-from airtcp.sweeper import run_experiment
+from airtcp.scenario.schema import ScenarioError
 from conftest import SCENARIOS, airtcp, figures_in_chromium
 
 WIRED = (SCENARIOS / "wired-tcp.toml").as_posix()
@@ -606,7 +606,7 @@ def test_sigterm_stops_the_driver_and_its_workers(experiment_file, tmp_path):
 def test_a_broken_pools_cause_is_the_death_that_is_not_its_own_sigterm():
     from types import SimpleNamespace
 
-    from airtcp.sweeper import _death_cause
+    from airtcp.experiments.sweeper import _death_cause
 
     def pool(*codes):
         return [SimpleNamespace(exitcode=code) for code in codes]

@@ -96,7 +96,7 @@ def test_every_summary_and_report_carries_the_build(tmp_path: Path):
     written = json.loads((out / "summary.json").read_text())
     assert written["airtcp"] == airtcp.build_info()
     assert written["airtcp"]["version"] == airtcp.__version__
-    from airtcp.reporting import _versions
+    from airtcp.experiments.report import _versions
 
     versions = _versions()
     assert versions["airtcp"] == airtcp.__version__
@@ -111,7 +111,7 @@ def test_the_command_list_gives_each_summary_on_one_line():
 
 
 def test_the_mbt_test_of_equal_runs_warns_of_nothing():
-    from airtcp.mbt import _p_lower
+    from airtcp.measure.mbt import _p_lower
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -6,8 +6,8 @@ from pathlib import Path
 import airtcp as api
 import pytest
 from airtcp import _core
-from airtcp.fct import fct_classes, nearest_rank
-from airtcp.scenario import parse_cdf
+from airtcp.analysis.fct import fct_classes, nearest_rank
+from airtcp.scenario.schema import parse_cdf
 from conftest import airtcp
 from hypothesis import given
 from hypothesis import strategies as st
@@ -131,9 +131,9 @@ def test_the_cdf_parser_takes_any_text_without_crashing(text: str):
 
 
 def test_emulation_refuses_a_workload_by_name():
-    from airtcp.emulate import _unsupported
-    from airtcp.resolve import resolve
-    from airtcp.scenario import ScenarioError, load
+    from airtcp.emulation.runner import _unsupported
+    from airtcp.scenario.resolve import resolve
+    from airtcp.scenario.schema import ScenarioError, load
 
     with pytest.raises(ScenarioError, match=r"flows\[0\]\.kind.*simulator-only"):
         _unsupported(resolve(load("short-flows"))[0])

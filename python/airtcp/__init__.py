@@ -10,28 +10,16 @@ from importlib import import_module
 from typing import Any
 
 from ._core import __commit__, __version__
-
-
-def build_info() -> dict[str, str | None]:
-    """This build's version, and the git commit it was built from when built from a
-    checkout (``None`` otherwise): in every summary.json and report."""
-    return {"version": __version__, "commit": __commit__}
-
-
-def version_text() -> str:
-    """``airtcp 0.1.0 (commit 0123456789ab)``, or without the commit when it has none."""
-    commit = f" (commit {__commit__})" if __commit__ else ""
-    return f"airtcp {__version__}{commit}"
-
+from .version import build_info, version_text
 
 _LAZY = {
     "RunResult": ".api",
     "prepare": ".api",
     "run": ".api",
-    "load_results": ".results",
-    "Scenario": ".scenario",
-    "ScenarioError": ".scenario",
-    "load": ".scenario",
+    "load_results": ".experiments.store",
+    "Scenario": ".scenario.schema",
+    "ScenarioError": ".scenario.schema",
+    "load": ".scenario.schema",
 }
 
 
@@ -49,9 +37,9 @@ def sweep(experiment, out=None, jobs=None, dask=None, threads=False):
     row per run (pandas)."""
     from pathlib import Path
 
-    from .experiment import load as load_experiment
-    from .results import load_results
-    from .sweeper import run_experiment
+    from .experiments.spec import load as load_experiment
+    from .experiments.store import load_results
+    from .experiments.sweeper import run_experiment
 
     loaded = load_experiment(experiment)
     out = Path(out) if out else Path("results") / loaded.settings.name
@@ -61,7 +49,7 @@ def sweep(experiment, out=None, jobs=None, dask=None, threads=False):
 
 def report(results_dir, output=None):
     """Writes the HTML report (and CSVs) of a sweep; returns its path."""
-    from .reporting import write_report
+    from .experiments.report import write_report
 
     return write_report(results_dir, output)
 

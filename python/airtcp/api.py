@@ -9,11 +9,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import _core, build_info
-from .output import atomic_write, output_dir, replacing
-from .resolve import resolve, resolve_checked
-from .scenario import RESOLVED, Scenario, ScenarioError, load, parse_with_overrides
-from .timeseries import (
+from . import _core
+from .analysis.timeseries import (
     delay_frame,
     frame,
     mac_frame,
@@ -23,6 +20,10 @@ from .timeseries import (
     write_parquet,
     write_queue_parquet,
 )
+from .output import atomic_write, output_dir, replacing
+from .scenario.resolve import resolve, resolve_checked
+from .scenario.schema import RESOLVED, Scenario, ScenarioError, load, parse_with_overrides
+from .version import build_info
 
 if TYPE_CHECKING:
     import pandas as pd

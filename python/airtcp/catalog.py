@@ -33,7 +33,7 @@ class NotFound(LookupError):
 def _directory(kind: str) -> Path:
     # A wheel installs as plain files, so the package directory is a real directory; a
     # zipped install would need as_file(), which airtcp does not support.
-    return Path(str(resources.files("airtcp") / kind))
+    return Path(str(resources.files("airtcp") / "builtin" / kind))
 
 
 def description(text: str) -> str:

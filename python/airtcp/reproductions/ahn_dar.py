@@ -24,14 +24,15 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..reporting import _png, _table_html, confidence_interval
-from ..results import ResultStore
-from ..units import parse_rate
+from ..experiments.report import _png, _table_html, confidence_interval
+from ..experiments.store import ResultStore
+from ..experiments.writing import set_lines
+from ..scenario.units import parse_rate
 from . import ahn_claims
 from .ahn_claims import Trace
 from .claims import section_html
 from .claims import table as claims_table
-from .page import set_lines, shown
+from .page import shown
 from .page import write_report as write_report_page
 
 NAME = "ahn-dar"

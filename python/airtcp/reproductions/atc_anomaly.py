@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..reporting import _table_html, confidence_interval
-from ..results import ResultStore
+from ..experiments.report import _table_html, confidence_interval
+from ..experiments.store import ResultStore
 from .claims import Claim, interval, order, ranked, section_html, verdict
 from .claims import table as claims_table
 from .page import experiment_head, finished, shown

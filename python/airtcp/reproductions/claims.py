@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from ..reporting import _table_html
+from ..experiments.report import _table_html
 
 MEANINGS = {
     "agrees": "the rule's strict test holds",

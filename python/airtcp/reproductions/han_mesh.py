@@ -29,13 +29,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from .. import _core
-from ..measure import measure
-from ..reporting import _table_html, confidence_interval
-from ..results import ResultStore
-from ..scenario import find
+from ..experiments.report import _table_html, confidence_interval
+from ..experiments.store import ResultStore
+from ..experiments.writing import set_lines
+from ..measure.path import measure
+from ..scenario.schema import find
 from .claims import Claim, interval, order, ranked, section_html, verdict
 from .claims import table as claims_table
-from .page import finished, set_lines, shown
+from .page import finished, shown
 from .page import write_report as write_report_page
 
 NAME = "han-mesh"

@@ -6,7 +6,7 @@ the OS default (64 KB), and the exponential fit of throughput against RTT that p
 
 Setup (section 3.1): a Linux host sends to a Linux AP over 802.11g with iperf for 30 s, three
 times per cell; netem on the host adds the delay; buffers 16 KB to 1 MB. The scenario is the
-built-in mun-mbt; `airtcp.mbt` detects the MBT and fits. The radio is the paper's link
+built-in mun-mbt; `airtcp.measure.mbt` detects the MBT and fits. The radio is the paper's link
 budget (-32 dBm signal, -100 dBm noise): its residual loss, what the MAC's retries leave to
 TCP, comes from the channel and is counted (the WLAN's retry drops); at 68 dB of SNR it is
 none. The paper's host and AP limits (CPU, interrupts) are not in the scenario: the runs
@@ -26,15 +26,17 @@ from typing import Any
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from .. import _core, mbt
-from ..mbt_sweep import Plan as SweepPlan
-from ..mbt_sweep import ProbedPath, probe_path
-from ..reporting import _table_html
-from ..results import ResultStore
-from ..scenario import find
+from .. import _core
+from ..experiments.report import _table_html
+from ..experiments.store import ResultStore
+from ..experiments.writing import set_lines
+from ..measure import mbt
+from ..measure.mbt_sweep import Plan as SweepPlan
+from ..measure.mbt_sweep import ProbedPath, probe_path
+from ..scenario.schema import find
 from .claims import Claim, section_html, verdict
 from .claims import table as claims_table
-from .page import finished, set_lines, shown
+from .page import finished, shown
 from .page import write_report as write_report_page
 
 NAME = "mun-mbt"
@@ -162,8 +164,8 @@ def effective_settings(settings: dict[str, Any] | None = None) -> pd.DataFrame:
 
 
 def analyse(frame: pd.DataFrame, plan: Plan, path: ProbedPath) -> dict[float, dict]:
-    """Per loss setting: the MBT analysis of `airtcp.mbt` (as `airtcp mbt` prints it)."""
-    from ..mbt_sweep import analyse as analyse_sweep
+    """Per loss setting: the MBT analysis of `airtcp.measure.mbt` (as `airtcp mbt` prints it)."""
+    from ..measure.mbt_sweep import analyse as analyse_sweep
 
     sweep = _sweep_plan(plan, None)
     out = {}

@@ -12,8 +12,9 @@ from typing import Any
 
 import pandas as pd
 
+from ..experiments.report import _png, _table_html, _versions
+from ..experiments.writing import set_lines
 from ..output import atomic_write
-from ..reporting import _png, _table_html, _versions
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 76em; color: #222; }
@@ -32,19 +33,6 @@ window.addEventListener("load", () => {
   document.body.dataset.figuresLoaded = String(decoded);
 });
 """
-
-
-def toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    return json.dumps(str(value))
-
-
-def set_lines(settings: dict[str, Any] | None) -> str:
-    """``--set`` settings of `airtcp reproduce` as lines of an experiment's ``[set]`` table."""
-    return "".join(f"{json.dumps(k)} = {toml_value(v)}\n" for k, v in (settings or {}).items())
 
 
 def experiment_head(

@@ -6,19 +6,28 @@ its text; the proposed base station is `snoop_freeze` (local retransmission and 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..acks import ack_rate
+from ..analysis.acks import ack_rate
 from .claims import Claim, verdict
 
-if TYPE_CHECKING:
-    from .park_local_ack import Trace
-
 PROPOSED = "snoop_freeze"
-# A trace's ACKs: times (s) and bytes acknowledged by each (`airtcp.acks.acked_bytes`).
+
+
+@dataclass
+class Trace:
+    """One agent's run of the paper's Fig 3/4 setting: its time series and summary."""
+
+    series: pd.DataFrame
+    flow: dict[str, Any]
+    handoffs: list[dict[str, Any]]
+
+
+# A trace's ACKs: times (s) and bytes acknowledged by each (`analysis.acks.acked_bytes`).
 AckSeries = tuple[np.ndarray, np.ndarray]
 # Why a frozen sender still times out, or loses its window: what each stack does with a
 # zero window while data is in flight (docs/tcp.md, zero_window).
@@ -411,7 +420,7 @@ def _kernel_rate_after(summary: dict, acks: AckSeries) -> list[float]:
 def kernel_claims(summaries: dict[str, dict], acks: dict[str, AckSeries]) -> list[Claim]:
     """Fig 3, Fig 4 and §V-VI judged on the kernel's own sender: standard TCP (`none`) and
     the proposed base station, one emulated run each of the paper's 1-s handoffs; ``acks``
-    per agent, the mobile's ACKs from its trace (`airtcp.acks.acked_bytes`)."""
+    per agent, the mobile's ACKs from its trace (`airtcp.analysis.acks.acked_bytes`)."""
     none, proposed = summaries["none"], summaries[PROPOSED]
     handoffs = len(none["mobiles"][0]["handoffs"])
     standard_timeouts = _kernel_counter(none, "TCPTimeouts")

@@ -32,13 +32,15 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..reporting import _png, _table_html, confidence_interval
-from ..results import ResultStore
+from ..experiments.report import _png, _table_html, confidence_interval
+from ..experiments.store import ResultStore
+from ..experiments.writing import set_lines
 from . import park_claims
 from .claims import section_html
 from .claims import table as claims_table
-from .page import finished, set_lines, shown
+from .page import finished, shown
 from .page import write_report as write_report_page
+from .park_claims import Trace
 
 
 @dataclass(frozen=True)
@@ -280,15 +282,6 @@ def aggregates(frame: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index(drop=True)
 
 
-@dataclass
-class Trace:
-    """One agent's run of the paper's Fig 3/4 setting: its time series and summary."""
-
-    series: pd.DataFrame
-    flow: dict[str, Any]
-    handoffs: list[dict[str, Any]]
-
-
 def traces(
     settings: dict[str, Any] | None, variant: Variant = LINKS
 ) -> dict[str, dict[str, Trace]]:
@@ -395,9 +388,9 @@ def kernel_runs(
     fixed and mobile hosts are namespaces running Linux's own TCP (its sender's zero-window
     behaviour is its own, whatever `tcp.zero_window` says). Each run's node traces go to
     ``traces_dir/<agent>``; returns the summaries and the mobile's ACKs read from its trace."""
-    from ..acks import acked_bytes
+    from ..analysis.acks import acked_bytes
     from ..api import prepare
-    from ..emulate import emulate
+    from ..emulation.runner import emulate
 
     summaries, acks = {}, {}
     for agent in KERNEL_AGENTS:

@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..experiment import from_text as experiment_from_text
-from ..sweeper import SweepOutcome, run_experiments
+from ..experiments.spec import from_text as experiment_from_text
+from ..experiments.sweeper import SweepOutcome, run_experiments
 
 
 def reproduce(

@@ -23,14 +23,15 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..reporting import _png, _table_html, confidence_interval
-from ..resolve import user_leaf
-from ..results import ResultStore
-from ..scenario import ScenarioError
+from ..experiments.report import _png, _table_html, confidence_interval
+from ..experiments.store import ResultStore
+from ..experiments.writing import set_lines
+from ..scenario.resolve import user_leaf
+from ..scenario.schema import ScenarioError
 from . import ryu_hidden
 from .claims import Claim, interval, order, section_html, verdict
 from .claims import table as claims_table
-from .page import finished, set_lines, shown
+from .page import finished, shown
 from .page import write_report as write_report_page
 
 NAME = "ryu-ack-priority"

@@ -38,9 +38,9 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..reporting import _png, _table_html, confidence_interval
-from ..resolve import user_leaf
-from ..results import ResultStore
+from ..experiments.report import _png, _table_html, confidence_interval
+from ..experiments.store import ResultStore
+from ..scenario.resolve import user_leaf
 from . import ryu_ack_priority
 from .claims import Claim, interval, order, ranked, section_html
 from .claims import table as claims_table

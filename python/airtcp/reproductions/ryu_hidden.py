@@ -19,10 +19,11 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..geometry import user_radio_key
-from ..reporting import _png, confidence_interval
+from ..experiments.report import _png, confidence_interval
+from ..experiments.writing import set_lines
+from ..scenario.geometry import user_radio_key
 from .claims import Claim, order
-from .page import set_lines, shown
+from .page import shown
 
 SUBDIRECTORY = "hidden"
 AGENTS = ("dcf", "ack_priority")
