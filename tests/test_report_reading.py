@@ -89,3 +89,31 @@ def test_a_sweeps_report_reads_well_and_renders(tmp_path: Path):
     assert csv["aggregate_goodput_bps mean"].min() > 1e5
     expected, loaded = figures_in_chromium(report, tmp_path)
     assert expected == loaded >= 3
+
+
+def test_legends_stand_beside_the_data():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from airtcp.experiments.report import legend_beside
+
+    figure, axes = plt.subplots()
+    axes.plot([0, 1], [0, 1], label="a")
+    legend_beside(axes)
+    figure.canvas.draw()
+    box = axes.get_legend().get_window_extent()
+    assert box.x0 > axes.get_window_extent().x1, "right of the panel, not over its data"
+    plt.close(figure)
+    # Several panels: one legend for the figure, each label once, right of every panel.
+    figure, (left, right) = plt.subplots(1, 2)
+    left.plot([0, 1], [0, 1], label="dcf")
+    right.plot([0, 1], [1, 0], label="dcf")
+    right.plot([0, 1], [1, 1], label="paper")
+    legend_beside(left, figure)
+    figure.canvas.draw()
+    (legend,) = figure.legends
+    assert [text.get_text() for text in legend.get_texts()] == ["dcf", "paper"]
+    assert legend.get_window_extent().x0 > right.get_window_extent().x1
+    assert left.get_legend() is None and right.get_legend() is None
+    plt.close(figure)

@@ -191,24 +191,12 @@ def _print_mac_queues(wlan: dict) -> None:
     """With queue_sojourn, the MAC queues whose frames went on the air: each one, or beyond
     `_STATIONS_LISTED` the AP's each and the spread of the stations' mean sojourns."""
     busy = [queue for queue in wlan.get("queues", []) if queue["sojourn"]["dequeued"]]
-    listed = busy
+    rest: list[dict] = []
     if len(busy) > _STATIONS_LISTED:
-        listed = [queue for queue in busy if queue["node"] == wlan["ap"]]
-        stations = [queue["sojourn"] for queue in busy if queue["node"] != wlan["ap"]]
-        means = sorted(sojourn["mean_ms"] for sojourn in stations)
-        frames = sum(sojourn["dequeued"] for sojourn in stations)
-        out.print(
-            f"  queue sojourn, {len(means)} station queues: {frames} frames; mean least "
-            f"{means[0]:.3f}, median {means[len(means) // 2]:.3f}, most {means[-1]:.3f} ms",
-            highlight=False,
-        )
-    for queue in listed:
-        sojourn = queue["sojourn"]
-        out.print(
-            f"  queue sojourn {queue['queue']}: {sojourn['dequeued']} frames; "
-            f"mean/max = {sojourn['mean_ms']:.3f}/{sojourn['max_ms']:.3f} ms",
-            highlight=False,
-        )
+        rest = [queue["sojourn"] for queue in busy if queue["node"] != wlan["ap"]]
+        busy = [queue for queue in busy if queue["node"] == wlan["ap"]]
+    listed = [(queue["queue"], queue["sojourn"]) for queue in busy]
+    _print_sojourns("  ", listed, rest, "station queues", "frames")
 
 
 def _print_link_sojourns(links: list[dict]) -> None:
@@ -216,22 +204,31 @@ def _print_link_sojourns(links: list[dict]) -> None:
     `_STATIONS_LISTED` the `_STATIONS_LISTED - 1` of the longest mean sojourn and one line of
     the others' spread (a 1000-station run has 2000 directions)."""
     busy = [link for link in links if (link.get("sojourn") or {}).get("dequeued")]
-    listed = busy
+    rest: list[dict] = []
     if len(busy) > _STATIONS_LISTED:
-        longest = sorted(busy, key=lambda link: -link["sojourn"]["mean_ms"])
-        listed, others = longest[: _STATIONS_LISTED - 1], longest[_STATIONS_LISTED - 1 :]
-        means = sorted(link["sojourn"]["mean_ms"] for link in others)
-        packets = sum(link["sojourn"]["dequeued"] for link in others)
+        busy = sorted(busy, key=lambda link: -link["sojourn"]["mean_ms"])
+        rest = [link["sojourn"] for link in busy[_STATIONS_LISTED - 1 :]]
+        busy = busy[: _STATIONS_LISTED - 1]
+    listed = [(f"{link['from']} → {link['to']}", link["sojourn"]) for link in busy]
+    _print_sojourns("", listed, rest, "other link directions", "packets")
+
+
+def _print_sojourns(
+    indent: str, listed: list[tuple[str, dict]], rest: list[dict], rest_are: str, unit: str
+) -> None:
+    """A line of the spread of ``rest``'s mean sojourns (if any), then a line per listed
+    queue."""
+    if rest:
+        means = sorted(sojourn["mean_ms"] for sojourn in rest)
+        count = sum(sojourn["dequeued"] for sojourn in rest)
         out.print(
-            f"queue sojourn, {len(others)} other link directions: {packets} packets; mean "
-            f"least {means[0]:.3f}, median {means[len(means) // 2]:.3f}, most "
-            f"{means[-1]:.3f} ms",
+            f"{indent}queue sojourn, {len(rest)} {rest_are}: {count} {unit}; mean least "
+            f"{means[0]:.3f}, median {means[len(means) // 2]:.3f}, most {means[-1]:.3f} ms",
             highlight=False,
         )
-    for link in listed:
-        sojourn = link["sojourn"]
+    for name, sojourn in listed:
         out.print(
-            f"queue sojourn {link['from']} → {link['to']}: {sojourn['dequeued']} packets; "
+            f"{indent}queue sojourn {name}: {sojourn['dequeued']} {unit}; "
             f"mean/max = {sojourn['mean_ms']:.3f}/{sojourn['max_ms']:.3f} ms",
             highlight=False,
         )

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..scenario.units import parse_duration, parse_rate, parse_size
 
-_FRACTION = re.compile(r"(probability|fairness|share)$")
+_FRACTION = re.compile(r"(probability|fairness|share|jain)$")
 _INDEXED = re.compile(r"\b(flows|links|wlans)\[(\d+)\]")
 
 

@@ -103,6 +103,20 @@ def shown_table(
     return shown
 
 
+def legend_beside(axes: Any, figure: Any = None) -> None:
+    """The legend beside the data, never over it: right of one panel, or with ``figure``
+    given, once right of all its panels (their entries merged, each label once)."""
+    style = {"fontsize": "small", "loc": "upper left", "borderaxespad": 0.0}
+    if figure is None:
+        axes.legend(bbox_to_anchor=(1.02, 1), **style)
+        return
+    entries: dict[str, Any] = {}
+    for panel in figure.axes:
+        for handle, label in zip(*panel.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    figure.legend(list(entries.values()), list(entries), bbox_to_anchor=(1.0, 0.92), **style)
+
+
 def _png(figure) -> str:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
@@ -205,7 +219,7 @@ def figures(
         axes.set_title(f"{y_axis.label}: mean, 95 % CI{dots}", fontsize="medium")
         axes.grid(alpha=0.3)
         if any(axes.get_legend_handles_labels()[1]):
-            axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+            legend_beside(axes)
         made.append(Figure(f"{y_axis.label} against {x_axis.label if x_axis else x}",
                            _png(figure)))  # fmt: skip
     if metrics:
@@ -231,7 +245,7 @@ def figures(
         axes.set_xlabel("time (s)")
         axes.set_ylabel("cwnd (KiB), first flow")
         axes.set_title("congestion window, first replication")
-        axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+        legend_beside(axes)
         made.append(Figure("cwnd time series", _png(figure)))
     return made
 

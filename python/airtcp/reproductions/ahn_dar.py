@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..experiments.report import _png, _table_html, confidence_interval
+from ..experiments.report import _png, _table_html, confidence_interval, legend_beside
 from ..experiments.store import ResultStore
 from ..experiments.writing import set_lines
 from ..scenario.units import parse_rate
@@ -294,7 +294,7 @@ def _figure_4(table: pd.DataFrame) -> str:
         axes.set_title(f"BER {ber:g}")
         axes.grid(alpha=0.3, axis="y")
     grid[0].set_ylabel("throughput (Mbit/s)")
-    grid[0].legend(fontsize="small")
+    legend_beside(grid[0], figure)
     figure.suptitle("Fig 4: throughput per scheme (mean, 95 % CI)")
     return _png(figure)
 
@@ -324,7 +324,7 @@ def _figure_5(runs: dict[str, Trace]) -> str:
         axes.set_title(scheme, fontsize="medium")
         axes.set_ylabel("ACKs/s")
         axes.grid(alpha=0.3)
-    grid[0, 0].legend(fontsize="small", ncol=3)
+    legend_beside(grid[0, 0], figure)
     grid[-1, 0].set_xlabel("time (s), 1-s bins")
     figure.suptitle(f"Fig 5: ACK traffic, uplink {FIG5[0]}, BER {FIG5[1]:g} (the run closest "
                     "to each scheme's mean)")  # fmt: skip

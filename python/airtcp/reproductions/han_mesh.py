@@ -399,7 +399,6 @@ def _figure_paths(paths: pd.DataFrame) -> str:
     right.axhspan(59, 63, color="grey", alpha=0.3, label="paper backbone 59-63")
     right.set_xlabel("segment")
     right.set_ylabel("Mbit/s")
-    right.legend(fontsize="small")
     right.grid(alpha=0.3)
     return finished(figure, left, "segment", "ms", "Figs 1 and 2: RTT and capacity per segment")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..experiments.report import _png, _table_html, _versions
+from ..experiments.report import _png, _table_html, _versions, legend_beside
 from ..experiments.writing import set_lines
 from ..output import atomic_write
 
@@ -73,16 +73,21 @@ def shown(key: str, value: Any) -> str:
         return f"{value / 1e6:g} ms" if value >= 1_000_000 else f"{value / 1e3:g} µs"
     if key.endswith("_bps"):
         return f"{value / 1e6:g} Mbit/s"
+    if isinstance(value, bool):
+        return "true" if value else "false"  # as a scenario file writes it
+    if isinstance(value, dict):
+        return ", ".join(f"{name} = {shown(name, item)}" for name, item in value.items())
     return str(value)
 
 
 def finished(figure, axes, xlabel: str, ylabel: str, title: str) -> str:
-    """A one-panel figure labelled, gridded and with its legend, as a base64 PNG."""
+    """A figure labelled, gridded and with its legend beside the data (once for all its
+    panels when it has several), as a base64 PNG."""
     axes.set_xlabel(xlabel)
     axes.set_ylabel(ylabel)
     axes.set_title(title)
     axes.grid(alpha=0.3)
-    axes.legend(fontsize="small")
+    legend_beside(axes, figure if len(figure.axes) > 1 else None)
     return _png(figure)
 
 

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..experiments.report import _png, _table_html, confidence_interval
+from ..experiments.report import _png, _table_html, confidence_interval, legend_beside
 from ..experiments.store import ResultStore
 from ..experiments.writing import set_lines
 from . import park_claims
@@ -331,7 +331,7 @@ def _figure_3(runs: dict[str, Trace], mss: int, sender: str) -> str:
         axes.set_xlabel("time (s)")
     for axes in grid[:, 0]:
         axes.set_ylabel("segments")
-    grid[0, 0].legend(fontsize="small")
+    legend_beside(grid[0, 0], figure)
     figure.suptitle(
         f"Fig 3, {SENDERS[sender]}: the window the sender uses, min(cwnd, advertised window), "
         "over time (1-s handoffs at 2.5 s and 7 s)"

@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..experiments.report import _png, _table_html, confidence_interval
+from ..experiments.axes import band
+from ..experiments.report import _png, _table_html, confidence_interval, legend_beside
 from ..experiments.store import ResultStore
 from ..experiments.writing import set_lines
 from ..scenario.resolve import user_leaf
@@ -245,11 +246,13 @@ def _figure_4(short_retry_limit: int) -> tuple[str, dict[str, int]]:
     axes.set_ylabel("optimal number of contenders")
     axes.set_title("Fig 4: optimal contenders vs packet length (802.11b, Bianchi)")
     axes.grid(alpha=0.3)
-    axes.legend(fontsize="small")
+    legend_beside(axes)
     return _png(figure), at_1024
 
 
-def _figure_5(goodput: pd.DataFrame) -> str:
+def _figure_5(goodput: pd.DataFrame, runs: pd.DataFrame) -> str:
+    """Each agent's mean goodput per number of flows with its 95 % band, and each run's
+    goodput as a dot beside its point."""
     figure, axes = plt.subplots(figsize=(7.2, 4.2))
     for agent in AGENTS:
         curve = goodput[goodput["agent"] == agent]
@@ -257,14 +260,18 @@ def _figure_5(goodput: pd.DataFrame) -> str:
             continue
         xs, mean = curve["flows"].to_numpy(), curve["mean"].to_numpy() / 1e6
         half = np.nan_to_num(curve["ci95"].to_numpy()) / 1e6
-        axes.plot(xs, mean, marker="o", markersize=3, label=agent)
-        axes.fill_between(xs, mean - half, mean + half, alpha=0.2)
+        (line,) = axes.plot(xs, mean, marker="o", markersize=3, label=agent)
+        axes.fill_between(xs, *band("goodput_bps", mean, half, mean), alpha=0.2,
+                          color=line.get_color())  # fmt: skip
+        own = runs[runs["wlan.agent"] == agent]
+        axes.scatter(own["wlan.stations"], own["aggregate_goodput_bps"] / 1e6, s=8, alpha=0.5,
+                     color=line.get_color(), linewidths=0)  # fmt: skip
     return finished(
         figure,
         axes,
         "TCP flows (stations)",
         "aggregate goodput (Mbit/s)",
-        "Fig 5: goodput vs number of flows (mean, 95 % CI)",
+        "Fig 5: goodput vs number of flows (mean, 95 % CI, dots: runs)",
     )
 
 
@@ -290,7 +297,7 @@ def _figure_distributions(distributions: dict[int, dict[str, np.ndarray]]) -> st
         axes.set_xlabel("stations holding a frame (AP included)")
         axes.set_ylabel("share of channel accesses")
         axes.set_title(f"{flows} flows")
-        axes.legend(fontsize="small")
+    legend_beside(all_axes[0][0], figure)
     figure.suptitle("Fig 2 / Fig 6: contending stations, DCF vs ACK priority")
     return _png(figure)
 
@@ -609,7 +616,7 @@ def write_report(
     table = pd.concat([table, claims_table(ryu_hidden.claims(hidden.table))], ignore_index=True)
     figures = [
         ("Fig 4", fig4),
-        ("Fig 5", _figure_5(goodput)),
+        ("Fig 5", _figure_5(goodput, ok)),
         ("Fig 2/6", _figure_distributions(distributions)) if distributions else None,
         (
             "contenders",

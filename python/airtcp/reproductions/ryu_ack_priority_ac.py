@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..experiments.report import _png, _table_html, confidence_interval
+from ..experiments.axes import band
+from ..experiments.report import _png, _table_html, confidence_interval, legend_beside
 from ..experiments.store import ResultStore
 from ..scenario.resolve import user_leaf
 from . import ryu_ack_priority
@@ -904,15 +905,16 @@ def _figure(points: pd.DataFrame, value: str, scale: float, ylabel: str, title: 
                 continue
             xs = curve["flows"].to_numpy()
             mean = curve[value].to_numpy(dtype=float) / scale
-            axes.plot(xs, mean, marker="o", markersize=3, label=POLICIES[policy][1])
+            (line,) = axes.plot(xs, mean, marker="o", markersize=3, label=POLICIES[policy][1])
             if f"{value}_ci95" in curve:
                 half = np.nan_to_num(curve[f"{value}_ci95"].to_numpy(dtype=float)) / scale
-                axes.fill_between(xs, mean - half, mean + half, alpha=0.2)
+                axes.fill_between(xs, *band(value, mean, half, mean), alpha=0.2,
+                                  color=line.get_color())  # fmt: skip
         axes.set_xlabel("TCP uploads (stations)")
         axes.set_ylabel(ylabel)
         axes.set_title(_mode(ampdu))
         axes.grid(alpha=0.3)
-        axes.legend(fontsize="small")
+    legend_beside(panels[0], figure)
     figure.suptitle(title)
     return _png(figure)
 

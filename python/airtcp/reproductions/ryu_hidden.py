@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
-from ..experiments.report import _png, confidence_interval
+from ..experiments.axes import band
+from ..experiments.report import _png, confidence_interval, legend_beside
 from ..experiments.writing import set_lines
 from ..scenario.geometry import user_radio_key
 from .claims import Claim, order
@@ -259,12 +260,15 @@ def figure(table: pd.DataFrame) -> str:
             half = np.nan_to_num(curve[f"{metric}_ci95"].to_numpy()) / scale
             style = "--" if rts else "-"
             name = f"{agent}, RTS/CTS {'on' if rts else 'off'}"
-            axes.plot(xs, mean, linestyle=style, marker="o", markersize=3, label=name)
-            axes.fill_between(xs, mean - half, mean + half, alpha=0.2)
+            (line,) = axes.plot(xs, mean, linestyle=style, marker="o", markersize=3, label=name)
+            # A fairness index stays in [0, 1], a goodput at or above 0.
+            axes.fill_between(
+                xs, *band(metric, mean, half, mean), alpha=0.2, color=line.get_color()
+            )
         axes.set_xlabel("TCP flows (stations)")
         axes.set_ylabel(label)
         axes.grid(alpha=0.3)
-        axes.legend(fontsize="small")
+    legend_beside(left, fig)
     fig.suptitle(f"Hidden stations (circle of {RADIUS_M:g} m): mean, 95 % CI")
     return _png(fig)
 
