@@ -213,3 +213,24 @@ def test_delivery_trace_errors_name_the_file_line_and_key(write_scenario, tmp_pa
         path = write_scenario(BASE.replace('rate = "10Mbps"', pace, 1))
         # From another directory: the trace's path is the scenario file's.
         assert_one_line_error(airtcp("run", str(path), cwd=Path("/")), str(path), *fragments)
+
+
+@pytest.mark.parametrize(
+    ("args", "fragments"),
+    [
+        (["run"], ["Missing argument 'scenario'", "run --help"]),
+        (["run", "wired-tcp", "--bogus"], ["No such option: --bogus", "run --help"]),
+        (["run", "wired-tcp", "--seed", "abc"], ["'--seed'", "integer"]),
+        (["scenarios", "show"], ["Missing argument 'name'", "scenarios show --help"]),
+        (["nosuchcommand"], ["No such command 'nosuchcommand'", "--help"]),
+    ],
+)
+def test_a_command_line_airtcp_cannot_read_is_one_line(args, fragments):
+    """An unknown option, a missing argument or a value of the wrong type: one line naming
+    it and where help is, exit 2, as every other error (typer's own draws a box)."""
+    assert_one_line_error(airtcp(*args), *fragments)
+
+
+def test_a_bare_command_prints_its_help():
+    result = airtcp()
+    assert result.returncode == 0 and "Usage:" in result.stdout and not result.stderr.strip()

@@ -117,3 +117,28 @@ def test_legends_stand_beside_the_data():
     assert legend.get_window_extent().x0 > right.get_window_extent().x1
     assert left.get_legend() is None and right.get_legend() is None
     plt.close(figure)
+
+
+def test_settings_are_shown_as_written_and_group_when_they_are_lists():
+    from airtcp.experiments.report import setting_text
+    from airtcp.experiments.writing import toml_value
+
+    assert significant(99.96) == "100" and significant(0.99996) == "1.00"
+    assert [setting_text(v) for v in (3.0001, True, [1, 5], "64KiB", 7)] == [
+        "3.0001", "true", "[1, 5]", "64KiB", "7",
+    ]  # fmt: skip
+    assert toml_value({"shape": "circle", "radius": 5.0}) == '{"shape" = "circle", "radius" = 5.0}'
+    frame = pd.DataFrame(
+        {
+            "point": [0, 0, 1, 1],
+            "status": ["ok"] * 4,
+            "wlan.groups.0.stations": [[1, 5], [1, 5], [2], [2]],
+            "aggregate_goodput_bps": [1e6, 2e6, 3e6, 4e6],
+        }
+    )
+    from airtcp.experiments.report import _hashable
+
+    table = aggregate(_hashable(frame, ["wlan.groups.0.stations"]), ["wlan.groups.0.stations"],
+                      ["aggregate_goodput_bps"])  # fmt: skip
+    assert table["wlan.groups.0.stations"].tolist() == ["[1, 5]", "[2]"]
+    assert table["aggregate_goodput_bps mean"].tolist() == [1.5e6, 3.5e6]

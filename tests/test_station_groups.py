@@ -79,7 +79,7 @@ def test_links_repeat_for_a_subset_too():
 @pytest.mark.parametrize(
     ("per_station", "message"),
     [
-        ("2-9", "flows[0].per_station: station 7: the WLAN's stations are 1..6"),
+        ("2-9", "flows[0].per_station: station 9: the WLAN's stations are 1..6"),
         ("3-1", "flows[0].per_station: the range '3-1' runs backwards"),
         ("1;2", 'flows[0].per_station: expected station numbers and ranges like "1-3,7"'),
         ("slow", "flows[0].per_station: no group called 'slow' (the WLAN names no groups)"),
@@ -220,7 +220,7 @@ def test_errors_in_a_groups_settings_name_the_group():
     )
     assert "wlan.groups[0].tcp.congestion_control: up2, for station 2: bbr takes" in message
     message = error_of(scenario(wlan__groups=[{"stations": "1-9", "rate": "1Mbps"}]))
-    assert "wlan.groups[0].stations: station 7: the WLAN's stations are 1..6" in message
+    assert "wlan.groups[0].stations: station 9: the WLAN's stations are 1..6" in message
     message = error_of(scenario(wlan__groups=[{"stations": "1"}]))
     assert "wlan.groups[0]: a group sets nothing" in message
     message = error_of(scenario(wlan__groups=[{"stations": 1, "name": "a"},
@@ -246,3 +246,76 @@ def test_set_changes_a_group_and_a_subset_from_the_command_line(tmp_path):
     assert bad.stderr.strip().endswith(
         "wlan.groups[0].stations: station 5: the WLAN's stations are 1..4"
     ), bad.stderr
+
+
+def test_controller_parameters_merge_one_by_one_and_reach_the_controllers_that_read_them():
+    data = scenario(
+        wlan__groups=[
+            {"stations": "1-2", "tcp": {"congestion_control": "cubic",
+                                        "congestion_params": {"cubic_c": 0.5}}},
+            {"stations": "2", "tcp": {"congestion_params": {"cubic_beta": 0.8}}},
+        ],
+        flows=[
+            {"name": "up{i}", "src": "sta{i}", "dst": "ap", "per_station": "1-3"},
+            {"name": "plain", "src": "sta1", "dst": "ap", "tcp": {"congestion_control": "newreno"}},
+            {"name": "across", "src": "sta1", "dst": "sta2"},
+        ],
+    )  # fmt: skip
+    apps = {flow["name"]: flow["app"] for flow in resolved(data)["flows"]}
+    assert apps["up1"]["tcp"]["congestion_params"] == {"cubic_c": 0.5}
+    # Station 2's later group adds a parameter; it does not replace the table.
+    assert apps["up2"]["tcp"]["congestion_params"] == {"cubic_c": 0.5, "cubic_beta": 0.8}
+    assert "congestion_params" not in apps["up3"]["tcp"]
+    # A flow's own controller that does not read them leaves them out, as the scenario's.
+    assert apps["plain"]["congestion_control"] == "newreno"
+    assert "congestion_params" not in apps["plain"]["tcp"]
+    # The receiver's parameters join the sender's, key by key.
+    assert apps["across"]["tcp"]["congestion_params"] == {"cubic_c": 0.5, "cubic_beta": 0.8}
+
+
+def test_a_groups_parameter_no_flow_reads_is_an_error_naming_it():
+    data = scenario(
+        wlan__groups=[{"stations": "1", "tcp": {"congestion_params": {"veno_beta": 4}}}]
+    )
+    assert (
+        "wlan.groups[0].tcp.congestion_params.veno_beta: applies to veno, which no flow uses"
+        in (error_of(data))
+    )
+
+
+def test_selections_are_checked_before_they_are_expanded_and_take_whole_numbers():
+    huge = [{"name": "up{i}", "src": "sta{i}", "dst": "ap", "per_station": "1-3000000000"}]
+    assert "station 3000000000: the WLAN's stations are 1..6" in error_of(scenario(flows=huge))
+    for bad in (2.0, [True, 2], [1.0]):
+        flows = [{"name": "up{i}", "src": "sta{i}", "dst": "ap", "per_station": bad}]
+        assert "flows[0].per_station" in error_of(scenario(flows=flows)), bad
+    assert "wlan.groups[0].stations" in error_of(
+        scenario(wlan__groups=[{"stations": True, "rate": "1Mbps"}])
+    )
+
+
+def test_a_group_layout_that_leaves_stations_unplaced_names_the_group():
+    data = scenario(
+        wlan__groups=[{"stations": "1", "layout": {"shape": "line", "spacing": 30.0}}],
+        positions={"ap": {"x": 0.0}},
+    )
+    message = error_of(data)
+    assert "wlan.groups[0].layout: places only the group's stations: sta2 (and 4 more) has no " in (
+        message
+    )
+
+
+def test_a_station_of_two_wlans_has_a_mac_series_in_each():
+    data = {
+        "simulation": {"duration": "1s"},
+        "wlans": [
+            {"ap": "ap1", "stations": ["a", "b"], "layout": {"shape": "circle", "radius": 5.0}},
+            {"ap": "ap2", "stations": ["b", "c"],
+             "layout": {"shape": "circle", "radius": 5.0, "center": [30.0, 0.0]}},
+        ],
+        "flows": [{"src": "a", "dst": "ap1"}, {"src": "c", "dst": "ap2"}],
+    }  # fmt: skip
+    macs = airtcp.run(data).macs
+    pairs = set(macs[["node", "wlan"]].astype(str).itertuples(index=False, name=None))
+    assert pairs == {("ap1", "ap1"), ("a", "ap1"), ("b", "ap1"), ("ap2", "ap2"), ("b", "ap2"),
+                     ("c", "ap2")}  # fmt: skip

@@ -121,12 +121,17 @@ def mac_frame(columns: dict[str, Any]) -> pd.DataFrame:
     macs = columns["macs"]
     codes = np.frombuffer(macs["mac"], dtype="<u4").astype(np.int32)
     nodes, wlans = list(macs["nodes"]), list(macs["wlans"])
+    # A MAC is a (node, WLAN): a station of two WLANs has two MACs of one node name.
+    node_names = sorted(set(nodes), key=nodes.index)
+    node_codes = np.array([node_names.index(n) for n in nodes], dtype=np.int32)
     wlan_names = sorted(set(wlans), key=wlans.index)
     wlan_codes = np.array([wlan_names.index(w) for w in wlans], dtype=np.int32)
     values = {name: np.frombuffer(macs[name], dtype=t) for name, t in MAC_COLUMNS.items()}
     return pd.DataFrame(
         {
-            "node": pd.Categorical.from_codes(codes, categories=pd.unique(np.array(nodes))),
+            "node": pd.Categorical.from_codes(
+                node_codes[codes] if len(codes) else codes, categories=node_names
+            ),
             "wlan": pd.Categorical.from_codes(
                 wlan_codes[codes] if len(codes) else codes, categories=wlan_names
             ),

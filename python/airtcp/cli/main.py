@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -14,6 +14,11 @@ from ..interrupts import Terminated, terminate_as_interrupt
 from . import bianchi, compare, emu, measure, reproduce, run, scenarios, sweep
 from .console import err, out, plain
 from .help import Command, Group
+
+try:  # typer >= 0.16 carries its own click
+    from typer._click.exceptions import UsageError
+except ImportError:  # pragma: no cover - older typer on the click package
+    from click.exceptions import UsageError
 
 # Commands import what they use (pydantic, pandas, pyarrow, dask) when they run, so that
 # `airtcp --help` and short runs do not wait for libraries they never touch.
@@ -75,10 +80,31 @@ def _describe(error: BaseException) -> str:
     return f"internal error: {error} (AIRTCP_DEBUG=1 shows where)"
 
 
+def _usage_error(error: UsageError) -> NoReturn:
+    """A command line airtcp cannot read (an unknown option, a missing argument, a value of
+    the wrong type) in one line, as every other error, naming where help is."""
+    if type(error).__name__ == "NoArgsIsHelpError":
+        error.show()  # a bare `airtcp`: its help, as the command asks for
+        sys.exit(0)
+    where = error.ctx.command_path if error.ctx is not None else "airtcp"
+    err.print(
+        f"[bold red]error:[/] {plain(error.format_message())} (see {plain(where)} --help)",
+        highlight=False,
+        soft_wrap=True,
+    )
+    sys.exit(error.exit_code)
+
+
 def main() -> None:
     try:
         with terminate_as_interrupt():
-            app()
+            # Not standalone: usage errors reach here, to be said in one line.
+            code = app(standalone_mode=False)
+    except UsageError as error:
+        _usage_error(error)
+    except typer.Abort:  # end of input at a prompt
+        err.print("aborted")
+        sys.exit(1)
     except Terminated:
         err.print("terminated")
         sys.exit(128 + signal.SIGTERM)
@@ -90,3 +116,5 @@ def main() -> None:
             raise
         err.print(f"[bold red]error:[/] {plain(_describe(error))}", highlight=False)
         sys.exit(1)
+    # A command's typer.Exit(code) comes back as its code; a command that returns, as None.
+    sys.exit(code if isinstance(code, int) else 0)

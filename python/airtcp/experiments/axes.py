@@ -53,6 +53,9 @@ def significant(value: float, figures: int = 3) -> str:
         return "0"
     digits = figures - 1 - math.floor(math.log10(abs(value)))
     rounded = round(value, digits)
+    if rounded != 0:
+        # Rounding can carry into the next power of ten (99.96 -> 100.0): count again.
+        digits = figures - 1 - math.floor(math.log10(abs(rounded)))
     return f"{rounded:.{max(digits, 0)}f}"
 
 

@@ -33,6 +33,7 @@ from scipy import stats
 from ..output import atomic_write
 from .axes import band, metric_axis, parameter_axis, readable, significant
 from .store import ResultStore, load_results
+from .writing import toml_value
 
 RESERVED = {"run_id", "point", "replication", "seed", "status", "error", "wall_time_s"}
 
@@ -130,9 +131,34 @@ class Figure:
     png_base64: str
 
 
+def setting_text(value: Any) -> str:
+    """A parameter's value as the experiment file writes it (true, 2.5, [1, 5]), in full: a
+    setting is not a measurement, so it is not rounded."""
+    if isinstance(value, float):
+        return f"{value:.12g}"
+    if isinstance(value, bool | list | tuple | dict):
+        return toml_value(value)
+    return str(value)
+
+
+def _settings_as_written(frame: pd.DataFrame, params: list[str]) -> pd.DataFrame:
+    """The frame with its parameter columns as text, for tables."""
+    return frame.assign(**{p: frame[p].map(setting_text) for p in params if p in frame})
+
+
+def _hashable(frame: pd.DataFrame, params: list[str]) -> pd.DataFrame:
+    """List and table values of parameters (``[1, 5]``, ``{shape = "circle"}``) as their
+    TOML text, so that runs group by them."""
+
+    def text(value: Any) -> Any:
+        return toml_value(value) if isinstance(value, list | tuple | dict) else value
+
+    return frame.assign(**{p: frame[p].map(text) for p in params})
+
+
 def _group_label(others: list[str], key: Any) -> str:
     keys = key if isinstance(key, tuple) else (key,)
-    return ", ".join(f"{k}={v}" for k, v in zip(others, keys, strict=True))
+    return ", ".join(f"{k}={setting_text(v)}" for k, v in zip(others, keys, strict=True))
 
 
 def _runs_of(ok: pd.DataFrame, others: list[str], key: Any) -> pd.DataFrame:
@@ -192,9 +218,9 @@ def figures(
             axes.set_xlabel(x_axis.label)
         else:
             width = 0.8 / max(len(groups), 1)
-            labels = list(dict.fromkeys(table[x].astype(str)))
+            labels = list(dict.fromkeys(table[x].map(setting_text)))
             for i, (key, group) in enumerate(groups):
-                index = [labels.index(str(v)) for v in group[x]]
+                index = [labels.index(setting_text(v)) for v in group[x]]
                 mean = group[f"{metric} mean"].to_numpy(dtype=float)
                 lower, upper = band(metric, mean, group[f"{metric} ci95"], observed)
                 bars = axes.bar(
@@ -207,7 +233,7 @@ def figures(
                 )
                 if replicated:
                     runs = _runs_of(ok, others, key)
-                    spots = [labels.index(str(v)) + i * width for v in runs[x]]
+                    spots = [labels.index(setting_text(v)) + i * width for v in runs[x]]
                     axes.scatter(spots, runs[metric] * y_axis.scale, s=9, alpha=0.6,
                                  color="0.2", linewidths=0, zorder=3)  # fmt: skip
                 del bars
@@ -335,6 +361,7 @@ def write_report(results: str | Path, output: str | Path | None = None) -> Path:
     experiment_text = experiment_path.read_text() if experiment_path.exists() else ""
     experiment = tomllib.loads(experiment_text)
     params, metrics = split_columns(frame, experiment)
+    frame = _hashable(frame, params)
     table = aggregate(frame, params, metrics)
     atomic_write(results / "aggregates.csv", table.to_csv(index=False).encode())
     atomic_write(results / "results.csv", frame.to_csv(index=False).encode())
@@ -347,6 +374,8 @@ def write_report(results: str | Path, output: str | Path | None = None) -> Path:
             failed[["run_id", "point", "replication", "status", "error"]]
         )
     name = experiment.get("experiment", {}).get("name", "experiment")
+    run_columns = [c for c in ("run_id", "point", "replication", "seed", *params, "status")
+                   if c in frame]  # fmt: skip
     # A metric's path, and what it names where the summary has a name for it.
     named = [m if readable(m, summary) == m else f"{m} ({readable(m, summary)})" for m in metrics]
     page = PAGE.format(
@@ -361,19 +390,11 @@ def write_report(results: str | Path, output: str | Path | None = None) -> Path:
             f"<figcaption>{html.escape(f.title)}</figcaption></figure>"
             for f in made
         ),
-        aggregates=_table_html(shown_table(table, metrics, summary)),
+        aggregates=_table_html(_settings_as_written(shown_table(table, metrics, summary), params)),
         failures=failures,
         experiment=html.escape(experiment_text),
         versions=_table_html(pd.DataFrame([_versions()])),
-        runs=_table_html(
-            frame[
-                [
-                    c
-                    for c in ("run_id", "point", "replication", "seed", *params, "status")
-                    if c in frame
-                ]
-            ]
-        ),
+        runs=_table_html(_settings_as_written(frame[run_columns], params)),
     )
     target = Path(output) if output else results / "report.html"
     atomic_write(target, page.encode())

@@ -8,10 +8,16 @@ from typing import Any
 
 
 def toml_value(value: Any) -> str:
+    """A value as TOML writes it: true, 3, 2.5, "text", [1, 5], {shape = "circle"}."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
         return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    if isinstance(value, dict):
+        items = (f"{json.dumps(str(k))} = {toml_value(v)}" for k, v in value.items())
+        return "{" + ", ".join(items) + "}"
     return json.dumps(str(value))
 
 

@@ -273,7 +273,10 @@ def traces(frame: pd.DataFrame, settings: dict[str, Any] | None) -> dict[str, Tr
     return out
 
 
-def _figure_4(table: pd.DataFrame) -> str:
+def _figure_4(table: pd.DataFrame, runs: pd.DataFrame) -> str:
+    """Throughput per scheme and uplink, a panel per BER: each point's mean with its 95 %
+    interval, and each run's throughput as a dot over its bar."""
+    named = runs.rename(columns={path: name for name, path in METRICS.items()})
     bers = sorted(set(table["ber"]))
     figure, grid = plt.subplots(1, len(bers), figsize=(4.2 * len(bers), 4.2), sharey=True)
     grid = np.atleast_1d(grid)
@@ -287,15 +290,19 @@ def _figure_4(table: pd.DataFrame) -> str:
             rows = rows.set_index("uplink_bps").reindex(uplinks)
             mean = rows["throughput_bps"].to_numpy() / 1e6
             half = np.nan_to_num(rows["throughput_bps_ci95"].to_numpy()) / 1e6
-            axes.bar(xs + i * width - 0.4 + width / 2, mean, width, yerr=half, capsize=2,
-                     label=scheme)  # fmt: skip
+            where = xs + i * width - 0.4 + width / 2
+            axes.bar(where, mean, width, yerr=half, capsize=2, label=scheme)
+            own = named[(named["scheme"] == scheme) & (named["ber"] == ber)]
+            spots = [where[uplinks.index(u)] for u in own["uplink_bps"]]
+            axes.scatter(spots, own["throughput_bps"] / 1e6, s=9, color="0.15", alpha=0.6,
+                         linewidths=0, zorder=3)  # fmt: skip
         axes.set_xticks(xs, [f"{u / 1e3:g}" for u in uplinks])
         axes.set_xlabel("uplink (kbit/s)")
         axes.set_title(f"BER {ber:g}")
         axes.grid(alpha=0.3, axis="y")
     grid[0].set_ylabel("throughput (Mbit/s)")
     legend_beside(grid[0], figure)
-    figure.suptitle("Fig 4: throughput per scheme (mean, 95 % CI)")
+    figure.suptitle("Fig 4: throughput per scheme (mean, 95 % CI, dots: runs)")
     return _png(figure)
 
 
@@ -370,7 +377,7 @@ def write_report(
     claims = claims_table(ahn_claims.claims(table, runs))
     used = effective_settings(settings, plan)
     beyond = _beyond(table)
-    figures = [("Fig 4", _figure_4(table)), ("Fig 5", _figure_5(runs))]
+    figures = [("Fig 4", _figure_4(table, derived)), ("Fig 5", _figure_5(runs))]
     series = pd.concat(
         [trace.series.assign(scheme=scheme) for scheme, trace in runs.items()], ignore_index=True
     )

@@ -350,8 +350,10 @@ def _figure_4(runs: dict[str, Trace], mss: int, sender: str) -> str:
     )  # fmt: skip
 
 
-def _figure_by_duration(table: pd.DataFrame, metric: str, ylabel: str, title: str,
-                        scale: float = 1.0) -> str:  # fmt: skip
+def _figure_by_duration(table: pd.DataFrame, runs: pd.DataFrame, metric: str, ylabel: str,
+                        title: str, scale: float = 1.0) -> str:  # fmt: skip
+    """A metric against the handoff duration, a line per agent: each point's mean with its
+    95 % band, and each run's value as a dot (``runs``: the sender's runs)."""
     figure, axes = plt.subplots(figsize=(7.2, 4.2))
     for agent in AGENTS:
         curve = table[table["agent"] == agent]
@@ -360,9 +362,14 @@ def _figure_by_duration(table: pd.DataFrame, metric: str, ylabel: str, title: st
         xs = curve["handoff_duration_s"].to_numpy()
         mean = curve[metric].to_numpy() * scale
         half = np.nan_to_num(curve[f"{metric}_ci95"].to_numpy()) * scale
-        axes.plot(xs, mean, marker="o", markersize=3, label=agent)
-        axes.fill_between(xs, np.maximum(mean - half, 0), mean + half, alpha=0.2)
-    return finished(figure, axes, "handoff duration (s)", ylabel, title)
+        (line,) = axes.plot(xs, mean, marker="o", markersize=3, label=agent)
+        axes.fill_between(xs, np.maximum(mean - half, 0), mean + half, alpha=0.2,
+                          color=line.get_color())  # fmt: skip
+        own = runs[runs["agents.0.kind"] == agent]
+        durations = [_seconds(d) for d in own["mobiles.0.handoff_duration"]]
+        axes.scatter(durations, own[METRICS[metric]] * scale, s=8, alpha=0.5,
+                     color=line.get_color(), linewidths=0)  # fmt: skip
+    return finished(figure, axes, "handoff duration (s)", ylabel, title + ", dots: runs")
 
 
 def sender_claims(runs: dict[str, dict[str, Trace]], table: pd.DataFrame, mss: int,
@@ -428,14 +435,15 @@ def write_report(
     figures = []
     for sender, label in SENDERS.items():
         mine = table[table["sender"] == sender]
+        own_runs = ok[ok["tcp.zero_window"] == sender]
         figures += [
             (f"Fig 3, {label}", _figure_3(runs[sender], mss, sender)),
             (f"Fig 4, {label}", _figure_4(runs[sender], mss, sender)),
             (f"Fig 5, {label}", _figure_by_duration(
-                mine, "goodput_bps", "goodput (Mbit/s)",
+                mine, own_runs, "goodput_bps", "goodput (Mbit/s)",
                 f"Fig 5, {label}: goodput vs handoff duration (mean, 95 % CI)", 1e-6)),
             (f"timeouts, {label}", _figure_by_duration(
-                mine, "timeouts", "retransmission timeouts per run",
+                mine, own_runs, "timeouts", "retransmission timeouts per run",
                 f"Sender timeouts vs handoff duration, {label}")),
         ]  # fmt: skip
     series = pd.concat(

@@ -694,5 +694,5 @@ def _hidden_part(out: Path, plan: ryu_hidden.HiddenPlan,
         + "<h3>Runs and seeds</h3>"
         + _table_html(runs)
     )
-    figure = ("hidden stations", ryu_hidden.figure(table))
+    figure = ("hidden stations", ryu_hidden.figure(table, ok))
     return HiddenPart(table, body, figure, {"hidden.csv": table, "hidden-settings.csv": used})

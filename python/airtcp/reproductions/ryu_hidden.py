@@ -233,12 +233,19 @@ def _unit(key: str, value: Any) -> str:
     return shown(key, value)
 
 
+def _rts_on(threshold: Any) -> Any:
+    """Whether a run (or each of a column's runs) sent RTS/CTS: a threshold, not "off"."""
+    if isinstance(threshold, pd.Series):
+        return threshold.astype(str) != "off"
+    return str(threshold) != "off"
+
+
 def aggregates(frame: pd.DataFrame) -> pd.DataFrame:
     """Per agent, RTS/CTS setting and flow count: each metric's mean and 95 % half-width."""
     rows = []
     keys = ["wlan.agent", "wlan.rts_threshold", "wlan.stations"]
     for (agent, rts, flows), group in frame.groupby(keys):
-        row: dict[str, Any] = {"agent": agent, "rts_cts": str(rts) != "off", "flows": int(flows)}
+        row: dict[str, Any] = {"agent": agent, "rts_cts": _rts_on(rts), "flows": int(flows)}
         for name, metric in METRICS.items():
             mean, half = confidence_interval(group[metric].to_numpy(dtype=float))
             row[name], row[f"{name}_ci95"] = mean, half
@@ -248,8 +255,9 @@ def aggregates(frame: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(["agent", "rts_cts", "flows"]).reset_index(drop=True)
 
 
-def figure(table: pd.DataFrame) -> str:
-    """Goodput and Jain's fairness against the number of flows, with 95 % bands."""
+def figure(table: pd.DataFrame, runs: pd.DataFrame) -> str:
+    """Goodput and Jain's fairness against the number of flows, with 95 % bands, and each
+    run's value as a dot (``runs``: the runs ``aggregates`` took)."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     panels = ((left, "goodput_bps", 1e6, "aggregate goodput (Mbit/s)"),
               (right, "fairness", 1.0, "Jain's fairness index"))  # fmt: skip
@@ -265,11 +273,14 @@ def figure(table: pd.DataFrame) -> str:
             axes.fill_between(
                 xs, *band(metric, mean, half, mean), alpha=0.2, color=line.get_color()
             )
+            own = runs[(runs["wlan.agent"] == agent) & (_rts_on(runs) == rts)]
+            axes.scatter(own["wlan.stations"], own[METRICS[metric]] / scale, s=8, alpha=0.5,
+                         color=line.get_color(), linewidths=0)  # fmt: skip
         axes.set_xlabel("TCP flows (stations)")
         axes.set_ylabel(label)
         axes.grid(alpha=0.3)
     legend_beside(left, fig)
-    fig.suptitle(f"Hidden stations (circle of {RADIUS_M:g} m): mean, 95 % CI")
+    fig.suptitle(f"Hidden stations (circle of {RADIUS_M:g} m): mean, 95 % CI, dots: runs")
     return _png(fig)
 
 

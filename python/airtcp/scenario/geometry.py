@@ -100,13 +100,7 @@ def positions_json(
         keys.append(f"positions.{name}")
     done = set(scenario.positions)
     for wlan_groups in groups:
-        laid = [key for key, group, _ in wlan_groups.members if group.layout is not None]
-        if laid and wlan_groups.wlan.layout is None and wlan_groups.wlan.ap not in done:
-            raise ValueError(
-                f"{laid[0]}.layout",
-                "places only the group's stations: place the AP and the other stations too "
-                f"({wlan_groups.key}.layout or [positions])",
-            )
+        _check_groups_leave_none_out(wlan_groups, done)
     laid_out = [
         (f"{key}.layout", _group_laid_out(group.layout, stations))
         for wlan_groups in groups
@@ -131,6 +125,25 @@ def positions_json(
                 placed.append({"node": index[name], "x": x, "y": y, "z": z})
                 keys.append(key)
     return placed, keys
+
+
+def _check_groups_leave_none_out(wlan_groups: WlanGroups, positioned: set[str]) -> None:
+    """A group's layout places only its stations: with no layout of the WLAN's own, the AP
+    and every other station need [positions] (or another group's layout), or the WLAN is
+    half placed; the error names the group, whose layout made it one with geometry."""
+    wlan = wlan_groups.wlan
+    laid = [(key, stations) for key, group, stations in wlan_groups.members if group.layout]
+    if not laid or wlan.layout is not None:
+        return
+    placed = positioned.union(*(stations for _, stations in laid))
+    missing = [name for name in [wlan.ap, *wlan.station_names()] if name not in placed]
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise ValueError(
+            f"{laid[0][0]}.layout",
+            f"places only the group's stations: {missing[0]}{more} has no place; give "
+            f"{wlan_groups.key} a layout or [positions]",
+        )
 
 
 def _laid_out(wlan: Wlan) -> list[tuple[str, tuple[float, float, float]]]:

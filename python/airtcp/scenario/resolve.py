@@ -153,6 +153,8 @@ class Origins:
             name = user_leaf(rest.removeprefix("tcp."))
             if _is_set(origin.flow.tcp, name):
                 return f"{origin.key}.tcp.{name}", note
+            if name in origin.group_tcp:
+                return origin.group_tcp[name], note
             top, dot, deeper = name.partition(".")
             if top in origin.group_tcp:
                 return f"{origin.group_tcp[top]}{dot}{deeper}", note
@@ -299,7 +301,7 @@ def resolve(scenario: Scenario, seed: int | None = None) -> tuple[dict[str, Any]
             origins.flows.append(
                 _FlowOrigin(f"flows[{k}]", flow, i, name, {s: v[1] for s, v in group_tcp.items()})
             )
-    _check_scenario_params_are_read(scenario, flows)
+    _check_params_are_read(scenario, flows, origins.flows)
     names = [f["name"] for f in flows]
     if len(set(names)) != len(names):
         duplicate = next(n for n in names if names.count(n) > 1)
@@ -360,18 +362,23 @@ def _flow_json(
     if flow.kind in ("tcp_bulk", "tcp_workload"):
         inherited = scenario.tcp.model_dump(exclude_none=True)
         # Its stations' groups' settings come between the scenario's and the flow's own.
-        grouped = {setting: value for setting, (value, _) in group_tcp.items()}
+        grouped = {s: value for s, (value, _) in group_tcp.items() if "." not in s}
+        group_params = {
+            s.removeprefix("congestion_params."): value
+            for s, (value, _) in group_tcp.items()
+            if s.startswith("congestion_params.")
+        }
         own = flow.tcp.model_dump(exclude_none=True)
         merged = {**inherited, **grouped, **own}
         controller = merged.pop("congestion_control", "newreno")
-        # Key by key, as every other setting; the scenario's parameters reach only the flows
-        # whose controller reads them (`_unread_scenario_params` checks that some flow does).
+        # Key by key, as every other setting; the scenario's and the groups' parameters
+        # reach only the flows whose controller reads them (`_check_params_are_read` checks
+        # that some flow does).
         params = {
             name: value
-            for name, value in inherited.get("congestion_params", {}).items()
+            for name, value in {**inherited.get("congestion_params", {}), **group_params}.items()
             if controller in _param_readers()[name]
         }
-        params.update(grouped.get("congestion_params", {}))
         params.update(own.get("congestion_params", {}))
         merged.pop("congestion_params", None)
         if params:
@@ -411,22 +418,28 @@ def _param_readers() -> dict[str, list[str]]:
     return {spec["name"]: spec["controllers"] for spec in _core.congestion_params()}
 
 
-def _check_scenario_params_are_read(scenario: Scenario, flows: list[dict[str, Any]]) -> None:
-    """A parameter of the scenario's [tcp.congestion_params] that no TCP flow's controller
-    reads would do nothing: an error naming it."""
-    used = {
-        f["app"]["congestion_control"]
-        for f in flows
-        if f["app"]["kind"] in ("tcp_bulk", "tcp_workload")
-    }
+def _check_params_are_read(
+    scenario: Scenario, flows: list[dict[str, Any]], origins: list[_FlowOrigin]
+) -> None:
+    """A parameter of the scenario's [tcp.congestion_params], or of a group's, that no TCP
+    flow it reaches has a controller to read would do nothing: an error naming it."""
+    tcp = [(f, o) for f, o in zip(flows, origins, strict=True)
+           if f["app"]["kind"] in ("tcp_bulk", "tcp_workload")]  # fmt: skip
     params = scenario.tcp.congestion_params
-    for name in params.model_dump(exclude_none=True) if params else {}:
+    reaching = {
+        f"tcp.congestion_params.{name}": (name, [f for f, _ in tcp])
+        for name in (params.model_dump(exclude_none=True) if params else {})
+    }
+    for flow, origin in tcp:
+        for setting, key in origin.group_tcp.items():
+            if setting.startswith("congestion_params."):
+                name = setting.removeprefix("congestion_params.")
+                reaching.setdefault(key, (name, []))[1].append(flow)
+    for key, (name, reached) in reaching.items():
         readers = _param_readers()[name]
+        used = {f["app"]["congestion_control"] for f in reached}
         if not used.intersection(readers):
-            raise ValueError(
-                f"tcp.congestion_params.{name}",
-                f"applies to {' and '.join(readers)}, which no flow uses",
-            )
+            raise ValueError(key, f"applies to {' and '.join(readers)}, which no flow uses")
 
 
 def _wlan_json(

@@ -348,12 +348,14 @@ class Direction(Strict):
 
 # Some of a WLAN's stations (`stations.numbers`): a number, numbers and ranges ("1-3,7"), or
 # a list of numbers; `per_station` also takes `true` (all) or a group's name.
+# Strict: true is not station 1, 2.0 not station 2, and 0 and 1 are station numbers, not
+# false and true (before groups, `per_station = 1` was read as true).
+StationNumber = Annotated[int, PydanticStrict(), Field(ge=1)]
 StationSelection = (
-    Annotated[int, Field(ge=1)]
+    StationNumber
     | Annotated[str, Field(min_length=1)]
-    | Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)]
+    | Annotated[list[StationNumber], Field(min_length=1)]
 )
-# Strict: 0 and 1 are station numbers, not false and true.
 PerStation = Annotated[bool, PydanticStrict()] | StationSelection
 
 

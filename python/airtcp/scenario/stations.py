@@ -40,11 +40,17 @@ def numbers(selection: int | str | list[int], count: int, key: str) -> list[int]
             last = int(match.group(2) or first)
             if last < first:
                 raise ValueError(key, f"the range {part.strip()!r} runs backwards")
+            # Checked before expanding: a typo like "1-3000000000" fails at once.
+            _check_bounds([first, last], count, key)
             chosen.extend(range(first, last + 1))
+    _check_bounds(chosen, count, key)
+    return sorted(set(chosen))
+
+
+def _check_bounds(chosen: list[int], count: int, key: str) -> None:
     for number in chosen:
         if not 1 <= number <= count:
             raise ValueError(key, f"station {number}: the WLAN's stations are 1..{count}")
-    return sorted(set(chosen))
 
 
 @dataclass
@@ -103,9 +109,17 @@ def wlan_groups(key: str, wlan: Wlan) -> WlanGroups:
             if group.agent is not None:
                 settings.agent = (group.agent, f"{group_key}.agent")
             if group.tcp is not None:
-                for name_, value in group.tcp.model_dump(exclude_none=True).items():
-                    settings.tcp[name_] = (value, f"{group_key}.tcp.{name_}")
+                for setting, value in _tcp_settings(group.tcp.model_dump(exclude_none=True)):
+                    settings.tcp[setting] = (value, f"{group_key}.tcp.{setting}")
     return WlanGroups(key, wlan, members, by_station)
+
+
+def _tcp_settings(tcp: dict[str, Any]) -> list[tuple[str, Any]]:
+    """A group's TCP settings by name, its controller's parameters each on its own
+    (``congestion_params.cubic_c``), so that groups and ends merge them key by key."""
+    flat = [(name, value) for name, value in tcp.items() if name != "congestion_params"]
+    params = tcp.get("congestion_params", {})
+    return flat + [(f"congestion_params.{name}", value) for name, value in params.items()]
 
 
 def all_groups(scenario: Scenario) -> list[WlanGroups]:
