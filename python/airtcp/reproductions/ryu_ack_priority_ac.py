@@ -895,8 +895,11 @@ def _settings_table(effective: dict[str, Any]) -> pd.DataFrame:
 # ---- figures and the report -----------------------------------------------------------------
 
 
-def _figure(points: pd.DataFrame, value: str, scale: float, ylabel: str, title: str) -> str:
-    """One panel with A-MPDU and one without: a line per policy, 95 % bands where kept."""
+def _figure(
+    points: pd.DataFrame, runs: pd.DataFrame, value: str, scale: float, ylabel: str, title: str
+) -> str:
+    """One panel with A-MPDU and one without: a line per policy, 95 % bands where kept, and
+    each run's value as a dot."""
     figure, panels = plt.subplots(1, 2, figsize=(12, 4.2))
     for axes, ampdu in zip(panels, (True, False), strict=True):
         for policy in POLICIES:
@@ -910,6 +913,9 @@ def _figure(points: pd.DataFrame, value: str, scale: float, ylabel: str, title: 
                 half = np.nan_to_num(curve[f"{value}_ci95"].to_numpy(dtype=float)) / scale
                 axes.fill_between(xs, *band(value, mean, half, mean), alpha=0.2,
                                   color=line.get_color())  # fmt: skip
+            own = runs[(runs["policy"] == policy) & (runs["ampdu"] == ampdu)]
+            axes.scatter(own["flows"], own[value].to_numpy(dtype=float) / scale, s=8,
+                         alpha=0.5, color=line.get_color(), linewidths=0)  # fmt: skip
         axes.set_xlabel("TCP uploads (stations)")
         axes.set_ylabel(ylabel)
         axes.set_title(_mode(ampdu))
@@ -933,40 +939,44 @@ def write_report(
             "goodput",
             _figure(
                 points,
+                runs,
                 "goodput_bps",
                 1e6,
                 "aggregate goodput (Mbit/s)",
-                "Aggregate goodput vs stations (mean, 95 % CI)",
+                "Aggregate goodput vs stations (mean, 95 % CI, dots: runs)",
             ),
         ),
         (
             "fairness",
             _figure(
                 points,
+                runs,
                 "jain",
                 1.0,
                 "Jain's fairness index",
-                "Jain's index over the flows vs stations (mean, 95 % CI)",
+                "Jain's index over the flows vs stations (mean, 95 % CI, dots: runs)",
             ),
         ),
         (
             "contenders",
             _figure(
                 points,
+                runs,
                 "contenders",
                 1.0,
                 "MACs holding a frame (AP included)",
-                "Mean contenders at a channel access (mean, 95 % CI)",
+                "Mean contenders at a channel access (mean, 95 % CI, dots: runs)",
             ),
         ),
         (
             "ACKs per AP access",
             _figure(
                 points,
+                runs,
                 "acks_per_ap_access",
                 1.0,
                 "TCP ACKs received per AP access",
-                "The AP's ACKs per channel access (its A-MPDUs)",
+                "The AP's ACKs per channel access (its A-MPDUs; dots: runs)",
             ),
         ),
     ]
