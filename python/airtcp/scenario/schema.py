@@ -270,7 +270,7 @@ Trace = Annotated[
 ]
 
 
-def _named(value: object) -> object:
+def _named_kind(value: object) -> object:
     """A bare name stands for a table of that ``kind`` (``agent = "snoop"``, ``aqm = "codel"``)."""
     return {"kind": value} if isinstance(value, str) else value
 
@@ -324,7 +324,7 @@ class Aqm(Strict):
 
 AqmSpec = Annotated[
     Aqm,
-    BeforeValidator(_named),
+    BeforeValidator(_named_kind),
     WithJsonSchema(
         {
             "type": ["string", "object"],
@@ -420,7 +420,7 @@ class Agent(Strict):
 
 AgentSpec = Annotated[
     Agent,
-    BeforeValidator(_named),
+    BeforeValidator(_named_kind),
     WithJsonSchema(
         {"type": ["string", "object"], "description": "agent name, or a table with kind"}
     ),
@@ -668,7 +668,8 @@ class Fading(Strict):
         return self
 
 
-def _named(value: object) -> object:
+def _named_model(value: object) -> object:
+    """A bare name stands for a table of that ``model`` (``fading = "rayleigh"``)."""
     return {"model": value} if isinstance(value, str) else value
 
 
@@ -676,9 +677,9 @@ class Radio(Strict):
     """The channel of WLANs with geometry (docs/radio.md); unset values are the
     simulator's defaults, ns-3's YANS PHY and channel."""
 
-    propagation: Annotated[Propagation, BeforeValidator(_named)] = Propagation()
+    propagation: Annotated[Propagation, BeforeValidator(_named_model)] = Propagation()
     shadowing: Decibels | None = None
-    fading: Annotated[Fading, BeforeValidator(_named)] = Fading()
+    fading: Annotated[Fading, BeforeValidator(_named_model)] = Fading()
     tx_power: Dbm | None = None
     antenna_gain: Decibels | None = None
     noise_figure: Decibels | None = None
