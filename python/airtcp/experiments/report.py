@@ -279,7 +279,7 @@ def figures(
 def first_summary(results: Path) -> dict[str, Any] | None:
     """A finished run's summary, for the names of the flows, links and WLANs that metric
     paths index (every run of a sweep has the same)."""
-    for record in ResultStore(results, reading=True).records():
+    for record in ResultStore(results, reading=True).each_record():
         if isinstance(record.get("summary"), dict):
             return record["summary"]
     return None

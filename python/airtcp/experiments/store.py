@@ -15,6 +15,7 @@ which cannot be told apart.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -102,13 +103,16 @@ class ResultStore:
 
     def records(self) -> list[dict[str, Any]]:
         """The stored runs of the directory's experiment."""
+        return list(self.each_record())
+
+    def each_record(self) -> Iterator[dict[str, Any]]:
+        """The stored runs of the directory's experiment, read one at a time as they are
+        asked for (a report that needs one summary reads one file, not every run's)."""
         self.check_recorded()
-        records = []
         for path in sorted(self.runs.glob("*.json")):
             record = json.loads(path.read_text())
             if record.get("experiment") == self.experiment:
-                records.append(record)
-        return records
+                yield record
 
     def frame(self) -> pd.DataFrame:
         rows = [r["row"] for r in self.records()]

@@ -37,6 +37,7 @@ import pandas as pd
 from .. import _core
 from ..experiments.report import _table_html, confidence_interval
 from ..experiments.store import ResultStore
+from ..experiments.writing import toml_value
 from .claims import Claim, interval, order, ranked, section_html, verdict
 from .claims import table as claims_table
 from .page import experiment_head, finished, shown
@@ -116,13 +117,9 @@ def setup_sets(setup: Setup) -> dict[str, Any]:
     return sets
 
 
-def _toml(value: Any) -> str:
-    return json.dumps(value)
-
-
 def _experiment(name: str, plan: Plan, scenario: str, settings: dict[str, Any] | None) -> str:
     setup = SETUPS[name]
-    fixed = "".join(f'"{key}" = {_toml(value)}\n' for key, value in setup_sets(setup).items())
+    fixed = "".join(f'"{key}" = {toml_value(value)}\n' for key, value in setup_sets(setup).items())
     full_name = NAME + ("-" + name if name else "")
     head = experiment_head(
         NAME, setup.description, full_name, scenario, plan, METRICS, settings, fixed

@@ -41,6 +41,7 @@ from .. import _core
 from ..experiments.axes import band
 from ..experiments.report import _png, _table_html, confidence_interval, legend_beside
 from ..experiments.store import ResultStore
+from ..experiments.writing import toml_value
 from ..scenario.resolve import user_leaf
 from . import ryu_ack_priority
 from .claims import Claim, interval, order, ranked, section_html
@@ -99,16 +100,6 @@ FULL = Plan(
 QUICK = Plan(flows=[1, 3, 10, 20, 40], replications=2, duration_s=10, measure_from_s=3)
 
 
-def _toml(value: Any) -> str:
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return json.dumps(value)
-
-
 def _head(
     title: str,
     name: str,
@@ -128,8 +119,8 @@ def experiment_toml(plan: Plan, scenario: str, settings: dict[str, Any] | None =
     head = _head("paper 000's ACK policies on 802.11ac", NAME, plan, scenario, settings)
     return f"""{head}
 [zip]
-"wlan.agent" = {_toml([agent for agent, _ in pairs])}
-"wlan.ampdu" = {_toml([ampdu for _, ampdu in pairs])}
+"wlan.agent" = {toml_value([agent for agent, _ in pairs])}
+"wlan.ampdu" = {toml_value([ampdu for _, ampdu in pairs])}
 
 [grid]
 "wlan.stations" = {json.dumps(plan.flows)}
@@ -150,7 +141,7 @@ def more_experiments(plan: Plan, settings: dict[str, Any] | None = None) -> dict
     )
     text = f"""{head}
 [grid]
-"wlan.agent" = {_toml([POLICIES[p][0] for p in OVER_FQ])}
+"wlan.agent" = {toml_value([POLICIES[p][0] for p in OVER_FQ])}
 "wlan.ampdu" = [true, false]
 "wlan.stations" = {json.dumps(plan.flows)}
 """

@@ -76,10 +76,10 @@ class WlanGroups:
 
     def named(self, name: str) -> list[int] | None:
         """The numbers of the stations of the group called ``name``, if there is one."""
-        names = self.wlan.station_names()
+        number = {station: i for i, station in enumerate(self.wlan.station_names(), 1)}
         for _, group, stations in self.members:
             if group.name == name:
-                return [names.index(s) + 1 for s in stations]
+                return [number[s] for s in stations]
         return None
 
 
